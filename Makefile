@@ -1,0 +1,87 @@
+# tierlab — build, test, demo, install.
+#
+# The build tree mirrors the installed layout so the program finds its parts
+# the same way in both: $(B)/bin/tierlab, $(B)/lib/tierlab/*.so (runtime,
+# policies, allocators), $(B)/libexec/tierlab/* (workload programs),
+# $(B)/share/tierlab/workloads/*.yaml (workload descriptors).
+#
+# Parts other than the core (workloads, runtime, policies, allocators,
+# benchmarks) add themselves through a build.mk fragment in their folder,
+# so adding one never edits this file.
+
+PREFIX  ?= /usr/local
+B       ?= build
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+WARN    := -std=gnu11 -Wall -Wextra -Werror
+VERSION := $(shell git describe --always --dirty --tags 2>/dev/null || echo unknown)
+ALL_CFLAGS = $(WARN) $(CFLAGS) -Ilib -D_GNU_SOURCE -DTIERLAB_VERSION='"$(VERSION)"'
+CORE_LIBS := -lyaml -lnuma -lpfm -lsqlite3 -lm
+
+LIB_SRC := $(wildcard lib/*.c)
+LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o)
+CMD_SRC := $(wildcard cmd/*.c)
+CMD_OBJ := $(CMD_SRC:%.c=$(B)/obj/%.o)
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
+
+TIERLAB := $(B)/bin/tierlab
+LIBTIERLAB := $(B)/obj/libtierlab.a
+
+# Fragments append to these.
+TARGETS   :=
+TEST_BINS :=
+
+all: tierlab-core
+	@:
+
+-include $(sort $(wildcard lib/*/build.mk workloads/*/build.mk bench/build.mk tests/*/build.mk))
+
+tierlab-core: $(TIERLAB) $(UNIT_BIN) $(TARGETS) $(TEST_BINS)
+
+all: tierlab-core
+
+$(B)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+
+$(LIBTIERLAB): $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(TIERLAB): $(CMD_OBJ) $(LIBTIERLAB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $(CMD_OBJ) $(LIBTIERLAB) $(CORE_LIBS)
+
+$(B)/tests/%: tests/unit/%.c $(LIBTIERLAB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< $(LIBTIERLAB) $(CORE_LIBS) -lcmocka
+
+# The version is compiled into version.o; rebuild it when HEAD moves.
+$(B)/obj/lib/version.o: $(wildcard .git/HEAD .git/index)
+
+deps:
+	@scripts/deps.sh
+
+test: all
+	@tests/run.sh $(B)
+
+demo: deps
+	@$(MAKE) --no-print-directory all
+	@scripts/demo.sh $(B)
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/tierlab \
+		$(DESTDIR)$(PREFIX)/libexec/tierlab $(DESTDIR)$(PREFIX)/share/tierlab/workloads
+	install -m 755 $(TIERLAB) $(DESTDIR)$(PREFIX)/bin/tierlab
+	for f in $(wildcard $(B)/lib/tierlab/*); do install -m 755 $$f $(DESTDIR)$(PREFIX)/lib/tierlab/; done
+	for f in $(wildcard $(B)/libexec/tierlab/*); do install -m 755 $$f $(DESTDIR)$(PREFIX)/libexec/tierlab/; done
+	for f in $(wildcard workloads/*/workload.yaml); do \
+		install -m 644 $$f $(DESTDIR)$(PREFIX)/share/tierlab/workloads/$$(basename $$(dirname $$f)).yaml; done
+
+clean:
+	rm -rf $(B)
+
+.PHONY: all tierlab-core deps test demo install clean
+
+-include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

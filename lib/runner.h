@@ -1,0 +1,77 @@
+/*
+ * Starting and finishing one workload process, as git's run-command and
+ * perf stat do it: the child is forked and waits on a pipe ("cork") until
+ * the parent has done its set-up (counters, recording), then execs the
+ * argv directly (never a shell). The child leads its own process group so
+ * a timeout can end it and everything it started: SIGTERM to the group,
+ * then SIGKILL after a grace period. stdout and stderr go to files.
+ *
+ * Every error path kills and reaps the child: tl_runner_run never leaves a
+ * process behind.
+ */
+#ifndef TL_RUNNER_H
+#define TL_RUNNER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+enum tl_run_status {
+	TL_STATUS_OK,		/* exit 0 and a figure of merit (when one was asked for) */
+	TL_STATUS_FAILED,	/* non-zero exit, could not start, or no figure of merit */
+	TL_STATUS_TIMEOUT,
+	TL_STATUS_CRASHED,	/* killed by a signal it did not get from us */
+	TL_STATUS__COUNT
+};
+extern const char *const tl_status_names[TL_STATUS__COUNT];	/* "ok", "failed", "timeout", "crashed" */
+
+/* Called with the child corked (stopped before exec) and every tick while it runs. */
+struct tl_runner_hooks {
+	int (*started)(pid_t pid, void *arg);	/* non-zero: abort the run (status failed) */
+	void (*tick)(pid_t pid, void *arg);	/* every tick_ms while the child runs */
+	void (*finished)(pid_t pid, void *arg);	/* after the child was reaped */
+	void *arg;
+	unsigned tick_ms;			/* 0 = 100 */
+};
+
+struct tl_run_request {
+	char *const *argv;		/* argv[0] looked up in PATH when it has no '/' */
+	char *const *envp;		/* the whole environment of the child */
+	const char *dir;		/* working directory, NULL = out_dir */
+	const char *out_dir;		/* created if missing; stdout.txt and stderr.txt go there */
+	const char *cpu_nodes;		/* numactl node syntax; NULL = no CPU binding */
+	const char *mem_nodes;		/* bind all memory there (MPOL_BIND); NULL = none */
+	double timeout;			/* seconds; 0 = none */
+	double kill_grace;		/* seconds between SIGTERM and SIGKILL; 0 = 5 */
+	const struct tl_runner_hooks *hooks;
+};
+
+struct tl_run_result {
+	enum tl_run_status status;
+	int exit_code;			/* -1 when it did not exit */
+	int signal;			/* terminating signal, 0 when none */
+	double wall, user, sys;		/* seconds */
+	long maxrss_kb;
+	double started_at, ended_at;	/* seconds since the epoch */
+	char error[512];		/* why, when status != ok: "exit status 3", "killed by SIGSEGV", ... */
+};
+
+/*
+ * Runs the request to completion. Returns 0 when the run happened (whatever
+ * its status, which is in res), negative errno when tierlab itself failed
+ * (could not create out_dir, fork failed): res->status is then FAILED with
+ * the reason in res->error. A missing binary is a run that failed (exit 127
+ * with the reason), not an error of tierlab.
+ */
+int tl_runner_run(const struct tl_run_request *req, struct tl_run_result *res);
+
+/*
+ * Extracts a figure of merit: the first capture group of the last match of
+ * `regex` (POSIX ERE) in stdout.txt of out_dir, or in the files matching
+ * `file_glob` (relative to dir) when given. Returns 0 and *value, -ENOENT
+ * when nothing matched (why in `why`), -EINVAL for a bad regex.
+ */
+int tl_fom_extract(const char *out_dir, const char *dir, const char *file_glob,
+		   const char *regex, double *value, char *why, size_t whylen);
+
+#endif

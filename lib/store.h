@@ -1,0 +1,125 @@
+/*
+ * The results store: one SQLite database (default results/tierlab.db).
+ *
+ * Schema: versioned with PRAGMA user_version and a list of migrations
+ * applied in order inside transactions, so a database written by an older
+ * tierlab opens and is upgraded; a newer one is refused. WAL journal,
+ * foreign keys on, every statement with bound parameters.
+ *
+ *   experiments  one row per execution of a spec (spec text and hash, host,
+ *                kernel, tierlab version, time)
+ *   runs         one row per finished run: configuration columns (one per
+ *                axis, named as in axis.h), status, figure of merit, rusage
+ *   metrics      (run, name, value, unit): anything numeric about a run
+ *   counters, process_stats, allocations, samples, migrations: filled by
+ *                the counter and runtime parts (see docs/schema.md)
+ *
+ * Each run is written in one transaction as soon as it ends, so killing
+ * tierlab loses nothing that finished. The same run key may be stored more
+ * than once (a failed run re-run with --resume); queries take the latest.
+ *
+ * Functions return 0 or a negative errno after printing one error() line
+ * that names the database file.
+ */
+#ifndef TL_STORE_H
+#define TL_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "axis.h"
+#include "runner.h"
+
+#define TL_STORE_SCHEMA_VERSION 1
+
+struct tl_store;
+
+/* Opens or creates (with parent directories); migrates older schemas. */
+int tl_store_open(const char *path, struct tl_store **out);
+void tl_store_close(struct tl_store *st);
+const char *tl_store_path(const struct tl_store *st);
+/* For the parts that add their own tables and queries. */
+struct sqlite3 *tl_store_db(struct tl_store *st);
+
+struct tl_experiment_record {
+	const char *name, *description;
+	const char *spec_path, *spec_text, *spec_hash;
+	const char *host, *kernel, *tierlab_version;
+	double created_at;
+};
+int tl_store_add_experiment(struct tl_store *st, const struct tl_experiment_record *e, int64_t *id);
+
+struct tl_metric {
+	const char *name;
+	double value;
+	const char *unit;	/* may be NULL */
+};
+
+struct tl_run_record {
+	int64_t experiment_id;
+	const char *run_key, *config_key;
+	int rep;
+	const char *values[TL_AXIS__COUNT];	/* NULL = does not apply */
+	const char *command;			/* argv, shell-quoted, for display */
+	const char *out_dir;
+	const struct tl_run_result *result;
+	bool has_fom;
+	double fom;
+	const char *fom_unit;
+	bool higher_is_better;
+	const struct tl_metric *metrics;
+	size_t nmetrics;
+};
+/* Writes the run and its metrics in one transaction. */
+int tl_store_add_run(struct tl_store *st, const struct tl_run_record *r, int64_t *run_id);
+
+/* 1 when a run with this key is stored with status ok under an experiment of this name, else 0. */
+int tl_store_run_done(struct tl_store *st, const char *experiment, const char *run_key);
+
+/* What queries hand back: one run, owned by the caller (tl_run_rows_free). */
+struct tl_run_row {
+	int64_t id;
+	char *experiment;
+	char *run_key, *config_key;
+	int rep;
+	char *values[TL_AXIS__COUNT];
+	enum tl_run_status status;
+	int exit_code, signal;
+	bool has_fom;
+	double fom;
+	char *fom_unit;
+	bool higher_is_better;
+	double wall, user, sys;
+	long maxrss_kb;
+	double started_at, ended_at;
+	char *error;
+	char *out_dir;
+	char *command;
+	/* Tier columns: from metrics "hit_rate" (0..1) and "migrated_bytes"; has_* false when absent. */
+	bool has_hit_rate, has_migrated;
+	double hit_rate, migrated_bytes;
+};
+
+/*
+ * The latest row of every run key of the named experiment, in run order
+ * (by first appearance). experiment NULL: the most recently created one.
+ * Returns 0 with *n == 0 when there is none.
+ */
+int tl_store_query_runs(struct tl_store *st, const char *experiment, struct tl_run_row **rows,
+			size_t *n);
+void tl_run_rows_free(struct tl_run_row *rows, size_t n);
+
+/* Experiment names, most recent first. */
+int tl_store_experiments(struct tl_store *st, char ***names, size_t *n);
+
+/*
+ * One run by numeric id, run key, or unique run-key prefix (latest row).
+ * -ENOENT (with an error line) when nothing or more than one matches.
+ */
+int tl_store_get_run(struct tl_store *st, const char *which, struct tl_run_row *row);
+/* Its metrics, for `tierlab show`. */
+int tl_store_run_metrics(struct tl_store *st, int64_t run_id, struct tl_metric **m, size_t *n);
+void tl_metrics_free(struct tl_metric *m, size_t n);
+void tl_run_row_release(struct tl_run_row *row);
+
+#endif

@@ -1,0 +1,47 @@
+/*
+ * Units shared by specs, the command line and the runtime's variables.
+ *
+ * Sizes: a number (decimals allowed) and an optional unit. K/M/G/T and
+ * KiB/MiB/GiB/TiB are binary (1024-based, as numactl and the kernel use
+ * them); kB/MB/GB/TB are decimal. No unit means bytes. "231.75MiB", "32M".
+ * Rates: Hz, kHz, MHz; no unit means Hz. "10Hz", "1kHz", "100".
+ * Durations: ms, s, m, h; no unit means seconds. "90s", "10m".
+ * Percentages: "40%" -> 0.40 (0 < p <= 100 is the caller's to check).
+ *
+ * Every parser takes the whole string (leading/trailing blanks allowed),
+ * returns 0 and stores the value, or returns -EINVAL and leaves *out alone.
+ * Negative values, NaN, inf and overflow are rejected.
+ */
+#ifndef TL_UNITS_H
+#define TL_UNITS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+int tl_parse_size(const char *s, uint64_t *bytes);
+int tl_parse_rate(const char *s, double *hz);
+int tl_parse_duration(const char *s, double *seconds);
+int tl_parse_percent(const char *s, double *fraction);
+
+/* A budget is either a size or a percentage of the managed footprint. */
+struct tl_budget {
+	int is_percent;
+	uint64_t bytes;   /* when !is_percent */
+	double fraction;  /* when is_percent, 0 < fraction <= 1 */
+};
+int tl_parse_budget(const char *s, struct tl_budget *out);
+
+/*
+ * Canonical text, stable across versions (it feeds run keys): sizes as
+ * the largest binary unit that keeps the value exact to 1/100 ("32MiB",
+ * "231.75MiB", "4097B"), rates as "%gHz" ("10Hz", "1000Hz"), budgets as a
+ * size or "40%". Return the length written (snprintf semantics).
+ */
+int tl_format_size(char *buf, size_t len, uint64_t bytes);
+int tl_format_rate(char *buf, size_t len, double hz);
+int tl_format_budget(char *buf, size_t len, const struct tl_budget *b);
+
+/* Human text for reports: "1.50 GiB", "512 KiB", "3 B". */
+int tl_format_size_human(char *buf, size_t len, uint64_t bytes);
+
+#endif
