@@ -36,6 +36,7 @@ for t in "$B"/tests/*; do
 	run_one "$name" "$t"
 done
 for t in tests/cli/*.sh; do
+	[ "$(basename "$t")" = lib.sh ] && continue
 	[ -f "$t" ] || continue
 	name=cli/$(basename "$t" .sh)
 	echo "$name" | grep -Eq -- "$pattern" || continue

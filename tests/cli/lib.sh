@@ -1,0 +1,26 @@
+# Sourced by the shell tests: a scratch directory, the built programs, and
+# assertions that say what they expected. Not a test itself (no .sh run of
+# its own: tests/run.sh skips files named lib.sh).
+set -u
+top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+B=${TIERLAB_BUILD:-$top/build}
+TIERLAB="$B/bin/tierlab"
+LIBEXEC="$B/libexec/tierlab"
+scratch=$(mktemp -d /tmp/tierlab-test.XXXXXX)
+trap 'rm -rf "$scratch"' EXIT
+export TIERLAB_DB="$scratch/test.db"
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() { echo "SKIP: $*"; exit 77; }
+
+# expect_exit CODE CMD...: runs CMD, output in $out (stdout+stderr), checks the exit code.
+expect_exit() {
+	local want=$1; shift
+	out=$("$@" 2>&1); local rc=$?
+	[ "$rc" -eq "$want" ] || fail "'$*' exited $rc, expected $want; output:
+$out"
+}
+expect_contains() { grep -Fq -- "$2" <<<"$1" || fail "expected '$2' in:
+$1"; }
+expect_not_contains() { ! grep -Fq -- "$2" <<<"$1" || fail "did not expect '$2' in:
+$1"; }
