@@ -44,8 +44,10 @@ struct tl_axis_info {
 	bool dynamic_only;
 	/* Applies only to this policy (e.g. window -> "window"), or NULL. */
 	const char *only_policy;
-	/* Applies only when the run uses the tiering runtime (policy other than none). */
+	/* Applies only when the run uses the tiering runtime (tl_policy_uses_runtime). */
 	bool runtime_only;
+	/* Canonical value when neither the matrix nor the spec sets it; NULL = unset. */
+	const char *def;
 	const char *help;
 };
 
@@ -63,8 +65,14 @@ struct tl_error;
 int tl_axis_canonical(enum tl_axis axis, const char *value, char **out, struct tl_error *err);
 
 /* Policy helpers over canonical policy values. */
-bool tl_policy_uses_runtime(const char *policy);	/* not "none" */
-bool tl_policy_is_dynamic(const char *policy);		/* lru, window, plugin path */
+/*
+ * none, all-fast and all-slow need no runtime: all-fast/all-slow bind the
+ * whole process's memory to the fast/slow nodes (numactl --membind), the
+ * clean baseline. static, lru, window and plugins (.so paths) run under
+ * libtiermem; lru, window and plugins are dynamic (they sample).
+ */
+bool tl_policy_uses_runtime(const char *policy);
+bool tl_policy_is_dynamic(const char *policy);
 const char *tl_policy_base(const char *policy, char *buf, unsigned len); /* "static:1,0" -> "static" */
 
 /* Does axis apply to a run with this (canonical) policy? */
