@@ -66,6 +66,13 @@ struct tl_run_result {
 int tl_runner_run(const struct tl_run_request *req, struct tl_run_result *res);
 
 /*
+ * Async-signal-safe: kills the process group of the run in progress (if
+ * any), for a SIGINT/SIGTERM handler of the caller. tl_runner_run then
+ * returns with the child reaped.
+ */
+void tl_runner_kill_current(void);
+
+/*
  * Extracts a figure of merit: the first capture group of the last match of
  * `regex` (POSIX ERE) in stdout.txt of out_dir, or in the files matching
  * `file_glob` (relative to dir) when given. Returns 0 and *value, -ENOENT

@@ -36,6 +36,9 @@ struct tl_store;
 
 /* Opens or creates (with parent directories); migrates older schemas. */
 int tl_store_open(const char *path, struct tl_store **out);
+/* Opens a database that must exist already (for report, show): -ENOENT with an error line if not. */
+int tl_store_open_existing(const char *path, struct tl_store **out);
+/* Safe on NULL. */
 void tl_store_close(struct tl_store *st);
 const char *tl_store_path(const struct tl_store *st);
 /* For the parts that add their own tables and queries. */
@@ -45,6 +48,7 @@ struct tl_experiment_record {
 	const char *name, *description;
 	const char *spec_path, *spec_text, *spec_hash;
 	const char *host, *kernel, *tierlab_version;
+	const char *baseline;	/* the spec's baseline selector as "axis=value,...", or NULL */
 	double created_at;
 };
 int tl_store_add_experiment(struct tl_store *st, const struct tl_experiment_record *e, int64_t *id);
@@ -108,6 +112,9 @@ struct tl_run_row {
 int tl_store_query_runs(struct tl_store *st, const char *experiment, struct tl_run_row **rows,
 			size_t *n);
 void tl_run_rows_free(struct tl_run_row *rows, size_t n);
+
+/* The baseline stored with the most recent experiment of this name: 0 and *out (malloc'd, may be NULL). */
+int tl_store_experiment_baseline(struct tl_store *st, const char *experiment, char **out);
 
 /* Experiment names, most recent first. */
 int tl_store_experiments(struct tl_store *st, char ***names, size_t *n);

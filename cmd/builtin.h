@@ -1,0 +1,36 @@
+/*
+ * The tierlab subcommands. Adding one:
+ *   1. cmd/<name>.c with cmd_<name>(), its usage lines and option table at
+ *      the top, right above the parse_options() call (so -h is generated
+ *      from what it accepts);
+ *   2. a row in commands[] in cmd/tierlab.c;
+ *   3. docs/commands/<name>.md with the synopsis that -h prints
+ *      (tests/cli/help.sh fails when they disagree);
+ *   4. a test in tests/cli/.
+ * Exit codes: 0 ok, 1 some runs failed, 2 bad usage, bad spec or bad input.
+ */
+#ifndef TL_BUILTIN_H
+#define TL_BUILTIN_H
+
+#include <stdbool.h>
+
+int cmd_run(int argc, const char **argv);
+int cmd_sweep(int argc, const char **argv);
+int cmd_report(int argc, const char **argv);
+int cmd_show(int argc, const char **argv);
+int cmd_list(int argc, const char **argv);
+int cmd_help(int argc, const char **argv);
+
+/*
+ * What `run` and `sweep` share: options common to both, then load, plan,
+ * dry-run or execute. `axis_lists` (sweep only) are "--<axis> LIST"
+ * overrides, indexed by enum tl_axis, NULL where not given.
+ */
+struct run_options {
+	const char *db;
+	int dry_run, resume, quiet;
+	const char *only, *where;
+};
+int run_spec(const char *spec_path, const struct run_options *o, const char *const *axis_lists);
+
+#endif

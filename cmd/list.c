@@ -1,0 +1,174 @@
+/*
+ * tierlab list: what this installation knows — workloads (from their
+ * descriptors), policies, allocators, samplers, axes, and the experiments
+ * in the database — and whether each is usable here.
+ */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "axis.h"
+#include "builtin.h"
+#include "error.h"
+#include "parse-options.h"
+#include "paths.h"
+#include "runenv.h"
+#include "spec.h"
+#include "store.h"
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void list_workloads(void)
+{
+	const char *dir = tl_path_workloads();
+	char *names[256];
+	size_t n = 0;
+	struct dirent *de;
+	DIR *d;
+
+	printf("workloads (%s):\n", dir ? dir : "no workloads directory found");
+	if (!dir || !(d = opendir(dir)))
+		return;
+	while ((de = readdir(d)) && n < 256) {
+		char *path = de->d_name[0] == '.' ? NULL : tl_path_workload_descriptor(dir, de->d_name);
+		size_t len = strlen(de->d_name);
+
+		if (!path && len > 5 && !strcmp(de->d_name + len - 5, ".yaml")) {
+			char base[256];
+
+			snprintf(base, sizeof(base), "%.*s", (int)(len - 5), de->d_name);
+			path = tl_path_workload_descriptor(dir, base);
+		}
+		if (path)
+			names[n++] = path;
+	}
+	closedir(d);
+	qsort(names, n, sizeof(names[0]), cmp_str);
+	for (size_t i = 0; i < n; i++) {
+		struct tl_workload wl = { 0 };
+		struct tl_error err;
+
+		if (tl_workload_load(names[i], &wl, &err)) {
+			printf("  (%s)\n", err.msg);
+		} else {
+			printf("  %-12s sizes:", wl.name);
+			for (size_t s = 0; s < wl.nsizes; s++)
+				printf(" %s%s", wl.sizes[s].name,
+				       wl.default_size && !strcmp(wl.default_size, wl.sizes[s].name) ? "*" : "");
+			printf("  fom: %s%s\n", wl.fom.unit ? wl.fom.unit : "s",
+			       wl.fom.higher_is_better ? " (higher is better)" : " (lower is better)");
+		}
+		tl_workload_release(&wl);
+		free(names[i]);
+	}
+}
+
+static void list_names(const char *title, const char *const *names)
+{
+	printf("%s:", title);
+	for (int i = 0; names[i]; i++)
+		printf(" %s", names[i]);
+	printf("\n");
+}
+
+static void list_libs(void)
+{
+	char *rt = tl_runenv_libpath("libtiermem.so");
+	char *fat = tl_runenv_libpath("libfatalloc.so");
+
+	printf("runtime: %s\n", rt ? rt : "libtiermem.so not built: static, lru, window cannot run");
+	printf("allocators: system, jemalloc%s, fat%s\n",
+	       access("/usr/lib/x86_64-linux-gnu/libjemalloc.so.2", R_OK) &&
+	       access("/usr/lib/aarch64-linux-gnu/libjemalloc.so.2", R_OK) ? " (libjemalloc2 not installed)" : "",
+	       fat ? "" : " (libfatalloc.so not built)");
+	free(rt);
+	free(fat);
+}
+
+static void list_axes(void)
+{
+	printf("axes:\n");
+	for (int a = 0; a < TL_AXIS__COUNT; a++) {
+		printf("  %-10s %s", tl_axes[a].name, tl_axes[a].help);
+		if (tl_axes[a].def)
+			printf(" (default %s)", tl_axes[a].def);
+		printf("\n");
+	}
+}
+
+static void list_experiments(const char *db)
+{
+	struct tl_store *st;
+	char **names = NULL;
+	size_t n = 0;
+
+	if (access(db, F_OK)) {
+		printf("experiments: none (no database at %s)\n", db);
+		return;
+	}
+	if (tl_store_open_existing(db, &st))
+		return;
+	if (!tl_store_experiments(st, &names, &n)) {
+		printf("experiments (%s):", db);
+		for (size_t i = 0; i < n; i++) {
+			printf(" %s", names[i]);
+			free(names[i]);
+		}
+		printf("%s\n", n ? "" : " none");
+		free(names);
+	}
+	tl_store_close(st);
+}
+
+int cmd_list(int argc, const char **argv)
+{
+	const char *db = NULL;
+	static const char *const usage[] = {
+		"tierlab list [<options>] [workloads|policies|allocators|samplers|axes|experiments]",
+		NULL
+	};
+	const struct option options[] = {
+		OPT_STRING(0, "db", &db, "file", "results database for 'experiments'"),
+		OPT_END(),
+	};
+	static const char *const what_names[] = { "workloads", "policies", "allocators", "samplers",
+						   "axes", "experiments", NULL };
+	const char *what;
+
+	argc = parse_options(argc, argv, options, usage);
+	if (argc > 1)
+		usage_with_options(usage, options);
+	what = argc ? argv[0] : NULL;
+	if (what) {
+		int known = 0;
+
+		for (int i = 0; what_names[i]; i++)
+			known |= !strcmp(what, what_names[i]);
+		if (!known) {
+			const char *dym = tl_did_you_mean(what, what_names);
+
+			error("unknown list '%s'%s%s%s", what, dym ? " (did you mean '" : "", dym ? dym : "",
+			      dym ? "'?)" : "");
+			return 2;
+		}
+	}
+	if (!db)
+		db = tl_path_default_db();
+	if (!what || !strcmp(what, "workloads"))
+		list_workloads();
+	if (!what || !strcmp(what, "policies"))
+		list_names("policies", tl_policy_names);
+	if (!what || !strcmp(what, "allocators"))
+		list_libs();
+	if (!what || !strcmp(what, "samplers"))
+		list_names("samplers", tl_sampler_names);
+	if (!what || !strcmp(what, "axes"))
+		list_axes();
+	if (!what || !strcmp(what, "experiments"))
+		list_experiments(db);
+	return 0;
+}

@@ -1,0 +1,87 @@
+/*
+ * tierlab report: one row per configuration of an experiment, compared
+ * with its baseline, in the chosen format.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "builtin.h"
+#include "error.h"
+#include "parse-options.h"
+#include "paths.h"
+#include "plan.h"
+#include "report.h"
+#include "store.h"
+
+static int parse_format(const char *s, enum tl_report_format *fmt)
+{
+	for (int i = 0; i < TL_FMT__COUNT; i++) {
+		if (!strcmp(s, tl_report_format_names[i])) {
+			*fmt = i;
+			return 0;
+		}
+	}
+	return error("--format: unknown format '%s' (text, markdown, csv or json)", s);
+}
+
+int cmd_report(int argc, const char **argv)
+{
+	const char *db = NULL, *experiment = NULL, *baseline = NULL, *format = "text";
+	static const char *const usage[] = {
+		"tierlab report [<options>]",
+		NULL
+	};
+	const struct option options[] = {
+		OPT_STRING('e', "experiment", &experiment, "name", "experiment to report (default: the latest)"),
+		OPT_STRING('b', "baseline", &baseline, "axis=value,..", "baseline selector (default: the spec's baseline)"),
+		OPT_STRING('f', "format", &format, "fmt", "text, markdown, csv or json"),
+		OPT_STRING(0, "db", &db, "file", "results database (default $TIERLAB_DB or results/tierlab.db)"),
+		OPT_END(),
+	};
+	struct tl_store *st = NULL;
+	struct tl_run_row *rows = NULL;
+	struct tl_selector sel = { 0 };
+	struct tl_report rep = { 0 };
+	struct tl_error err = { { 0 } };
+	enum tl_report_format fmt = TL_FMT_TEXT;
+	char *stored_baseline = NULL;
+	size_t n = 0;
+	int ret = 2;
+
+	argc = parse_options(argc, argv, options, usage);
+	if (argc) {
+		error("unexpected argument '%s'", argv[0]);
+		usage_with_options(usage, options);
+	}
+	if (parse_format(format, &fmt))
+		return 2;
+	if (!db)
+		db = tl_path_default_db();
+	if (tl_store_open_existing(db, &st))
+		return 2;
+	if (tl_store_query_runs(st, experiment, &rows, &n))
+		goto out;
+	if (!n) {
+		if (experiment)
+			error("no runs of experiment '%s' in '%s'", experiment, db);
+		else
+			error("no runs in '%s'", db);
+		goto out;
+	}
+	if (!baseline && !tl_store_experiment_baseline(st, rows[0].experiment, &stored_baseline))
+		baseline = stored_baseline;
+	if (baseline && *baseline && tl_selector_parse(baseline, &sel, &err)) {
+		error("--baseline: %s", err.msg);
+		goto out;
+	}
+	if (tl_report_build(rows[0].experiment, rows, n, baseline && *baseline ? &sel : NULL, &rep))
+		goto out;
+	ret = tl_report_print(&rep, fmt, stdout) ? 2 : 0;
+out:
+	tl_report_release(&rep);
+	tl_selector_release(&sel);
+	free(stored_baseline);
+	tl_run_rows_free(rows, n);
+	tl_store_close(st);
+	return ret;
+}

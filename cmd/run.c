@@ -1,0 +1,162 @@
+/*
+ * tierlab run: load a spec, expand its plan, then print it (--dry-run) or
+ * execute it into the store. run_spec() is shared with `tierlab sweep`.
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "builtin.h"
+#include "error.h"
+#include "execute.h"
+#include "nodeset.h"
+#include "parse-options.h"
+#include "paths.h"
+#include "plan.h"
+#include "spec.h"
+#include "store.h"
+
+static void print_plan(const struct tl_plan *plan, const bool *selected, long nsel)
+{
+	char desc[512];
+
+	printf("%s: %zu configuration%s x %d repetition%s = %zu runs",
+	       plan->spec->name, plan->nconfigs, plan->nconfigs == 1 ? "" : "s",
+	       plan->spec->repetitions, plan->spec->repetitions == 1 ? "" : "s", plan->nruns);
+	if ((size_t)nsel != plan->nruns)
+		printf(" (%ld selected)", nsel);
+	printf("\n");
+	for (size_t i = 0; i < plan->nruns; i++) {
+		if (!selected[i])
+			continue;
+		tl_config_describe(plan, plan->runs[i].config, desc, sizeof(desc));
+		printf("%4zu  %s  %s\n", i + 1, plan->runs[i].key, desc);
+	}
+}
+
+/* A dry run must work for paper-size specs on any machine: say what would not start here. */
+static void note_machine(const struct tl_spec *spec)
+{
+	const char *fields[] = { "fast", "slow", "cpus" };
+	const char *vals[] = { spec->machine.fast, spec->machine.slow, spec->machine.cpus };
+	char present[128];
+
+	tl_nodeset_present(present, sizeof(present));
+	for (int i = 0; i < 3; i++)
+		if (vals[i] && tl_nodeset_check(vals[i]) != 0)
+			printf("note: machine.%s '%s' names nodes this machine does not have (present: %s); "
+			       "runs that need it would not start here\n", fields[i], vals[i], present);
+}
+
+static char *results_dir_of(const char *db)
+{
+	char *copy = strdup(db), *dir;
+
+	if (!copy)
+		return NULL;
+	dir = strdup(dirname(copy));
+	free(copy);
+	return dir;
+}
+
+int run_spec(const char *spec_path, const struct run_options *o, const char *const *axis_lists)
+{
+	struct tl_spec spec = { 0 };
+	struct tl_plan plan = { 0 };
+	struct tl_selector where = { 0 };
+	struct tl_error err = { { 0 } };
+	struct tl_execute_opts xo = { .resume = o->resume, .only = o->only };
+	struct tl_execute_summary sum;
+	struct tl_store *st = NULL;
+	const char *db = o->db ? o->db : tl_path_default_db();
+	char *results = NULL;
+	bool *selected = NULL;
+	long nsel;
+	int ret = 2;
+
+	if (tl_spec_load(spec_path, tl_path_workloads(), &spec, &err)) {
+		error("%s", err.msg);
+		goto out;
+	}
+	for (int a = 0; axis_lists && a < TL_AXIS__COUNT; a++) {
+		if (axis_lists[a] && tl_spec_set_axis(&spec, a, axis_lists[a], &err)) {
+			error("%s", err.msg);
+			goto out;
+		}
+	}
+	if (tl_plan_build(&spec, &plan, &err)) {
+		error("%s", err.msg);
+		goto out;
+	}
+	if (o->where) {
+		if (tl_selector_parse(o->where, &where, &err)) {
+			error("%s", err.msg);
+			goto out;
+		}
+		xo.where = &where;
+	}
+	selected = calloc(plan.nruns ? plan.nruns : 1, sizeof(*selected));
+	if (!selected)
+		die("out of memory");
+	nsel = tl_execute_select(&plan, &xo, selected);
+	if (nsel < 0)
+		goto out;
+	if (o->dry_run) {
+		print_plan(&plan, selected, nsel);
+		note_machine(&spec);
+		ret = 0;
+		goto out;
+	}
+	results = results_dir_of(db);
+	if (!results || tl_store_open(db, &st))
+		goto out;
+	xo.results_dir = results;
+	xo.progress_tty = !o->quiet && isatty(STDERR_FILENO);
+	if (tl_execute(&plan, st, &xo, &sum)) {
+		ret = sum.ok + sum.failed ? 1 : 2;
+		goto out;
+	}
+	fprintf(stderr, "%s: %zu run%s: %zu ok, %zu failed, %zu skipped (stored in %s)%s\n",
+		spec.name, sum.selected, sum.selected == 1 ? "" : "s", sum.ok, sum.failed, sum.skipped,
+		db, sum.interrupted ? "; interrupted" : "");
+	if (sum.interrupted)
+		ret = 130;
+	else
+		ret = sum.failed ? 1 : 0;
+out:
+	if (st)
+		tl_store_close(st);
+	free(results);
+	free(selected);
+	tl_selector_release(&where);
+	tl_plan_release(&plan);
+	tl_spec_release(&spec);
+	return ret;
+}
+
+int cmd_run(int argc, const char **argv)
+{
+	struct run_options o = { 0 };
+	static const char *const usage[] = {
+		"tierlab run [<options>] <spec.yaml>",
+		NULL
+	};
+	const struct option options[] = {
+		OPT_BOOL('n', "dry-run", &o.dry_run, "print the planned runs and their count, run nothing"),
+		OPT_BOOL(0, "resume", &o.resume, "skip runs already stored with status ok"),
+		OPT_STRING(0, "only", &o.only, "runs", "only these runs: numbers from --dry-run (3,5-7) or run-key prefixes"),
+		OPT_STRING(0, "where", &o.where, "axis=value,..", "only runs whose configuration matches"),
+		OPT_STRING(0, "db", &o.db, "file", "results database (default $TIERLAB_DB or results/tierlab.db)"),
+		OPT_BOOL('q', "quiet", &o.quiet, "plain progress lines even on a terminal"),
+		OPT_END(),
+	};
+
+	argc = parse_options(argc, argv, options, usage);
+	if (argc != 1) {
+		error(argc ? "expected one spec, got %d arguments" : "no spec given%.0d", argc);
+		usage_with_options(usage, options);
+	}
+	return run_spec(argv[0], &o, NULL);
+}

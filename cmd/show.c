@@ -1,0 +1,125 @@
+/*
+ * tierlab show: one stored run whole — configuration, status, figure of
+ * merit, rusage, metrics, where its files are, and the end of its stderr
+ * when it did not succeed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "builtin.h"
+#include "error.h"
+#include "parse-options.h"
+#include "paths.h"
+#include "store.h"
+
+static void print_time(const char *label, double t)
+{
+	time_t s = (time_t)t;
+	struct tm tm;
+	char buf[64];
+
+	localtime_r(&s, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S %z", &tm);
+	printf("%-14s %s\n", label, buf);
+}
+
+/* The last `lines` lines of a file, for a failed run's stderr. */
+static void print_tail(const char *dir, const char *name, int lines)
+{
+	char path[4096], *buf;
+	FILE *f;
+	long size, start;
+	int seen = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	fseek(f, 0, SEEK_END);
+	size = ftell(f);
+	start = size > 8192 ? size - 8192 : 0;
+	buf = malloc(size - start + 1);
+	if (buf) {
+		fseek(f, start, SEEK_SET);
+		size_t n = fread(buf, 1, size - start, f);
+		buf[n] = '\0';
+		char *p = buf + n;
+		while (p > buf && seen <= lines)
+			if (*--p == '\n' && p[1])
+				seen++;
+		if (n) {
+			printf("\n%s (last lines):\n", name);
+			fputs(p == buf ? p : p + 1, stdout);
+			if (buf[n - 1] != '\n')
+				putchar('\n');
+		}
+		free(buf);
+	}
+	fclose(f);
+}
+
+int cmd_show(int argc, const char **argv)
+{
+	const char *db = NULL;
+	static const char *const usage[] = {
+		"tierlab show [<options>] <run-id | run-key | key-prefix>",
+		NULL
+	};
+	const struct option options[] = {
+		OPT_STRING(0, "db", &db, "file", "results database (default $TIERLAB_DB or results/tierlab.db)"),
+		OPT_END(),
+	};
+	struct tl_store *st = NULL;
+	struct tl_run_row r = { 0 };
+	struct tl_metric *m = NULL;
+	size_t nm = 0;
+	int ret = 2;
+
+	argc = parse_options(argc, argv, options, usage);
+	if (argc != 1) {
+		error("expected one run");
+		usage_with_options(usage, options);
+	}
+	if (!db)
+		db = tl_path_default_db();
+	if (tl_store_open_existing(db, &st))
+		return 2;
+	if (tl_store_get_run(st, argv[0], &r))
+		goto out;
+	printf("%-14s %lld\n", "run", (long long)r.id);
+	printf("%-14s %s\n", "key", r.run_key);
+	printf("%-14s %s\n", "experiment", r.experiment);
+	printf("%-14s %s (repetition %d)\n", "configuration", r.config_key, r.rep);
+	for (int a = 0; a < TL_AXIS__COUNT; a++)
+		if (r.values[a])
+			printf("  %-12s %s\n", tl_axes[a].name, r.values[a]);
+	printf("%-14s %s\n", "command", r.command ? r.command : "-");
+	printf("%-14s %s", "status", tl_status_names[r.status]);
+	if (r.error && *r.error)
+		printf(" (%s)", r.error);
+	printf("\n");
+	if (r.has_fom)
+		printf("%-14s %.6g %s (%s is better)\n", "fom", r.fom, r.fom_unit ? r.fom_unit : "",
+		       r.higher_is_better ? "higher" : "lower");
+	else
+		printf("%-14s -\n", "fom");
+	printf("%-14s wall %.3fs  user %.3fs  sys %.3fs  max rss %ld KiB\n", "rusage", r.wall, r.user,
+	       r.sys, r.maxrss_kb);
+	print_time("started", r.started_at);
+	print_time("ended", r.ended_at);
+	printf("%-14s %s\n", "files", r.out_dir ? r.out_dir : "-");
+	if (!tl_store_run_metrics(st, r.id, &m, &nm) && nm) {
+		printf("metrics:\n");
+		for (size_t i = 0; i < nm; i++)
+			printf("  %-30s %.6g %s\n", m[i].name, m[i].value, m[i].unit ? m[i].unit : "");
+	}
+	if (r.status != TL_STATUS_OK && r.out_dir)
+		print_tail(r.out_dir, "stderr.txt", 15);
+	ret = 0;
+out:
+	tl_metrics_free(m, nm);
+	tl_run_row_release(&r);
+	tl_store_close(st);
+	return ret;
+}

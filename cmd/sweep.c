@@ -1,0 +1,46 @@
+/*
+ * tierlab sweep: `run` with matrix axes set from the command line. The
+ * axis options are generated from the axis table, so every axis a spec's
+ * matrix takes can be swept: --chunks 2,8,32,64 --rate 10,100.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include "axis.h"
+#include "builtin.h"
+#include "error.h"
+#include "parse-options.h"
+
+int cmd_sweep(int argc, const char **argv)
+{
+	struct run_options o = { 0 };
+	const char *lists[TL_AXIS__COUNT] = { 0 };
+	static const char *const usage[] = {
+		"tierlab sweep [<options>] <spec.yaml> [--<axis> <v1,v2,...>]...",
+		NULL
+	};
+	const struct option common[] = {
+		OPT_BOOL('n', "dry-run", &o.dry_run, "print the planned runs and their count, run nothing"),
+		OPT_BOOL(0, "resume", &o.resume, "skip runs already stored with status ok"),
+		OPT_STRING(0, "only", &o.only, "runs", "only these runs: numbers from --dry-run (3,5-7) or run-key prefixes"),
+		OPT_STRING(0, "where", &o.where, "axis=value,..", "only runs whose configuration matches"),
+		OPT_STRING(0, "db", &o.db, "file", "results database (default $TIERLAB_DB or results/tierlab.db)"),
+		OPT_BOOL('q', "quiet", &o.quiet, "plain progress lines even on a terminal"),
+	};
+	const size_t ncommon = sizeof(common) / sizeof(common[0]);
+	struct option options[sizeof(common) / sizeof(common[0]) + TL_AXIS__COUNT + 2];
+	size_t n = 0;
+
+	for (size_t i = 0; i < ncommon; i++)
+		options[n++] = common[i];
+	options[n++] = (struct option)OPT_GROUP("axes (each replaces the spec's matrix axis; comma-separated values)");
+	for (int a = 0; a < TL_AXIS__COUNT; a++)
+		options[n++] = (struct option)OPT_STRING(0, tl_axes[a].name, &lists[a], "list", tl_axes[a].help);
+	options[n] = (struct option)OPT_END();
+
+	argc = parse_options(argc, argv, options, usage);
+	if (argc != 1) {
+		error(argc ? "expected one spec, got %d arguments" : "no spec given%.0d", argc);
+		usage_with_options(usage, options);
+	}
+	return run_spec(argv[0], &o, lists);
+}

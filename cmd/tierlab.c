@@ -1,0 +1,66 @@
+/*
+ * tierlab: the table of subcommands, as git.c holds its builtins.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "builtin.h"
+#include "error.h"
+#include "version.h"
+
+struct cmd_struct {
+	const char *name;
+	int (*fn)(int, const char **);
+	const char *help;
+};
+
+static const struct cmd_struct commands[] = {
+	{ "run", cmd_run, "run an experiment spec and store every run" },
+	{ "sweep", cmd_sweep, "run a spec with axes (chunks, rate, ...) set from the command line" },
+	{ "report", cmd_report, "compare configurations against a baseline" },
+	{ "show", cmd_show, "print one stored run whole" },
+	{ "list", cmd_list, "list known workloads, policies, allocators, samplers, axes, experiments" },
+	{ "help", cmd_help, "show help for tierlab or a command" },
+};
+
+static void print_commands(FILE *out)
+{
+	fprintf(out, "usage: tierlab [--version] [--help] <command> [<args>]\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(out, "   %-8s %s\n", commands[i].name, commands[i].help);
+	fprintf(out, "\n'tierlab <command> -h' shows a command's options.\n");
+}
+
+int cmd_help(int argc, const char **argv)
+{
+	const char *sub[] = { NULL, "-h", NULL };
+
+	if (argc < 2) {
+		print_commands(stdout);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		if (!strcmp(commands[i].name, argv[1]) && commands[i].fn != cmd_help) {
+			sub[0] = argv[1];
+			return commands[i].fn(2, sub);
+		}
+	}
+	error("unknown command '%s'", argv[1]);
+	return 2;
+}
+
+int main(int argc, const char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+		print_commands(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("tierlab %s\n", tl_version);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(commands[i].name, argv[1]))
+			return commands[i].fn(argc - 1, argv + 1);
+	error("'%s' is not a tierlab command; see 'tierlab --help'", argv[1]);
+	return 2;
+}
