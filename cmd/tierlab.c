@@ -5,6 +5,7 @@
 #include <string.h>
 #include "builtin.h"
 #include "error.h"
+#include "parse-options.h"
 #include "version.h"
 
 struct cmd_struct {
@@ -33,18 +34,26 @@ static void print_commands(FILE *out)
 int cmd_help(int argc, const char **argv)
 {
 	const char *sub[] = { NULL, "-h", NULL };
+	static const char *const usage[] = {
+		"tierlab help [<command>]",
+		NULL
+	};
+	const struct option options[] = {
+		OPT_END(),
+	};
 
-	if (argc < 2) {
+	argc = parse_options(argc, argv, options, usage);
+	if (!argc) {
 		print_commands(stdout);
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
-		if (!strcmp(commands[i].name, argv[1]) && commands[i].fn != cmd_help) {
-			sub[0] = argv[1];
+		if (!strcmp(commands[i].name, argv[0])) {
+			sub[0] = argv[0];
 			return commands[i].fn(2, sub);
 		}
 	}
-	error("unknown command '%s'", argv[1]);
+	error("'%s' is not a tierlab command; see 'tierlab --help'", argv[0]);
 	return 2;
 }
 
