@@ -1,0 +1,12 @@
+# hpcg: HPCG 3.1 (OpenMP; no MPI in this build) and its unit test. See workloads/hpcg/hpcg.h.
+WL_OPT ?= -O3 -march=native
+HPCG_KERNEL := workloads/hpcg/hpcg-problem.c workloads/hpcg/hpcg-kernel.c workloads/hpcg/hpcg-cg.c workloads/hpcg/hpcg-check.c
+HPCG_SRC := workloads/hpcg/hpcg.c $(HPCG_KERNEL)
+$(B)/libexec/tierlab/hpcg: $(HPCG_SRC) $(wildcard workloads/hpcg/*.h workloads/common/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(WL_OPT) -fopenmp -o $@ $(HPCG_SRC) -lm
+$(B)/tests/test_hpcg: tests/unit/test_hpcg.c $(HPCG_KERNEL) $(wildcard workloads/hpcg/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(WL_OPT) -fopenmp -Iworkloads/hpcg -o $@ tests/unit/test_hpcg.c $(HPCG_KERNEL) -lcmocka -lm
+TARGETS += $(B)/libexec/tierlab/hpcg
+TEST_BINS += $(B)/tests/test_hpcg

@@ -1,0 +1,326 @@
+/*
+ * hpcg: the HPCG 3.1 benchmark as a tierlab workload. Runs HPCG's phases in
+ * its order: problem setup, the reference CG (50 iterations, giving the
+ * residual reduction every timed set must reach), the CG and symmetry
+ * validation tests, a setup run that finds the iterations needed and the
+ * time of one set, the timed sets, the norms test; then prints the GFLOP/s
+ * rating counted as HPCG counts it.
+ *
+ * For tests of the failure path, TIERLAB_HPCG_CORRUPT=ROW makes one
+ * off-diagonal entry of that fine-grid row wrong after setup: the matrix is
+ * no longer symmetric and validation must fail.
+ */
+#include "hpcg.h"
+#include "../common/wl.h"
+
+#include <getopt.h>
+#include <omp.h>
+
+#define PROG "hpcg"
+#define MAX_DIM 1024
+#define MAX_SETS 1000000
+
+struct preset {
+	const char *name;
+	int nx;
+	int sets;		/* 0: run by time */
+	double time;
+};
+
+/* The same names and values as workload.yaml's sizes. */
+static const struct preset presets[] = {
+	{ "tiny", 16, 2, 0.0 },
+	{ "small", 32, 0, 3.0 },
+	{ "medium", 48, 0, 5.0 },
+	{ "paper", 104, 0, 60.0 },
+};
+#define NPRESETS (int)(sizeof(presets) / sizeof(presets[0]))
+
+struct options {
+	int nx, ny, nz;
+	int sets;
+	double time;
+};
+
+static void usage(void)
+{
+	printf("usage: %s [--size NAME] [--nx N] [--ny N] [--nz N] [--sets K | --time SECONDS]\n"
+	       "\n"
+	       "HPCG 3.1: conjugate gradient preconditioned by a 4-level multigrid V-cycle\n"
+	       "(symmetric Gauss-Seidel smoother) on a 27-point stencil. Validates as HPCG\n"
+	       "does (symmetry, CG iteration counts, residual of the timed sets) and prints\n"
+	       "GFLOP/s of the timed sets, counted as HPCG counts them, as the figure of merit.\n"
+	       "\n"
+	       "  --size NAME     a preset (default small):\n", PROG);
+	for (int i = 0; i < NPRESETS; i++) {
+		if (presets[i].sets)
+			printf("                    %-7s --nx %d --sets %d\n", presets[i].name,
+			       presets[i].nx, presets[i].sets);
+		else
+			printf("                    %-7s --nx %d --time %g\n", presets[i].name,
+			       presets[i].nx, presets[i].time);
+	}
+	printf("  --nx N          grid points in x, a multiple of 8 up to %d (ny, nz default to nx)\n"
+	       "  --ny N          grid points in y, a multiple of 8\n"
+	       "  --nz N          grid points in z, a multiple of 8\n"
+	       "  --sets K        timed CG sets of %d iterations\n"
+	       "  --time SECONDS  as many sets as fit in about SECONDS (HPCG's rule)\n"
+	       "  --help          this text\n"
+	       "\n"
+	       "Threads: OMP_NUM_THREADS (SpMV, dot and waxpby are parallel; Gauss-Seidel\n"
+	       "is sequential, as in the reference).\n",
+	       MAX_DIM, HPCG_CG_ITERS);
+}
+
+static int dim_arg(const char *opt, const char *s)
+{
+	long v = wl_parse_long(PROG, opt, s, 8, MAX_DIM);
+
+	if (v % 8)
+		wl_usage_error(PROG, "%s: %ld is not a multiple of 8 (the grid halves 3 times)", opt, v);
+	return (int)v;
+}
+
+static void parse(int argc, char **argv, struct options *o)
+{
+	static const struct option longopts[] = {
+		{ "size", required_argument, NULL, 's' },
+		{ "nx", required_argument, NULL, 'x' },
+		{ "ny", required_argument, NULL, 'y' },
+		{ "nz", required_argument, NULL, 'z' },
+		{ "sets", required_argument, NULL, 'k' },
+		{ "time", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct preset *pre = &presets[1];
+	int nx = 0, ny = 0, nz = 0, sets = 0, c;
+	double time = 0.0;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			pre = NULL;
+			for (int i = 0; i < NPRESETS; i++)
+				if (!strcmp(optarg, presets[i].name))
+					pre = &presets[i];
+			if (!pre)
+				wl_usage_error(PROG, "--size: unknown size '%s' (tiny, small, medium, paper)",
+					       optarg);
+			break;
+		case 'x':
+			nx = dim_arg("--nx", optarg);
+			break;
+		case 'y':
+			ny = dim_arg("--ny", optarg);
+			break;
+		case 'z':
+			nz = dim_arg("--nz", optarg);
+			break;
+		case 'k':
+			sets = (int)wl_parse_long(PROG, "--sets", optarg, 1, MAX_SETS);
+			break;
+		case 't':
+			time = wl_parse_double(PROG, "--time", optarg);
+			if (!(time > 0.0 && time <= 1.0e6))
+				wl_usage_error(PROG, "--time: '%s' is not a duration from 0 to 1e6 seconds",
+					       optarg);
+			break;
+		case 'h':
+			usage();
+			exit(0);
+		case ':':
+			wl_usage_error(PROG, "%s needs a value", argv[optind - 1]);
+		default:
+			wl_usage_error(PROG, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		wl_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
+	if (sets && time > 0.0)
+		wl_usage_error(PROG, "give --sets or --time, not both");
+
+	o->nx = nx ? nx : pre->nx;
+	o->ny = ny ? ny : o->nx;
+	o->nz = nz ? nz : o->nx;
+	if ((long long)o->nx * o->ny * o->nz * HPCG_SLOTS > INT32_MAX)
+		wl_usage_error(PROG, "grid %d x %d x %d is too large for 32-bit local indices", o->nx,
+			       o->ny, o->nz);
+	o->sets = sets;
+	o->time = time;
+	if (!sets && time <= 0.0) {
+		o->sets = pre->sets;
+		o->time = pre->time;
+	}
+}
+
+static double mib(size_t bytes)
+{
+	return (double)bytes / (1024.0 * 1024.0);
+}
+
+/* Fine-level arrays one per line in allocation order; each coarse level in one line. */
+static void print_arrays(const struct hpcg_problem *P)
+{
+	size_t total = 0, level[HPCG_MAX_LEVELS] = { 0 };
+
+	printf("arrays (allocation order):\n");
+	for (int i = 0; i < P->narrays; i++) {
+		const struct hpcg_array *a = &P->arrays[i];
+		int lev = a->name[0] == 'A' ? a->name[1] - '0' : 0;
+
+		total += a->bytes;
+		if (lev > 0)
+			level[lev] += a->bytes;
+		else
+			printf("  %-10s %10.2f MiB\n", a->name, mib(a->bytes));
+	}
+	for (int lev = 1; lev < P->nlevels; lev++) {
+		const struct hpcg_geom *g = &P->level[lev].g;
+
+		printf("  A%d.*       %10.2f MiB (level %d, %d x %d x %d)\n", lev, mib(level[lev]), lev,
+		       g->nx, g->ny, g->nz);
+	}
+	printf("  total      %10.2f MiB\n", mib(total));
+}
+
+static void corrupt(struct hpcg_problem *P)
+{
+	const char *s = getenv("TIERLAB_HPCG_CORRUPT");
+	long row;
+
+	if (!s || !*s)
+		return;
+	row = wl_parse_long(PROG, "TIERLAB_HPCG_CORRUPT", s, 0, P->level[0].nrow - 1);
+	/* The first real off-diagonal entry (padding slots point at the diagonal). */
+	for (int k = 0; k < HPCG_SLOTS; k++) {
+		double *v = &P->level[0].values[(size_t)row * HPCG_SLOTS + k];
+
+		if (k != HPCG_DIAG_SLOT && *v != 0.0) {
+			*v -= 0.5;
+			return;
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static char why[256];
+	struct options o;
+	struct hpcg_problem P;
+	struct hpcg_cg_work W;
+	struct hpcg_cg_result res;
+	struct hpcg_symmetry sym;
+	struct hpcg_testcg tcg;
+	struct hpcg_times tm = { 0 };
+	const char *failure = NULL;
+	double t0, setup, ref_reduction, worst, mean, variance, fnops, frefnops, gflops, rating;
+	double *values;
+	int opt_iters, nsets, ret;
+
+	parse(argc, argv, &o);
+
+	t0 = wl_now();
+	ret = hpcg_problem_init(&P, o.nx, o.ny, o.nz, HPCG_MAX_LEVELS);
+	if (!ret)
+		ret = hpcg_cg_work_init(&P, &W);
+	if (ret) {
+		fprintf(stderr, "%s: cannot set up the %d x %d x %d problem: %s\n", PROG, o.nx, o.ny,
+			o.nz, strerror(-ret));
+		return 1;
+	}
+	setup = wl_now() - t0;
+	corrupt(&P);
+
+	printf("hpcg: grid %d x %d x %d (1 rank), %d levels, %d thread(s)\n", o.nx, o.ny, o.nz,
+	       P.nlevels, omp_get_max_threads());
+	printf("rows %d, nonzeros %lld (ELL: %d slots per row), setup %.3f s\n", P.level[0].nrow,
+	       (long long)P.level[0].gnnz, HPCG_SLOTS, setup);
+	print_arrays(&P);
+
+	/* Reference run: 50 iterations, no tolerance; its reduction is the bar. */
+	hpcg_cg(&P, &W, P.b, P.x, HPCG_CG_ITERS, 0.0, 1, &res, NULL);
+	ref_reduction = res.normr / res.normr0;
+	printf("reference CG: %d iterations, scaled residual %.6e\n", res.niters, ref_reduction);
+
+	ret = hpcg_test_cg(&P, &W, &tcg);
+	if (ret == -ENOMEM) {
+		fprintf(stderr, "%s: out of memory in the CG test\n", PROG);
+		return 1;
+	}
+	printf("CG test: unpreconditioned %d, %d iterations (expected <= %d); preconditioned %d, %d "
+	       "(expected <= %d): %d passed, %d failed\n",
+	       tcg.niters[0][0], tcg.niters[0][1], HPCG_TESTCG_MAX_NOPREC, tcg.niters[1][0],
+	       tcg.niters[1][1], HPCG_TESTCG_MAX_PREC, tcg.count_pass, tcg.count_fail);
+	if (ret && !failure) {
+		snprintf(why, sizeof(why), "CG test: %d of %d runs took more iterations than expected",
+			 tcg.count_fail, tcg.count_pass + tcg.count_fail);
+		failure = why;
+	}
+
+	ret = hpcg_test_symmetry(&P, &W, &sym);
+	printf("symmetry: spmv %.3e, mg %.3e (pass when <= 1); max |b - A*xexact| %.3e\n",
+	       sym.depsym_spmv, sym.depsym_mg, sym.residual);
+	if (ret && !failure) {
+		snprintf(why, sizeof(why), "symmetry test: spmv %.3g, mg %.3g (must be <= 1)",
+			 sym.depsym_spmv, sym.depsym_mg);
+		failure = why;
+	}
+	if (!(sym.residual <= 1e-9) && !failure) {
+		snprintf(why, sizeof(why), "A*xexact differs from b by %.3g", sym.residual);
+		failure = why;
+	}
+
+	/* Setup run, as HPCG's optimized-CG phase: iterations to reach the bar, time of a set. */
+	memset(P.x, 0, (size_t)P.level[0].nrow * sizeof(double));
+	t0 = wl_now();
+	hpcg_cg(&P, &W, P.b, P.x, 10 * HPCG_CG_ITERS, ref_reduction, 1, &res, NULL);
+	worst = wl_now() - t0;
+	opt_iters = res.niters;
+	if (!(res.normr / res.normr0 <= ref_reduction) && !failure) {
+		snprintf(why, sizeof(why), "setup CG did not reach the reference reduction %.3g in %d "
+			 "iterations", ref_reduction, res.niters);
+		failure = why;
+	}
+	nsets = o.sets ? o.sets : (int)(o.time / worst) + 1;
+	if (nsets > MAX_SETS)
+		nsets = MAX_SETS;
+	printf("setup CG: %d iterations to the reference reduction, %.3f s per set; timing %d set(s)\n",
+	       opt_iters, worst, nsets);
+
+	values = wl_alloc(PROG, "the scaled residuals", (size_t)nsets * sizeof(double));
+	for (int i = 0; i < nsets; i++) {
+		memset(P.x, 0, (size_t)P.level[0].nrow * sizeof(double));
+		hpcg_cg(&P, &W, P.b, P.x, opt_iters, 0.0, 1, &res, &tm);
+		values[i] = res.normr / res.normr0;
+	}
+
+	ret = hpcg_test_norms(values, nsets, &mean, &variance);
+	printf("timed sets: %d x %d iterations in %.3f s; scaled residual mean %.6e, variance %.3e\n",
+	       nsets, opt_iters, tm.total, mean, variance);
+	if (ret && !failure) {
+		snprintf(why, sizeof(why), "scaled residual variance %.3g over the sets (must be < 1e-6)",
+			 variance);
+		failure = why;
+	}
+	if (hpcg_check_reduction(values, nsets, ref_reduction) && !failure) {
+		snprintf(why, sizeof(why), "a timed set did not reduce the residual to %.3g",
+			 ref_reduction);
+		failure = why;
+	}
+	free(values);
+
+	fnops = hpcg_flops(&P, nsets, opt_iters);
+	frefnops = fnops * HPCG_CG_ITERS / opt_iters;
+	gflops = frefnops / tm.total * 1e-9;
+	/* HPCG's final rating also charges a tenth of the setup time to each set. */
+	rating = frefnops / (tm.total + nsets * setup / 10.0) * 1e-9;
+	printf("time: dot %.3f s, waxpby %.3f s, spmv %.3f s, mg %.3f s\n", tm.dot, tm.waxpby,
+	       tm.spmv, tm.mg);
+	printf("GFLOP/s: %.4f (with convergence overhead), %.4f with setup overhead (HPCG's final "
+	       "rating)\n", gflops, rating);
+	hpcg_problem_release(&P);
+	wl_report(failure, gflops, "GF/s");
+	return 0;
+}
