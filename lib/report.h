@@ -9,7 +9,13 @@
  * base/mean when lower is better, times 100.
  *
  * The baseline row of a configuration is the first row that matches the
- * baseline selector and agrees with it on every other axis both have.
+ * baseline selector and agrees with it on every other axis both have; a
+ * row that matches the selector is its own baseline (is_baseline, 100%).
+ *
+ * Rows are configurations in order of first appearance of their
+ * config_key; a configuration's axis values, unit and direction come from
+ * its first run. Failed, timed-out and crashed runs are counted in
+ * status_count and left out of every statistic; so are non-finite values.
  */
 #ifndef TL_REPORT_H
 #define TL_REPORT_H
@@ -26,10 +32,11 @@ struct tl_report_row {
 	bool higher_is_better;
 	size_t n_ok;
 	size_t status_count[TL_STATUS__COUNT];
-	double mean, sd;		/* of the figure of merit over ok runs; valid when n_ok > 0 */
+	size_t n_fom;			/* ok runs that carried a figure of merit */
+	double mean, sd;		/* of the figure of merit over those runs; valid when n_fom > 0 */
 	long baseline;			/* index of the baseline row, -1 when none */
 	bool is_baseline;
-	double pct_of_baseline;		/* valid when baseline >= 0 and both have n_ok > 0 */
+	double pct_of_baseline;		/* valid when has_pct (baseline >= 0, both have n_fom > 0) */
 	bool has_pct;
 	size_t n_hit_rate, n_migrated;	/* how many ok runs carried them */
 	double hit_rate;		/* mean over runs that carried it, 0..1 */
@@ -41,15 +48,18 @@ struct tl_report {
 	char *experiment;
 	struct tl_report_row *rows;
 	size_t nrows;
-	bool axis_varies[TL_AXIS__COUNT];	/* show a column for this axis */
+	bool axis_varies[TL_AXIS__COUNT];	/* show a column for this axis: >1 distinct value (NULL
+						 * counts as one) across rows; workload always */
 	bool has_baseline;
 	struct tl_selector baseline;
 	char *baseline_text;		/* as given, for the header */
 };
 
 /*
- * Builds the model from stored runs. baseline NULL: no comparison. Returns
- * 0 or -EINVAL (with an error line) when the selector names an unknown axis.
+ * Builds the model from stored runs (not kept: every string is copied).
+ * baseline NULL: no comparison. Returns 0, -EINVAL (with an error line)
+ * when the selector names no axis at all, or -ENOMEM; rep is then empty
+ * (and safe to release).
  */
 int tl_report_build(const char *experiment, const struct tl_run_row *runs, size_t n,
 		    const struct tl_selector *baseline, struct tl_report *rep);
@@ -58,6 +68,7 @@ void tl_report_release(struct tl_report *rep);
 enum tl_report_format { TL_FMT_TEXT, TL_FMT_MARKDOWN, TL_FMT_CSV, TL_FMT_JSON, TL_FMT__COUNT };
 extern const char *const tl_report_format_names[TL_FMT__COUNT];
 
+/* Returns 0, -EINVAL for an unknown format, -ENOMEM, or -EIO when writing to out failed. */
 int tl_report_print(const struct tl_report *rep, enum tl_report_format fmt, FILE *out);
 
 #endif

@@ -1,0 +1,77 @@
+/*
+ * Private to the report printers (report-*.c): the pieces every format
+ * shares, so a number or a note reads the same in text, markdown, CSV and
+ * JSON. Not part of the library's contract; cmd/ uses report.h only.
+ */
+#ifndef TL_REPORT_FORMAT_H
+#define TL_REPORT_FORMAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include "report.h"
+
+/* One printer per format; each returns 0 or -EIO when writing failed. */
+int tl_report_print_text(const struct tl_report *rep, FILE *out);
+int tl_report_print_markdown(const struct tl_report *rep, FILE *out);
+int tl_report_print_csv(const struct tl_report *rep, FILE *out);
+int tl_report_print_json(const struct tl_report *rep, FILE *out);
+
+/*
+ * x with `sig` significant digits for people: fixed notation (trailing
+ * zeros kept, they carry the precision) unless the magnitude needs an
+ * exponent. "-" when x is not finite.
+ */
+void tl_fmt_sig(char *buf, size_t len, double x, int sig);
+/* x in the shortest text that reads back as the same double; "" when not finite. */
+void tl_fmt_exact(char *buf, size_t len, double x);
+
+/*
+ * Length in bytes of the valid UTF-8 sequence at s (1..4), or 0 when the
+ * bytes there are not one (a stray continuation byte, an overlong or
+ * truncated sequence, a surrogate).
+ */
+size_t tl_utf8_len(const char *s);
+
+/*
+ * s made safe for one table cell on a terminal or in markdown: control
+ * characters as C escapes ("\n", "\x1b"), invalid UTF-8 bytes as "\xNN",
+ * and in markdown '|' as "\|". NULL becomes "-". Returns malloc'd text or
+ * NULL when out of memory.
+ */
+char *tl_fmt_visible(const char *s, bool markdown);
+/* Terminal columns taken by s: one per code point (no wide-character tables). */
+size_t tl_fmt_width(const char *s);
+
+/*
+ * The table text and markdown share: header row first, then one row per
+ * report row, every cell already formatted and made visible.
+ */
+struct tl_report_table {
+	size_t ncols, nrows;	/* nrows counts the header */
+	char **cells;		/* nrows x ncols, row-major */
+	bool *right;		/* per column: numbers align right */
+	size_t *width;		/* per column: widest cell, in terminal columns */
+};
+int tl_report_table_build(const struct tl_report *rep, bool markdown, struct tl_report_table *t);
+void tl_report_table_release(struct tl_report_table *t);
+
+/*
+ * "experiment NAME — baseline policy=all-fast" (or "— no baseline"), made
+ * visible as tl_fmt_visible does. Returns 0 or -ENOMEM.
+ */
+int tl_report_title(const struct tl_report *rep, bool markdown, char **out);
+
+/*
+ * What a reader must know that the table does not say (no baseline run
+ * succeeded, configurations without a successful run, ...), one sentence
+ * each, lowercase, no final period.
+ */
+#define TL_REPORT_MAX_NOTES 8
+struct tl_report_notes {
+	size_t n;
+	char text[TL_REPORT_MAX_NOTES][320];
+};
+void tl_report_notes(const struct tl_report *rep, struct tl_report_notes *notes);
+
+#endif
