@@ -49,8 +49,9 @@ struct tl_experiment_record {
 	const char *spec_path, *spec_text, *spec_hash;
 	const char *host, *kernel, *tierlab_version;
 	const char *baseline;	/* the spec's baseline selector as "axis=value,...", or NULL */
-	double created_at;
+	double created_at;	/* seconds since the epoch; 0 = now */
 };
+/* name is required; other NULL fields are stored as NULL. */
 int tl_store_add_experiment(struct tl_store *st, const struct tl_experiment_record *e, int64_t *id);
 
 struct tl_metric {
@@ -77,7 +78,11 @@ struct tl_run_record {
 /* Writes the run and its metrics in one transaction. */
 int tl_store_add_run(struct tl_store *st, const struct tl_run_record *r, int64_t *run_id);
 
-/* 1 when a run with this key is stored with status ok under an experiment of this name, else 0. */
+/*
+ * 1 when a run with this key is stored with status ok under an experiment
+ * of this name (the latest row of the key counts, as in queries), else 0.
+ * experiment NULL: the most recently created one.
+ */
 int tl_store_run_done(struct tl_store *st, const char *experiment, const char *run_key);
 
 /* What queries hand back: one run, owned by the caller (tl_run_rows_free). */
@@ -116,12 +121,14 @@ void tl_run_rows_free(struct tl_run_row *rows, size_t n);
 /* The baseline stored with the most recent experiment of this name: 0 and *out (malloc'd, may be NULL). */
 int tl_store_experiment_baseline(struct tl_store *st, const char *experiment, char **out);
 
-/* Experiment names, most recent first. */
+/* Experiment names, most recent first; the caller frees each name and the array. */
 int tl_store_experiments(struct tl_store *st, char ***names, size_t *n);
 
 /*
  * One run by numeric id, run key, or unique run-key prefix (latest row).
- * -ENOENT (with an error line) when nothing or more than one matches.
+ * An all-digit argument is tried as an id first. -ENOENT when nothing
+ * matches, -EINVAL when a prefix matches several keys; either with an
+ * error line listing up to 5 candidates.
  */
 int tl_store_get_run(struct tl_store *st, const char *which, struct tl_run_row *row);
 /* Its metrics, for `tierlab show`. */
