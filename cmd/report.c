@@ -24,6 +24,31 @@ static int parse_format(const char *s, enum tl_report_format *fmt)
 	return error("--format: unknown format '%s' (text, markdown, csv or json)", s);
 }
 
+/* What the rows cannot tell: whether the tiers were real. */
+static int add_machine_notes(struct tl_store *st, const char *experiment, struct tl_report *rep)
+{
+	char *simulated = NULL, *fast = NULL, *slow = NULL, *present = NULL;
+	char note[320];
+	int rc;
+
+	rc = tl_store_experiment_env(st, experiment, "tiers.simulated", &simulated);
+	rc = rc ?: tl_store_experiment_env(st, experiment, "machine.fast", &fast);
+	rc = rc ?: tl_store_experiment_env(st, experiment, "machine.slow", &slow);
+	rc = rc ?: tl_store_experiment_env(st, experiment, "nodes.present", &present);
+	if (!rc && simulated && !strcmp(simulated, "yes")) {
+		snprintf(note, sizeof(note),
+			 "tiers were simulated (fast '%s', slow '%s', nodes present: %s): placement calls "
+			 "were made and counted but no memory moved between tiers; differences between "
+			 "placements are noise", fast ? fast : "-", slow ? slow : "-", present ? present : "?");
+		rc = tl_report_add_note(rep, note);
+	}
+	free(simulated);
+	free(fast);
+	free(slow);
+	free(present);
+	return rc;
+}
+
 int cmd_report(int argc, const char **argv)
 {
 	const char *db = NULL, *experiment = NULL, *baseline = NULL, *format = "text";
@@ -75,6 +100,8 @@ int cmd_report(int argc, const char **argv)
 		goto out;
 	}
 	if (tl_report_build(rows[0].experiment, rows, n, baseline && *baseline ? &sel : NULL, &rep))
+		goto out;
+	if (add_machine_notes(st, rows[0].experiment, &rep))
 		goto out;
 	ret = tl_report_print(&rep, fmt, stdout) ? 2 : 0;
 out:

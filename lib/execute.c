@@ -209,6 +209,28 @@ static double now_wall(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/*
+ * The node sets the experiment ran with, and whether its tiers were real:
+ * a report must say when fast and slow were one node (nothing could move).
+ */
+static int record_machine(struct tl_store *st, const struct tl_spec *spec, int64_t id)
+{
+	const struct tl_machine *m = &spec->machine;
+	char present[128];
+	bool simulated = m->fast && m->slow && !strcmp(m->fast, m->slow);
+	int rc = 0;
+
+	tl_nodeset_present(present, sizeof(present));
+	if (!strchr(present, ',') && !strchr(present, '-'))
+		simulated = true;	/* one node here: every placement lands on it */
+	rc = rc ?: tl_store_set_env(st, id, 0, "machine.fast", m->fast);
+	rc = rc ?: tl_store_set_env(st, id, 0, "machine.slow", m->slow);
+	rc = rc ?: tl_store_set_env(st, id, 0, "machine.cpus", m->cpus);
+	rc = rc ?: tl_store_set_env(st, id, 0, "nodes.present", present);
+	rc = rc ?: tl_store_set_env(st, id, 0, "tiers.simulated", simulated ? "yes" : "no");
+	return rc;
+}
+
 /* The spec's baseline as "axis=value,..." (tl_selector_parse reads it back), or NULL. */
 static char *baseline_text(const struct tl_spec *spec)
 {
@@ -245,7 +267,7 @@ static int add_experiment(struct tl_store *st, const struct tl_spec *spec, int64
 	}
 	rc = tl_store_add_experiment(st, &e, id);
 	free(baseline);
-	return rc;
+	return rc ? rc : record_machine(st, spec, *id);
 }
 
 /* Runs one planned run and fills res, fom; never fails for reasons of the workload. */

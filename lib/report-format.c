@@ -406,4 +406,6 @@ void tl_report_notes(const struct tl_report *rep, struct tl_report_notes *notes)
 	if (inverted)
 		add_note(notes, "lower is better for some figures of merit: their %% base is "
 				"base/mean, so above 100%% is better");
+	for (size_t i = 0; i < rep->nextra && notes->n < TL_REPORT_MAX_NOTES; i++)
+		add_note(notes, "%s", rep->extra_notes[i]);
 }

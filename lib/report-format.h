@@ -67,7 +67,7 @@ int tl_report_title(const struct tl_report *rep, bool markdown, char **out);
  * succeeded, configurations without a successful run, ...), one sentence
  * each, lowercase, no final period.
  */
-#define TL_REPORT_MAX_NOTES 8
+#define TL_REPORT_MAX_NOTES 16
 struct tl_report_notes {
 	size_t n;
 	char text[TL_REPORT_MAX_NOTES][320];

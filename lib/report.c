@@ -309,7 +309,23 @@ void tl_report_release(struct tl_report *rep)
 		free(rep->baseline.values[a]);
 	free(rep->baseline_text);
 	free(rep->experiment);
+	for (size_t i = 0; i < rep->nextra; i++)
+		free(rep->extra_notes[i]);
+	free(rep->extra_notes);
 	memset(rep, 0, sizeof(*rep));
+}
+
+int tl_report_add_note(struct tl_report *rep, const char *text)
+{
+	char **v = realloc(rep->extra_notes, sizeof(*v) * (rep->nextra + 1));
+
+	if (!v)
+		return -ENOMEM;
+	rep->extra_notes = v;
+	if (!(v[rep->nextra] = strdup(text)))
+		return -ENOMEM;
+	rep->nextra++;
+	return 0;
 }
 
 int tl_report_print(const struct tl_report *rep, enum tl_report_format fmt, FILE *out)

@@ -53,7 +53,12 @@ struct tl_report {
 	bool has_baseline;
 	struct tl_selector baseline;
 	char *baseline_text;		/* as given, for the header */
+	char **extra_notes;		/* notes the caller knows of (tl_report_add_note) */
+	size_t nextra;
 };
+
+/* A note the rows cannot tell (e.g. the tiers were simulated); printed after the model's own. */
+int tl_report_add_note(struct tl_report *rep, const char *text);
 
 /*
  * Builds the model from stored runs (not kept: every string is copied).

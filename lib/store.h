@@ -121,6 +121,16 @@ void tl_run_rows_free(struct tl_run_row *rows, size_t n);
 /* The baseline stored with the most recent experiment of this name: 0 and *out (malloc'd, may be NULL). */
 int tl_store_experiment_baseline(struct tl_store *st, const char *experiment, char **out);
 
+/*
+ * The environment record (key, value) of an experiment (run_id 0) or of
+ * one run; a key is stored once per scope, later values replace earlier.
+ */
+int tl_store_set_env(struct tl_store *st, int64_t experiment_id, int64_t run_id, const char *key,
+		     const char *value);
+/* The value of key in the most recent experiment of this name: 0 and *out (malloc'd, NULL if unset). */
+int tl_store_experiment_env(struct tl_store *st, const char *experiment, const char *key,
+			    char **out);
+
 /* Experiment names, most recent first; the caller frees each name and the array. */
 int tl_store_experiments(struct tl_store *st, char ***names, size_t *n);
 

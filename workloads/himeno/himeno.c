@@ -1,0 +1,230 @@
+/*
+ * himeno: the Himeno benchmark as a tierlab workload. Parses the options,
+ * allocates and initialises the grids, runs the Jacobi iterations (a fixed
+ * count by default, so runs are reproducible; or, like the original, a
+ * 3-iteration rehearsal and then as many as fit in --seconds), validates
+ * the result and prints MFLOPS as the figure of merit.
+ */
+#include "himeno.h"
+#include "../common/wl.h"
+
+#include <getopt.h>
+#include <omp.h>
+
+static const char *prog = "himeno";
+
+/* The descriptor (workload.yaml) lists the same presets with the same names. */
+static const struct preset {
+	const char *name;
+	const char *grid;
+	int iterations;
+} presets[] = {
+	{ "tiny", "XS", 20 },
+	{ "small", "S", 800 },
+	{ "medium", "M", 80 },
+	{ "large", "L", 10 },
+	{ "xl", "XL", 3 },
+};
+#define NPRESETS (int)(sizeof(presets) / sizeof(presets[0]))
+
+static void usage(void)
+{
+	printf("usage: himeno [--size PRESET | --grid XS|S|M|L|XL] [--iterations N | --seconds T]\n"
+	       "              [--reference]\n"
+	       "\n"
+	       "The Himeno benchmark (himenoBMTxpa): Jacobi iteration for the pressure Poisson\n"
+	       "equation on 14 float grids; figure of merit in MFLOPS (34 flops per point).\n"
+	       "\n"
+	       "  --size PRESET     a grid and an iteration count (default: small)\n"
+	       "  --grid G          the original's grid sizes: XS 32x32x64, S 64x64x128,\n"
+	       "                    M 128x128x256, L 256x256x512, XL 512x512x1024\n"
+	       "  --iterations N    run exactly N iterations (reproducible; the default mode)\n"
+	       "  --seconds T       like the original: 3 rehearsal iterations, then as many\n"
+	       "                    as take about T seconds (the original uses 60)\n"
+	       "  --reference       print the Gosa of a plain double-precision implementation\n"
+	       "                    for the grid and iteration count (to extend the table)\n"
+	       "  -h, --help        this text\n"
+	       "\n"
+	       "Size presets:\n");
+	for (int i = 0; i < NPRESETS; i++) {
+		const struct himeno_size *s = himeno_size_find(presets[i].grid);
+
+		printf("  %-7s --grid %s --iterations %d   (%dx%dx%d, %.1f MiB)\n", presets[i].name,
+		       s->name, presets[i].iterations, s->mimax, s->mjmax, s->mkmax,
+		       14.0 * s->mimax * s->mjmax * s->mkmax * sizeof(float) / 1048576.0);
+	}
+	printf("\nThreads: OpenMP, OMP_NUM_THREADS.\n");
+}
+
+struct options {
+	const struct himeno_size *grid;
+	int iterations;		/* 0: from the preset */
+	double seconds;		/* > 0: time-targeted mode */
+	int reference;
+};
+
+static void parse_options(int argc, char **argv, struct options *o)
+{
+	static const struct option longopts[] = {
+		{ "size", required_argument, NULL, 's' },
+		{ "grid", required_argument, NULL, 'g' },
+		{ "iterations", required_argument, NULL, 'n' },
+		{ "seconds", required_argument, NULL, 't' },
+		{ "reference", no_argument, NULL, 'r' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const struct preset *preset = NULL;
+	int opt;
+
+	opterr = 0;
+	*o = (struct options){ 0 };
+	while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
+		switch (opt) {
+		case 's':
+			for (int i = 0; i < NPRESETS; i++)
+				if (!strcmp(optarg, presets[i].name))
+					preset = &presets[i];
+			if (!preset || strcmp(optarg, preset->name))
+				wl_usage_error(prog, "--size: unknown preset '%s' (tiny, small, medium, large, xl)",
+					       optarg);
+			break;
+		case 'g':
+			o->grid = himeno_size_find(optarg);
+			if (!o->grid)
+				wl_usage_error(prog, "--grid: unknown grid '%s' (XS, S, M, L, XL)", optarg);
+			break;
+		case 'n':
+			o->iterations = (int)wl_parse_long(prog, "--iterations", optarg, 1, 100000000);
+			break;
+		case 't':
+			o->seconds = wl_parse_double(prog, "--seconds", optarg);
+			if (o->seconds <= 0 || o->seconds > 1e6)
+				wl_usage_error(prog, "--seconds: '%s' is not a duration from 0 to 1e6", optarg);
+			break;
+		case 'r':
+			o->reference = 1;
+			break;
+		case 'h':
+			usage();
+			exit(0);
+		case ':':
+			wl_usage_error(prog, "option '%s' needs a value", argv[optind - 1]);
+		default:
+			wl_usage_error(prog, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		wl_usage_error(prog, "unexpected argument '%s'", argv[optind]);
+	if (o->iterations && o->seconds > 0)
+		wl_usage_error(prog, "--iterations and --seconds exclude each other");
+	if (o->reference && o->seconds > 0)
+		wl_usage_error(prog, "--reference needs a fixed iteration count, not --seconds");
+	if (preset && o->grid)
+		wl_usage_error(prog, "--size and --grid exclude each other");
+	if (!o->grid)
+		o->grid = himeno_size_find((preset ? preset : &presets[1])->grid);
+	/* Without a count, a grid runs as many iterations as its preset. */
+	for (int i = 0; i < NPRESETS && !preset; i++)
+		if (himeno_size_find(presets[i].grid) == o->grid)
+			preset = &presets[i];
+	if (!o->iterations && o->seconds <= 0)
+		o->iterations = preset->iterations;
+}
+
+static int print_reference(const struct options *o)
+{
+	double gosa;
+	int rc = himeno_reference_gosa(o->grid->mimax, o->grid->mjmax, o->grid->mkmax, o->iterations, &gosa);
+
+	if (rc) {
+		fprintf(stderr, "%s: reference: %s\n", prog, strerror(-rc));
+		return 1;
+	}
+	printf("reference gosa: grid %s, %d iterations: %.17g\n", o->grid->name, o->iterations, gosa);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static char why[512];
+	const char *failure = NULL;
+	struct options o;
+	struct himeno_grid g;
+	struct himeno_snapshot snap;
+	double gosa_rehearsal[3], *gosa_each, flop, t0, t_run = 0, expected, rtol, gosa;
+	int total, rehearsal = 0, measured;
+
+	parse_options(argc, argv, &o);
+	if (o.reference)
+		return print_reference(&o);
+
+	if (himeno_grid_alloc(&g, o.grid->mimax, o.grid->mjmax, o.grid->mkmax)) {
+		fprintf(stderr, "%s: cannot allocate %zu bytes for the grids\n", prog,
+			(size_t)14 * o.grid->mimax * o.grid->mjmax * o.grid->mkmax * sizeof(float));
+		return 1;
+	}
+	himeno_grid_init(&g);
+	flop = himeno_flop(g.mimax, g.mjmax, g.mkmax);
+
+	printf("grid: %s, mimax=%d mjmax=%d mkmax=%d (imax=%d jmax=%d kmax=%d)\n", o.grid->name,
+	       g.mimax, g.mjmax, g.mkmax, g.mimax - 1, g.mjmax - 1, g.mkmax - 1);
+	printf("memory: 14 grids x %.1f MiB = %.1f MiB in 7 blocks (p, bnd, wrk1, wrk2; a x4, b x3, c x3)\n",
+	       g.npoints * sizeof(float) / 1048576.0, himeno_grid_bytes(&g) / 1048576.0);
+	printf("threads: %d\n", omp_get_max_threads());
+
+	measured = o.iterations;
+	if (o.seconds > 0) {
+		/* The original's scheme: time 3 iterations, then size the measured run from them. */
+		double t;
+
+		rehearsal = 3;
+		t0 = wl_now();
+		himeno_jacobi(&g, rehearsal, gosa_rehearsal);
+		t = wl_now() - t0;
+		printf("rehearsal: %d iterations in %.3f s, %.1f MFLOPS\n", rehearsal, t,
+		       flop * rehearsal / t * 1e-6);
+		measured = t > 0 ? (int)(o.seconds / (t / rehearsal)) : 1;
+		if (measured < 1)
+			measured = 1;
+	}
+	total = rehearsal + measured;
+	gosa_each = wl_alloc(prog, "gosa history", (size_t)total * sizeof(double));
+
+	/* The last iteration runs apart so a snapshot before it can check it; the snapshot is not timed. */
+	t0 = wl_now();
+	himeno_jacobi(&g, measured - 1, gosa_each + rehearsal);
+	t_run = wl_now() - t0;
+	if (himeno_snapshot_take(&g, &snap)) {
+		fprintf(stderr, "%s: cannot allocate the check snapshot\n", prog);
+		return 1;
+	}
+	t0 = wl_now();
+	gosa = himeno_jacobi(&g, 1, gosa_each + total - 1);
+	t_run += wl_now() - t0;
+	memcpy(gosa_each, gosa_rehearsal, rehearsal * sizeof(double));
+
+	printf("iterations: %d%s\n", measured,
+	       rehearsal ? " (after 3 rehearsal ones; time-targeted)" : " (fixed)");
+	printf("time: %.3f s\n", t_run);
+	printf("gosa: %.9e\n", gosa);
+
+	if (himeno_check_monotone(gosa_each, total, himeno_gosa_noise(&g), why, sizeof(why)) ||
+	    himeno_check_planes(&g, &snap, why, sizeof(why)))
+		failure = why;
+	if (!failure && !himeno_expected_gosa(g.mimax, g.mjmax, g.mkmax, total, &expected, &rtol)) {
+		printf("expected gosa: %.9e (double-precision reference, tolerance %g relative)\n",
+		       expected, rtol);
+		if (himeno_check_gosa(gosa, expected, rtol, why, sizeof(why)))
+			failure = why;
+	} else if (!failure) {
+		printf("expected gosa: no stored value for %d iterations; checked by monotone decrease "
+		       "and a scalar recomputation of the last iteration on %d planes\n", total, snap.nplanes);
+	}
+
+	himeno_snapshot_free(&snap);
+	free(gosa_each);
+	himeno_grid_free(&g);
+	wl_report(failure, flop * measured / t_run * 1e-6, "MFLOPS");
+	return 0;
+}
