@@ -7,7 +7,9 @@
  * then SIGKILL after a grace period. stdout and stderr go to files.
  *
  * Every error path kills and reaps the child: tl_runner_run never leaves a
- * process behind.
+ * process behind. To reap the workload's orphans too (and find daemons
+ * that left its process group with setsid), the calling process becomes a
+ * child subreaper (PR_SET_CHILD_SUBREAPER) on its first run.
  */
 #ifndef TL_RUNNER_H
 #define TL_RUNNER_H
@@ -36,7 +38,7 @@ struct tl_runner_hooks {
 
 struct tl_run_request {
 	char *const *argv;		/* argv[0] looked up in PATH when it has no '/' */
-	char *const *envp;		/* the whole environment of the child */
+	char *const *envp;		/* the whole environment of the child; NULL = ours */
 	const char *dir;		/* working directory, NULL = out_dir */
 	const char *out_dir;		/* created if missing; stdout.txt and stderr.txt go there */
 	const char *cpu_nodes;		/* numactl node syntax; NULL = no CPU binding */
@@ -68,7 +70,7 @@ int tl_runner_run(const struct tl_run_request *req, struct tl_run_result *res);
 /*
  * Async-signal-safe: kills the process group of the run in progress (if
  * any), for a SIGINT/SIGTERM handler of the caller. tl_runner_run then
- * returns with the child reaped.
+ * returns with the child reaped, status FAILED, error "interrupted".
  */
 void tl_runner_kill_current(void);
 
