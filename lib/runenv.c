@@ -105,14 +105,15 @@ static char *resolve_path(const char *base, const char *p)
 	return asprintf(&out, "%s/%s", base, p) < 0 ? NULL : out;
 }
 
-static char *resolve_program(const struct tl_workload *wl, const char *argv0, const char *spec_dir)
+static char *resolve_program(const char *argv0, const char *spec_dir)
 {
 	const char *libexec = tl_path_libexec();
 	char *p;
 
 	if (strchr(argv0, '/'))
 		return resolve_path(spec_dir, argv0);
-	if (wl->builtin && libexec) {
+	/* tierlab's own programs first, so a spec can run them with its own arguments */
+	if (libexec) {
 		if (asprintf(&p, "%s/%s", libexec, argv0) < 0)
 			return NULL;
 		if (!access(p, X_OK))
@@ -238,7 +239,7 @@ int tl_runenv_build(const struct tl_spec *spec, const struct tl_config *c, const
 		re->mem_nodes = spec->machine.fast;
 	else if (policy && !strcmp(policy, "all-slow"))
 		re->mem_nodes = spec->machine.slow;
-	re->program = resolve_program(wl, c->argv.v[0], spec_dir);
+	re->program = resolve_program(c->argv.v[0], spec_dir);
 	if (wl->dir)
 		re->dir = resolve_path(spec_dir, wl->dir);
 	if (!re->program || (wl->dir && !re->dir)) {

@@ -16,7 +16,7 @@
 struct tl_runenv {
 	char **envp;		/* NULL-terminated, owned */
 	size_t n;
-	char *program;		/* argv[0] resolved: libexec for built-ins, absolute for relative paths */
+	char *program;		/* argv[0] resolved: a bare name in libexec if there, else PATH; relative paths against the spec's directory */
 	const char *mem_nodes;	/* all-fast/all-slow: the node set to bind to, else NULL */
 	char *dir;		/* working directory, NULL = the output directory */
 };
