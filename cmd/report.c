@@ -96,7 +96,8 @@ int cmd_report(int argc, const char **argv)
 	if (!baseline && !tl_store_experiment_baseline(st, rows[0].experiment, &stored_baseline))
 		baseline = stored_baseline;
 	if (baseline && *baseline && tl_selector_parse(baseline, &sel, &err)) {
-		error("--baseline: %s", err.msg);
+		/* the selector parser speaks of --where; here the same syntax is --baseline */
+		error("--baseline: %s", strncmp(err.msg, "--where: ", 9) ? err.msg : err.msg + 9);
 		goto out;
 	}
 	if (tl_report_build(rows[0].experiment, rows, n, baseline && *baseline ? &sel : NULL, &rep))

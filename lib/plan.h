@@ -43,11 +43,24 @@ struct tl_plan {
 	size_t nconfigs;
 	struct tl_run *runs;		/* configs x repetitions, config-major */
 	size_t nruns;
+	/* In the matrix, or two configurations hold different values: what describe shows. */
+	bool varies[TL_AXIS__COUNT];
 };
 
 /* Expands spec into plan. Returns 0, or -EINVAL with err (e.g. zip lengths differ). */
 int tl_plan_build(const struct tl_spec *spec, struct tl_plan *plan, struct tl_error *err);
 void tl_plan_release(struct tl_plan *plan);
+
+/*
+ * The canonical text of one configuration into *out (malloc'd): a
+ * "name=value" line for each axis in values that is set, in enum order,
+ * then command (argv joined with \x1f, size preset args included), env,
+ * dir, fom (regex, \x1f and file), fast, slow, cpus and events. An unset
+ * field adds no line, so a field added later leaves old keys alone.
+ * Returns 0 or -ENOMEM.
+ */
+int tl_plan_canonical(const struct tl_spec *spec, const char *const values[TL_AXIS__COUNT],
+		      const struct tl_workload *wl, const struct tl_size_preset *preset, char **out);
 
 /*
  * Does config match selector? A selector value matches a config value when
@@ -64,7 +77,11 @@ bool tl_selector_matches(const struct tl_selector *sel, char *const values[TL_AX
 int tl_selector_parse(const char *text, struct tl_selector *sel, struct tl_error *err);
 void tl_selector_release(struct tl_selector *sel);
 
-/* "policy=lru chunks=8 rate=10Hz" — the applicable axes that vary in the plan, for display. */
+/*
+ * "policy=lru chunks=8 rate=10Hz" — the applicable axes that vary in the
+ * plan (plan->varies), for display; "policy=X" when none does. Returns the
+ * length of the whole text and writes what fits (snprintf semantics).
+ */
 int tl_config_describe(const struct tl_plan *plan, const struct tl_config *c, char *buf, size_t len);
 
 #endif

@@ -1,0 +1,317 @@
+/*
+ * The axis table and axis values, table-driven: names and order against
+ * the enum, defaults and applicability, canonical text per kind (and the
+ * messages for what is refused), the policy classes, and did-you-mean.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "axis.h"
+#include "error.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static void test_table(void **state)
+{
+	/* in enum order, as the store's columns and the run keys expect */
+	static const struct {
+		enum tl_axis axis;
+		const char *name;
+		enum tl_axis_kind kind;
+		const char *def;
+	} rows[] = {
+		{ TL_AXIS_WORKLOAD, "workload", TL_KIND_STRING, NULL },
+		{ TL_AXIS_SIZE, "size", TL_KIND_STRING, NULL },
+		{ TL_AXIS_THREADS, "threads", TL_KIND_INT, NULL },
+		{ TL_AXIS_ALLOCATOR, "allocator", TL_KIND_STRING, "system" },
+		{ TL_AXIS_POLICY, "policy", TL_KIND_POLICY, "none" },
+		{ TL_AXIS_BUDGET, "budget", TL_KIND_BUDGET, NULL },
+		{ TL_AXIS_THRESHOLD, "threshold", TL_KIND_SIZE, "1MiB" },
+		{ TL_AXIS_CHUNKS, "chunks", TL_KIND_INT, NULL },
+		{ TL_AXIS_RATE, "rate", TL_KIND_RATE, "10Hz" },
+		{ TL_AXIS_WINDOW, "window", TL_KIND_INT, "16" },
+		{ TL_AXIS_SAMPLER, "sampler", TL_KIND_STRING, "fault" },
+		{ TL_AXIS_LOG, "log", TL_KIND_STRING, "counters" },
+	};
+
+	(void)state;
+	assert_int_equal(N(rows), TL_AXIS__COUNT);
+	for (size_t i = 0; i < N(rows); i++) {
+		const struct tl_axis_info *ai = &tl_axes[rows[i].axis];
+		char *canon = NULL;
+
+		assert_int_equal(rows[i].axis, i);
+		assert_string_equal(ai->name, rows[i].name);
+		assert_int_equal(ai->kind, rows[i].kind);
+		assert_non_null(ai->help);
+		assert_int_equal(tl_axis_lookup(rows[i].name), rows[i].axis);
+		if (!rows[i].def) {
+			assert_null(ai->def);
+			continue;
+		}
+		assert_string_equal(ai->def, rows[i].def);
+		/* a default is already canonical */
+		assert_int_equal(tl_axis_canonical(rows[i].axis, ai->def, &canon, NULL), 0);
+		assert_string_equal(canon, ai->def);
+		free(canon);
+	}
+	assert_int_equal(tl_axis_lookup("polcy"), -1);
+	assert_int_equal(tl_axis_lookup("Policy"), -1);
+	assert_int_equal(tl_axis_lookup(""), -1);
+	assert_int_equal(tl_axis_lookup(NULL), -1);
+}
+
+static void test_applies(void **state)
+{
+	/* policy -> which axes apply: budget chunks rate sampler (dynamic), window (window), threshold log (runtime) */
+	static const struct {
+		const char *policy;
+		const char *applies;	/* the axes that apply, in enum order */
+	} rows[] = {
+		{ "none", "workload size threads allocator policy" },
+		{ NULL, "workload size threads allocator policy" },	/* the default, none */
+		{ "all-fast", "workload size threads allocator policy" },
+		{ "all-slow", "workload size threads allocator policy" },
+		{ "static:1,0", "workload size threads allocator policy threshold log" },
+		{ "lru", "workload size threads allocator policy budget threshold chunks rate sampler log" },
+		{ "window", "workload size threads allocator policy budget threshold chunks rate window sampler log" },
+		{ "./my.so", "workload size threads allocator policy budget threshold chunks rate sampler log" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < N(rows); i++) {
+		char got[256] = "";
+
+		for (int a = 0; a < TL_AXIS__COUNT; a++) {
+			if (!tl_axis_applies(a, rows[i].policy))
+				continue;
+			if (got[0])
+				strcat(got, " ");
+			strcat(got, tl_axes[a].name);
+		}
+		if (strcmp(got, rows[i].applies))
+			fail_msg("policy %s: applies to '%s', expected '%s'", rows[i].policy ? rows[i].policy : "NULL",
+				 got, rows[i].applies);
+	}
+}
+
+static void test_policy_classes(void **state)
+{
+	static const struct {
+		const char *policy;
+		bool runtime, dynamic;
+		const char *base;
+	} rows[] = {
+		{ "none", false, false, "none" },
+		{ "all-fast", false, false, "all-fast" },
+		{ "all-slow", false, false, "all-slow" },
+		{ "static:1,0.5,0", true, false, "static" },
+		{ "lru", true, true, "lru" },
+		{ "window", true, true, "window" },
+		{ "/opt/p/my.so", true, true, "/opt/p/my.so" },
+		{ "/opt/a:b/my.so", true, true, "/opt/a:b/my.so" },	/* only static has variants */
+	};
+	char buf[64];
+
+	(void)state;
+	for (size_t i = 0; i < N(rows); i++) {
+		assert_int_equal(tl_policy_uses_runtime(rows[i].policy), rows[i].runtime);
+		assert_int_equal(tl_policy_is_dynamic(rows[i].policy), rows[i].dynamic);
+		assert_string_equal(tl_policy_base(rows[i].policy, buf, sizeof(buf)), rows[i].base);
+	}
+	assert_false(tl_policy_uses_runtime(NULL));
+	assert_false(tl_policy_is_dynamic(NULL));
+	assert_string_equal(tl_policy_base(NULL, buf, sizeof(buf)), "");
+	assert_string_equal(tl_policy_base("static:1", buf, 4), "sta");	/* cut to the buffer */
+}
+
+static void test_canonical(void **state)
+{
+	static const struct {
+		enum tl_axis axis;
+		const char *in, *out;
+	} good[] = {
+		{ TL_AXIS_THREADS, "2", "2" }, { TL_AXIS_THREADS, " 08 ", "8" }, { TL_AXIS_CHUNKS, "64", "64" },
+		{ TL_AXIS_WINDOW, "1000000000", "1000000000" },
+		{ TL_AXIS_THRESHOLD, "32M", "32MiB" }, { TL_AXIS_THRESHOLD, "1048576", "1MiB" },
+		{ TL_AXIS_THRESHOLD, "0", "0B" }, { TL_AXIS_THRESHOLD, "1.5 GiB", "1.5GiB" },
+		{ TL_AXIS_RATE, "10", "10Hz" }, { TL_AXIS_RATE, "1kHz", "1000Hz" }, { TL_AXIS_RATE, "0.5Hz", "0.5Hz" },
+		{ TL_AXIS_BUDGET, "40%", "40%" }, { TL_AXIS_BUDGET, "4096M", "4GiB" },
+		{ TL_AXIS_POLICY, "lru", "lru" }, { TL_AXIS_POLICY, "all-fast", "all-fast" },
+		{ TL_AXIS_POLICY, "static:1.0,1.0,0.0", "static:1,1,0" },
+		{ TL_AXIS_POLICY, "static: 0.50, .25 ,1.", "static:0.5,0.25,1" },
+		{ TL_AXIS_POLICY, "static:0.333333333", "static:0.333333" },
+		{ TL_AXIS_POLICY, "./build/lib/tierlab/hot.so", "./build/lib/tierlab/hot.so" },
+		{ TL_AXIS_ALLOCATOR, "jemalloc", "jemalloc" }, { TL_AXIS_ALLOCATOR, "fat", "fat" },
+		{ TL_AXIS_SAMPLER, "uffd-wp", "uffd-wp" }, { TL_AXIS_SAMPLER, "pagefault", "pagefault" },
+		{ TL_AXIS_SAMPLER, "none", "none" }, { TL_AXIS_LOG, "log", "log" },
+		{ TL_AXIS_WORKLOAD, "hpcg", "hpcg" }, { TL_AXIS_SIZE, "paper", "paper" },
+		{ TL_AXIS_WORKLOAD, "my_app-2.1", "my_app-2.1" },
+	};
+	static const struct {
+		enum tl_axis axis;
+		const char *in, *msg;
+	} bad[] = {
+		{ TL_AXIS_THREADS, "0", "'0' is not a positive integer" },
+		{ TL_AXIS_THREADS, "-2", "'-2' is not a positive integer" },
+		{ TL_AXIS_THREADS, "2.0", "'2.0' is not a positive integer" },
+		{ TL_AXIS_THREADS, "+2", "'+2' is not a positive integer" },
+		{ TL_AXIS_CHUNKS, "1000000001", "'1000000001' is too large (at most 1000000000)" },
+		{ TL_AXIS_CHUNKS, "99999999999999999999999", "'99999999999999999999999' is too large" },
+		{ TL_AXIS_WINDOW, "16x", "'16x' is not a positive integer" },
+		{ TL_AXIS_CHUNKS, "", "empty value" },
+		{ TL_AXIS_CHUNKS, "  ", "empty value" },
+		{ TL_AXIS_THRESHOLD, "32 parsecs", "'32 parsecs' is not a size" },
+		{ TL_AXIS_RATE, "0", "'0' is not a rate" },
+		{ TL_AXIS_RATE, "fast", "'fast' is not a rate" },
+		{ TL_AXIS_RATE, "nanHz", "'nanHz' is not a rate" },
+		{ TL_AXIS_BUDGET, "0%", "'0%' is not a budget" },
+		{ TL_AXIS_BUDGET, "101%", "'101%' is not a budget" },
+		{ TL_AXIS_POLICY, "lur", "unknown policy 'lur' (did you mean 'lru'?)" },
+		{ TL_AXIS_POLICY, "LRU", "unknown policy 'LRU' (did you mean 'lru'?)" },
+		{ TL_AXIS_POLICY, "all_fast", "unknown policy 'all_fast' (did you mean 'all-fast'?)" },
+		{ TL_AXIS_POLICY, "hotness", "unknown policy 'hotness' (known: none, all-fast, all-slow, static:F,..., "
+					     "lru, window, or a plugin path ending in .so)" },
+		{ TL_AXIS_POLICY, "static", "policy 'static' needs its fractions: static:F1,F2,..." },
+		{ TL_AXIS_POLICY, "static:", "policy 'static' needs its fractions" },
+		{ TL_AXIS_POLICY, "static:1,,0", "static policy '1,,0': empty fraction" },
+		{ TL_AXIS_POLICY, "static:1.5", "static fraction 1.5 is out of range (each must be 0 to 1)" },
+		{ TL_AXIS_POLICY, "static:-0.5", "static fraction '-0.5' is not a number" },
+		{ TL_AXIS_POLICY, "static:1e-1", "static fraction '1e-1' is not a number" },
+		{ TL_AXIS_POLICY, "static:nan", "static fraction 'nan' is not a number" },
+		{ TL_AXIS_ALLOCATOR, "jemaloc", "unknown allocator 'jemaloc' (did you mean 'jemalloc'?)" },
+		{ TL_AXIS_ALLOCATOR, "tcmalloc", "unknown allocator 'tcmalloc' (known: system, jemalloc, fat)" },
+		{ TL_AXIS_SAMPLER, "faults", "unknown sampler 'faults' (did you mean 'fault'?)" },
+		{ TL_AXIS_SAMPLER, "damon", "unknown sampler 'damon' (known: fault, pagefault, uffd-wp, none)" },
+		{ TL_AXIS_LOG, "counter", "unknown log 'counter' (did you mean 'counters'?)" },
+		{ TL_AXIS_WORKLOAD, "my app", "workload name 'my app' may only hold letters, digits and . _ + -" },
+		{ TL_AXIS_SIZE, "x=y", "size name 'x=y' may only hold letters, digits and . _ + -" },
+	};
+	struct tl_error err;
+
+	(void)state;
+	for (size_t i = 0; i < N(good); i++) {
+		char *out = NULL;
+
+		memset(&err, 0, sizeof(err));
+		if (tl_axis_canonical(good[i].axis, good[i].in, &out, &err))
+			fail_msg("%s '%s' refused: %s", tl_axes[good[i].axis].name, good[i].in, err.msg);
+		if (strcmp(out, good[i].out))
+			fail_msg("%s '%s' -> '%s', expected '%s'", tl_axes[good[i].axis].name, good[i].in, out,
+				 good[i].out);
+		free(out);
+	}
+	for (size_t i = 0; i < N(bad); i++) {
+		char *out = (char *)"untouched";
+
+		memset(&err, 0, sizeof(err));
+		if (tl_axis_canonical(bad[i].axis, bad[i].in, &out, &err) != -EINVAL)
+			fail_msg("%s '%s' accepted as '%s'", tl_axes[bad[i].axis].name, bad[i].in, out);
+		if (strncmp(err.msg, bad[i].msg, strlen(bad[i].msg)))
+			fail_msg("%s '%s': expected '%s...', got '%s'", tl_axes[bad[i].axis].name, bad[i].in,
+				 bad[i].msg, err.msg);
+		assert_string_equal(out, "untouched");
+	}
+	/* err may be NULL; an out-of-range axis is refused */
+	assert_int_equal(tl_axis_canonical(TL_AXIS_RATE, "x", &(char *){ NULL }, NULL), -EINVAL);
+	assert_int_equal(tl_axis_canonical(TL_AXIS__COUNT, "x", &(char *){ NULL }, NULL), -EINVAL);
+	assert_int_equal(tl_axis_canonical(TL_AXIS_RATE, NULL, &(char *){ NULL }, NULL), -EINVAL);
+}
+
+static void test_did_you_mean(void **state)
+{
+	static const char *const keys[] = { "name", "workload", "workloads", "policy", "runtime", "threshold",
+					    "repetitions", "timeout", NULL };
+	static const struct {
+		const char *word;
+		const char *const *names;
+		const char *want;
+	} rows[] = {
+		{ "lur", tl_policy_names, "lru" },		/* a swap */
+		{ "lr", tl_policy_names, "lru" },		/* a letter missing */
+		{ "lruu", tl_policy_names, "lru" },		/* one too many */
+		{ "windw", tl_policy_names, "window" },
+		{ "all_slow", tl_policy_names, "all-slow" },
+		{ "ALL-FAST", tl_policy_names, "all-fast" },	/* case does not count */
+		{ "x", tl_policy_names, NULL },			/* too short to guess from */
+		{ "hot", tl_policy_names, NULL },
+		{ "zzzzzz", tl_policy_names, NULL },
+		{ "windoww", tl_policy_names, "window" },
+		{ "wimdoww", tl_policy_names, "window" },	/* two edits, same first letter */
+		{ "vindoww", tl_policy_names, NULL },		/* two edits, another first letter */
+		{ "lurr", tl_policy_names, NULL },		/* two edits in a short word */
+		{ "polcy", keys, "policy" },
+		{ "treshold", keys, "threshold" },
+		{ "workload", keys, "workload" },		/* closest wins: exact before plural */
+		{ "workloadss", keys, "workloads" },
+		{ "workloadz", keys, "workload" },		/* a tie: the first listed */
+		{ "repetition", keys, "repetitions" },
+		{ "timeuot", keys, "timeout" },
+		{ "names", keys, "name" },
+		{ "color", keys, NULL },
+		{ "", keys, NULL },
+		{ NULL, keys, NULL },
+		{ "fat", tl_allocator_names, "fat" },
+		{ "jemaloc", tl_allocator_names, "jemalloc" },
+		{ "tcmalloc", tl_allocator_names, NULL },
+		{ "uffd", tl_sampler_names, NULL },
+		{ "uffdwp", tl_sampler_names, "uffd-wp" },
+		{ "counter", tl_log_names, "counters" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < N(rows); i++) {
+		const char *got = tl_did_you_mean(rows[i].word, rows[i].names);
+
+		if (!!got != !!rows[i].want || (got && strcmp(got, rows[i].want)))
+			fail_msg("did-you-mean '%s': got %s, expected %s", rows[i].word ? rows[i].word : "NULL",
+				 got ? got : "nothing", rows[i].want ? rows[i].want : "nothing");
+	}
+	assert_null(tl_did_you_mean("lru", NULL));
+}
+
+static void test_name_lists(void **state)
+{
+	static const struct {
+		const char *const *names;
+		const char *want;
+	} rows[] = {
+		{ tl_policy_names, "none all-fast all-slow static lru window" },
+		{ tl_allocator_names, "system jemalloc fat" },
+		{ tl_sampler_names, "fault pagefault uffd-wp none" },
+		{ tl_log_names, "none counters log" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < N(rows); i++) {
+		char got[128] = "";
+
+		for (size_t j = 0; rows[i].names[j]; j++) {
+			if (j)
+				strcat(got, " ");
+			strcat(got, rows[i].names[j]);
+		}
+		assert_string_equal(got, rows[i].want);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_applies),
+		cmocka_unit_test(test_policy_classes),
+		cmocka_unit_test(test_canonical),
+		cmocka_unit_test(test_did_you_mean),
+		cmocka_unit_test(test_name_lists),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
