@@ -63,7 +63,7 @@ static int parse_workloads(struct tl_yaml *y, yaml_node_t *root, const char *dir
 		return tl_spec_parse_workload(y, one, "workload", TL_WL_SPEC, dir, &spec->workloads[0],
 					      &spec->defaults[TL_AXIS_SIZE], &spec->defaults[TL_AXIS_THREADS]);
 	}
-	if (tl_yaml_expect_list(y, many, "workloads", "a list of workload maps") )
+	if (tl_yaml_expect_list(y, many, "workloads", "a list of workload maps"))
 		return -EINVAL;
 	if (!tl_yaml_count(many))
 		return tl_yaml_error(y, many, "workloads: the list is empty");
