@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "error.h"
+#include "ingest.h"
 #include "nodeset.h"
 #include "progress.h"
 #include "runenv.h"
@@ -333,6 +334,8 @@ static void run_one(const struct tl_plan *plan, const struct tl_run *run, const 
 static int store_one(struct tl_store *st, int64_t exp_id, const struct tl_run *run,
 		     const char *out_dir, const struct tl_run_result *res, bool has_fom, double fom)
 {
+	struct tl_ingest ing;
+	int64_t run_id = 0;
 	const struct tl_config *c = run->config;
 	const struct tl_workload *wl = c->workload;
 	struct tl_run_record r = {
@@ -353,7 +356,18 @@ static int store_one(struct tl_store *st, int64_t exp_id, const struct tl_run *r
 	for (int a = 0; a < TL_AXIS__COUNT; a++)
 		r.values[a] = c->values[a];
 	r.command = cmd;
-	rc = tl_store_add_run(st, &r, NULL);
+	/* what the runtime and allocator left behind: summaries go in the run's own transaction */
+	rc = tl_ingest_scan(out_dir, &ing);
+	if (!rc) {
+		r.metrics = ing.metrics;
+		r.nmetrics = ing.nmetrics;
+		rc = tl_store_add_run(st, &r, &run_id);
+	}
+	if (!rc)
+		rc = tl_ingest_store(st, run_id, out_dir, &ing);
+	if (!rc && ing.allocator_backing)
+		rc = tl_store_set_env(st, exp_id, run_id, "allocator.backing", ing.allocator_backing);
+	tl_ingest_release(&ing);
 	free(cmd);
 	return rc;
 }

@@ -1,0 +1,189 @@
+/*
+ * Ingest of the runtime's counters and log files and the FAT allocator's
+ * status file, written here in their documented layouts.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "ingest.h"
+#include "store.h"
+#include "tiermem/rt-stats.h"
+
+static const char *const names[] = {
+#define N(name, unit, desc) #name,
+	RT_STATS(N)
+#undef N
+};
+
+static char dir[64];
+
+static void write_counters(int pid, const uint64_t *vals, int complete, const char *policy)
+{
+	struct rt_counters_header h = { 0 };
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/tiermem-%d.counters", dir, pid);
+	f = fopen(path, "wb");
+	assert_non_null(f);
+	memcpy(h.magic, RT_COUNTERS_MAGIC, 8);
+	h.version = RT_COUNTERS_VERSION;
+	h.nstats = RT_STAT__COUNT;
+	h.header_size = sizeof(h);
+	h.pid = pid;
+	h.complete = complete;
+	h.same_node = 1;
+	snprintf(h.policy, sizeof(h.policy), "%s", policy);
+	fwrite(&h, sizeof(h), 1, f);
+	fwrite(vals, 8, RT_STAT__COUNT, f);
+	for (int i = 0; i < RT_STAT__COUNT; i++)
+		fwrite(names[i], 1, strlen(names[i]) + 1, f);
+	fclose(f);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/tierlab-ingest.XXXXXX");
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[128];
+
+	(void)state;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd);
+}
+
+static double metric(const struct tl_ingest *ing, const char *name)
+{
+	for (size_t i = 0; i < ing->nmetrics; i++)
+		if (!strcmp(ing->metrics[i].name, name))
+			return ing->metrics[i].value;
+	fail_msg("no metric %s", name);
+	return 0;
+}
+
+static void sums_over_processes(void **state)
+{
+	uint64_t a[RT_STAT__COUNT] = { 0 }, b[RT_STAT__COUNT] = { 0 };
+	struct tl_ingest ing;
+	FILE *f;
+	char path[128];
+
+	(void)state;
+	a[RT_STAT_hits] = 30;
+	a[RT_STAT_misses] = 10;
+	a[RT_STAT_bytes_slow_to_fast] = 4 << 20;
+	a[RT_STAT_bytes_fast_to_slow] = 2 << 20;
+	a[RT_STAT_bytes_initial_fast] = 64 << 20;	/* placement before first touch: not migration */
+	b[RT_STAT_hits] = 10;
+	b[RT_STAT_misses] = 50;
+	b[RT_STAT_bytes_slow_to_fast] = 1 << 20;
+	write_counters(100, a, 1, "lru");
+	write_counters(101, b, 0, "lru");
+	snprintf(path, sizeof(path), "%s/fatalloc-100.txt", dir);
+	f = fopen(path, "w");
+	fprintf(f, "backing: thp\npool_size: 1073741824\n");
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/tiermem-7.counters", dir);	/* truncated: skipped */
+	f = fopen(path, "w");
+	fprintf(f, "TLRT");
+	fclose(f);
+
+	assert_int_equal(tl_ingest_scan(dir, &ing), 0);
+	assert_true(ing.runtime_seen);
+	assert_true(ing.same_node);
+	assert_int_equal(ing.nprocs, 2);	/* 100 and 101; the truncated 7 left no trace */
+	assert_float_equal(metric(&ing, "hit_rate"), 40.0 / 100.0, 1e-12);
+	assert_float_equal(metric(&ing, "migrated_bytes"), (double)(7 << 20), 0);
+	assert_float_equal(metric(&ing, "rt.hits"), 40, 0);
+	assert_float_equal(metric(&ing, "rt.processes"), 2, 0);
+	assert_string_equal(ing.allocator_backing, "thp");
+	tl_ingest_release(&ing);
+}
+
+static void log_goes_to_tables(void **state)
+{
+	uint64_t a[RT_STAT__COUNT] = { 0 };
+	struct tl_ingest ing;
+	struct tl_store *st;
+	struct tl_run_result res = { .status = TL_STATUS_OK };
+	struct tl_experiment_record e = { .name = "x", .created_at = 1 };
+	struct tl_run_record r = { .run_key = "k-r1", .config_key = "k", .rep = 1, .result = &res };
+	int64_t exp_id, run_id;
+	char path[128];
+	FILE *f;
+	sqlite3_stmt *s;
+
+	(void)state;
+	a[RT_STAT_samples] = 2;
+	write_counters(200, a, 1, "window");
+	snprintf(path, sizeof(path), "%s/tiermem-200.log", dir);
+	f = fopen(path, "w");
+	fprintf(f, "A\t100\t0\t0x7f0000000000\t67108864\t0\t32\t0x401234 app+0x1234\n"
+		   "S\t200\t0x7f0000001000\t0x401300\t42\t0\t1\t0\n"
+		   "S\t210\t0x7f0000201000\t0\t43\t1\t0\t1\n"
+		   "M\t220\t1\t0x7f0000200000\t2097152\tslow-to-fast\t1\n"
+		   "M\t230\t1\t0x7f0000200000\t2097152\tsideways\t1\n"	/* bad direction: dropped */
+		   "garbage line\n"
+		   "F\t300\t0\n");
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/t.db", dir);
+	assert_int_equal(tl_store_open(path, &st), 0);
+	assert_int_equal(tl_store_add_experiment(st, &e, &exp_id), 0);
+	r.experiment_id = exp_id;
+	assert_int_equal(tl_ingest_scan(dir, &ing), 0);
+	r.metrics = ing.metrics;
+	r.nmetrics = ing.nmetrics;
+	assert_int_equal(tl_store_add_run(st, &r, &run_id), 0);
+	assert_int_equal(tl_ingest_store(st, run_id, dir, &ing), 0);
+	tl_ingest_release(&ing);
+
+	static const struct { const char *sql; long long want; } checks[] = {
+		{ "SELECT count(*) FROM allocations WHERE size = 67108864 AND callsite LIKE '%app+0x1234'", 1 },
+		{ "SELECT count(*) FROM samples", 2 },
+		{ "SELECT sum(hit) FROM samples", 1 },
+		{ "SELECT pc FROM samples WHERE tid = 42", 0x401300 },
+		{ "SELECT count(*) FROM migrations", 1 },
+		{ "SELECT bytes FROM migrations WHERE direction = 'slow-to-fast'", 2097152 },
+		{ "SELECT value FROM process_stats WHERE pid = 200 AND name = 'samples'", 2 },
+	};
+	for (size_t i = 0; i < sizeof(checks) / sizeof(checks[0]); i++) {
+		assert_int_equal(sqlite3_prepare_v2(tl_store_db(st), checks[i].sql, -1, &s, NULL), SQLITE_OK);
+		assert_int_equal(sqlite3_step(s), SQLITE_ROW);
+		if (sqlite3_column_int64(s, 0) != checks[i].want)
+			fail_msg("%s: %lld, expected %lld", checks[i].sql, sqlite3_column_int64(s, 0), checks[i].want);
+		sqlite3_finalize(s);
+	}
+	tl_store_close(st);
+}
+
+static void empty_dir_is_nothing(void **state)
+{
+	struct tl_ingest ing;
+
+	(void)state;
+	assert_int_equal(tl_ingest_scan("/nonexistent/tierlab", &ing), 0);
+	assert_int_equal(ing.nmetrics, 0);
+	assert_false(ing.runtime_seen);
+	tl_ingest_release(&ing);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(sums_over_processes, setup, teardown),
+		cmocka_unit_test_setup_teardown(log_goes_to_tables, setup, teardown),
+		cmocka_unit_test(empty_dir_is_nothing),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
