@@ -222,7 +222,7 @@ static int record_machine(struct tl_store *st, const struct tl_spec *spec, int64
 	int rc = 0;
 
 	tl_nodeset_present(present, sizeof(present));
-	if (!strchr(present, ',') && !strchr(present, '-'))
+	if ((m->fast || m->slow) && !strchr(present, ',') && !strchr(present, '-'))
 		simulated = true;	/* one node here: every placement lands on it */
 	rc = rc ?: tl_store_set_env(st, id, 0, "machine.fast", m->fast);
 	rc = rc ?: tl_store_set_env(st, id, 0, "machine.slow", m->slow);
