@@ -1,0 +1,477 @@
+/*
+ * The core of the runtime: its state, the two-step start (variables at the
+ * first malloc, everything else at the first managed allocation), managed
+ * allocation and free, and applying a policy's decisions under the
+ * fast-tier budget. Memory mechanics live in region.c and chunks.c,
+ * moving pages in migrate.c, the background thread in thread.c, files in
+ * record.c; this file decides what happens in which order.
+ */
+#include "tiermem/rt.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+struct tlrt_rt tlrt = { .lock = PTHREAD_MUTEX_INITIALIZER };
+__thread int tlrt_in_rt __attribute__((tls_model("initial-exec")));
+static uint64_t early_stats[RT_STAT__COUNT];
+uint64_t *_Atomic tlrt_stats = early_stats;
+static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+
+uint64_t tlrt_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+void tlrt_say(const char *fmt, ...)
+{
+	char buf[640];
+	int saved = errno, n;
+	va_list ap;
+
+	memcpy(buf, "tiermem: ", 9);
+	va_start(ap, fmt);
+	n = vsnprintf(buf + 9, sizeof(buf) - 10, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		n = 0;
+	n += 9;
+	if (n > (int)sizeof(buf) - 1)
+		n = (int)sizeof(buf) - 1;
+	buf[n++] = '\n';
+	if (write(STDERR_FILENO, buf, (size_t)n) < 0) {
+		/* nowhere to say it */
+	}
+	errno = saved;
+}
+
+static void stand_aside(const char *why)
+{
+	if (why && *why)
+		tlrt_say("%s", why);
+	if (tlrt.opt.strict)
+		_exit(2);
+	atomic_store(&tlrt.state, TLRT_PASSIVE);
+}
+
+int tlrt_setup(char *const *envp)
+{
+	char why[1024];
+	int r;
+
+	if (atomic_load(&tlrt.state) != TLRT_UNINIT)
+		return atomic_load(&tlrt.state) == TLRT_PASSIVE ? 1 : 0;
+	r = tlrt_options_parse(&tlrt.opt, envp, why, sizeof(why));
+	if (r < 0) {
+		stand_aside(why);
+		return r;
+	}
+	if (r > 0) {
+		atomic_store(&tlrt.state, TLRT_PASSIVE);
+		return 1;
+	}
+	tlrt.budget_chunks = tlrt.opt.dynamic_fraction > 0 ? 0 : tlrt.opt.budget_chunks;
+	atomic_store(&tlrt.state, TLRT_READY);
+	return 0;
+}
+
+int tlrt_open_files(void)
+{
+	char why[1024];
+
+	if (atomic_load(&tlrt.state) != TLRT_READY)
+		return 0;
+	if (tlrt_record_open()) {
+		snprintf(why, sizeof(why), "TIERLAB_OUT='%s': cannot create files there (%s)",
+			 tlrt.opt.out[0] ? tlrt.opt.out : ".", strerror(errno));
+		stand_aside(why);
+		return -1;
+	}
+	tlrt_atfork_register();
+	return 0;
+}
+
+int tlrt_state(void)
+{
+	return atomic_load(&tlrt.state);
+}
+
+uint64_t tlrt_threshold(void)
+{
+	return tlrt.opt.threshold;
+}
+
+/* Everything that may allocate, at the first managed allocation. init_lock held. */
+static void activate(void)
+{
+	char why[1024] = "";
+
+	if (tlrt_nodes_init(why, sizeof(why)))
+		goto aside;
+	if (tlrt_region_reserve() || tlrt_chunks_init()) {
+		snprintf(why, sizeof(why), "cannot reserve address space for managed memory");
+		goto aside;
+	}
+	if (tlrt_record_open()) {
+		snprintf(why, sizeof(why), "TIERLAB_OUT='%s': cannot create files there (%s)",
+			 tlrt.opt.out[0] ? tlrt.opt.out : ".", strerror(errno));
+		goto aside;
+	}
+	if (tlrt_policy_load(why, sizeof(why)))
+		goto aside;
+	if (tlrt_sampler_setup(why, sizeof(why)))
+		goto unload;
+	tlrt_record_header();
+	tlrt_atfork_register();
+	tlrt.start_ns = tlrt_now_ns();
+	atomic_store(&tlrt.state, TLRT_ACTIVE);
+	if (tlrt.opt.verbose) {
+		char budget[64];
+
+		if (tlrt.opt.dynamic_fraction > 0)
+			snprintf(budget, sizeof(budget), "%g%% of the managed chunks", tlrt.opt.dynamic_fraction * 100);
+		else if (tlrt.budget_chunks == TLP_UNLIMITED)
+			snprintf(budget, sizeof(budget), "unlimited");
+		else
+			snprintf(budget, sizeof(budget), "%u chunks", tlrt.budget_chunks);
+		tlrt_say("managing allocations >= %llu bytes: policy '%s', chunk %llu bytes, budget %s, sampler '%s' at %g Hz",
+			 (unsigned long long)tlrt.opt.threshold, tlrt.pol->name ? tlrt.pol->name : tlrt.opt.policy,
+			 (unsigned long long)tlrt.opt.chunk_size, budget, tlrt.sampler->name, tlrt.opt.rate_hz);
+	}
+	return;
+unload:
+	tlrt_policy_unload();
+aside:
+	tlrt_record_close(0);
+	stand_aside(why);
+}
+
+static int ensure_active(void)
+{
+	int st = atomic_load(&tlrt.state);
+
+	if (st == TLRT_ACTIVE && (tlrt.thread_running || tlrt.finished))
+		return 1;
+	if (st != TLRT_ACTIVE && st != TLRT_READY)
+		return 0;
+	pthread_mutex_lock(&init_lock);
+	if (atomic_load(&tlrt.state) == TLRT_READY)
+		activate();
+	/* also after fork: the child restarts its runtime thread here, lazily */
+	if (atomic_load(&tlrt.state) == TLRT_ACTIVE && !tlrt.thread_running && !tlrt.finished)
+		tlrt_thread_start();
+	pthread_mutex_unlock(&init_lock);
+	return atomic_load(&tlrt.state) == TLRT_ACTIVE;
+}
+
+/* The fast-tier capacity, recomputed when it follows the footprint. Lock held. */
+void tlrt_budget_update(void)
+{
+	void (*on_budget)(void *, uint32_t, struct tlp_decisions *);
+	struct tlp_decisions d;
+	uint32_t nb;
+
+	if (!(tlrt.opt.dynamic_fraction > 0))
+		return;
+	nb = (uint32_t)floor(tlrt.opt.dynamic_fraction * (double)tlrt.live_chunks);
+	if (nb == tlrt.budget_chunks)
+		return;
+	tlrt.budget_chunks = nb;
+	tlrt.params.budget_chunks = nb;
+	if (!(on_budget = TLRT_POL_FN(on_budget)))
+		return;
+	d = (struct tlp_decisions){ tlrt.moves, 0, TLP_SAMPLE_DECISIONS };
+	on_budget(tlrt.pol_state, nb, &d);
+	tlrt_apply(d.v, d.n, 0);
+}
+
+/*
+ * Decisions in order; a promotion beyond the budget is refused and
+ * counted. With `initial`, chunks not yet placed get their first placement
+ * (counted as initial-fast/slow); others are migrations. Lock held.
+ */
+void tlrt_apply(const struct tlp_move *v, uint32_t n, int initial)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t id = v[i].chunk;
+		enum tlp_tier to = v[i].tier == TLP_FAST ? TLP_FAST : TLP_SLOW;
+		struct tlrt_chunk *c;
+		int first;
+
+		if (id >= tlrt.max_chunks || !(c = &tlrt.chunks[id])->live)
+			continue;
+		first = initial && !c->placed;
+		if (!first && c->tier == to)
+			continue;
+		if (to == TLP_FAST && tlrt.fast_chunks >= tlrt.budget_chunks) {
+			tlrt_stat_add(RT_STAT_budget_refused, 1);
+			continue;
+		}
+		if (tlrt_migrate(id, to, first) && !first)
+			continue;	/* the kernel refused: the chunk stays where it was */
+		c->placed = 1;
+		if (c->tier != to) {
+			if (to == TLP_FAST)
+				tlrt.fast_chunks++;
+			else
+				tlrt.fast_chunks--;
+			c->tier = (uint8_t)to;
+		}
+	}
+}
+
+static struct tlp_alloc alloc_desc(const struct tlrt_region *r)
+{
+	return (struct tlp_alloc){ sizeof(struct tlp_alloc), r->seq, r->first_chunk, r->nchunks, r->bytes };
+}
+
+/* Log mode names the caller's module; dladdr takes the loader's lock, so not under ours. */
+static void *managed_alloc(size_t bytes, size_t align, uintptr_t callsite)
+{
+	struct tlp_decisions d;
+	struct tlp_alloc a;
+	struct tlrt_region *r;
+	uint64_t t = tlrt_now_ns();
+	const char *module = "-";
+	uintptr_t off = 0;
+
+	if (tlrt_log_enabled())
+		tlrt_log_callsite(callsite, &module, &off);
+	pthread_mutex_lock(&tlrt.lock);
+	r = tlrt_region_alloc(bytes, align);
+	if (!r)
+		goto fail;
+	if (tlrt_chunks_alloc(r)) {
+		tlrt_region_free(r);
+		goto fail;
+	}
+	r->seq = tlrt.seq++;
+	r->callsite = callsite;
+	tlrt_stat_add(RT_STAT_allocs, 1);
+	tlrt.cur_bytes += bytes;
+	tlrt_stat_max(RT_STAT_managed_bytes_peak, tlrt.cur_bytes);
+	tlrt_budget_update();
+	tlrt_log_alloc(r, t, module, off);
+
+	for (uint32_t i = 0; i < r->nchunks; i++)
+		tlrt.chunks[r->first_chunk + i].placed = 0;
+	a = alloc_desc(r);
+	d = (struct tlp_decisions){ tlrt.moves, 0, r->nchunks < tlrt.moves_cap ? r->nchunks : tlrt.moves_cap };
+	if (d.cap < TLP_SAMPLE_DECISIONS)
+		d.cap = TLP_SAMPLE_DECISIONS;
+	tlrt.pol->on_alloc(tlrt.pol_state, &a, &d);
+	tlrt_apply(d.v, d.n, 1);
+	/* chunks the policy left undecided (or whose promotion was refused) go slow */
+	for (uint32_t i = 0; i < r->nchunks; i++) {
+		struct tlrt_chunk *c = &tlrt.chunks[r->first_chunk + i];
+
+		if (!c->placed) {
+			tlrt_migrate(r->first_chunk + i, TLP_SLOW, 1);
+			c->placed = 1;
+		}
+	}
+	pthread_mutex_unlock(&tlrt.lock);
+	return (void *)r->addr;
+fail:
+	pthread_mutex_unlock(&tlrt.lock);
+	return NULL;
+}
+
+void *tlrt_alloc(size_t bytes, size_t align, uintptr_t callsite)
+{
+	int saved = errno;
+	void *p = NULL;
+
+	if (ensure_active())
+		p = managed_alloc(bytes, align, callsite);
+	errno = saved;
+	return p;
+}
+
+int tlrt_owns(const void *p)
+{
+	return tlrt_managed(p);
+}
+
+void tlrt_free(void *p)
+{
+	void (*on_free)(void *, const struct tlp_alloc *);
+	struct tlrt_region *r;
+	struct tlp_alloc a;
+	int saved = errno;
+
+	pthread_mutex_lock(&tlrt.lock);
+	r = tlrt_region_of((uintptr_t)p);
+	if (!r || r->addr != (uintptr_t)p) {
+		pthread_mutex_unlock(&tlrt.lock);
+		/* as glibc does for a pointer it never handed out */
+		tlrt_say("free(): invalid pointer %p", p);
+		abort();
+	}
+	if (tlrt.sampler_started)
+		tlrt.sampler->release_range(r->addr, r->maplen);
+	tlrt_log_free(r, tlrt_now_ns());
+	a = alloc_desc(r);
+	tlrt_chunks_free(r);
+	if ((on_free = TLRT_POL_FN(on_free)))
+		on_free(tlrt.pol_state, &a);
+	tlrt_stat_add(RT_STAT_frees, 1);
+	tlrt.cur_bytes -= r->bytes;
+	tlrt_region_free(r);
+	tlrt_budget_update();
+	pthread_mutex_unlock(&tlrt.lock);
+	errno = saved;
+}
+
+size_t tlrt_usable_size(const void *p)
+{
+	struct tlrt_region *r;
+	size_t n = 0;
+
+	pthread_mutex_lock(&tlrt.lock);
+	r = tlrt_region_of((uintptr_t)p);
+	if (r && r->addr == (uintptr_t)p)
+		n = (size_t)((r->bytes + TLRT_PAGE - 1) / TLRT_PAGE * TLRT_PAGE);
+	pthread_mutex_unlock(&tlrt.lock);
+	return n;
+}
+
+/*
+ * In place only when the page-rounded length stays the same: then every
+ * chunk keeps its range and its memory policy. Anything else moves.
+ */
+void *tlrt_resize(void *p, size_t bytes)
+{
+	struct tlrt_region *r;
+	void *ret = NULL;
+
+	pthread_mutex_lock(&tlrt.lock);
+	r = tlrt_region_of((uintptr_t)p);
+	if (r && r->addr == (uintptr_t)p && bytes >= tlrt.opt.threshold &&
+	    (bytes + TLRT_PAGE - 1) / TLRT_PAGE == (r->bytes + TLRT_PAGE - 1) / TLRT_PAGE) {
+		tlrt.cur_bytes = tlrt.cur_bytes - r->bytes + bytes;
+		tlrt_stat_max(RT_STAT_managed_bytes_peak, tlrt.cur_bytes);
+		r->bytes = bytes;
+		ret = p;
+	}
+	pthread_mutex_unlock(&tlrt.lock);
+	return ret;
+}
+
+void tlrt_count_realloc(void)
+{
+	tlrt_stat_add(RT_STAT_reallocs, 1);
+}
+
+void tlrt_count_small(uint64_t n)
+{
+	tlrt_stat_add(RT_STAT_small_allocs, n);
+}
+
+/* One sample: hit or miss as the chunk is now, then the policy. Lock held. */
+void tlrt_process_sample(const struct rt_sample *s)
+{
+	void (*on_sample)(void *, uint32_t, struct tlp_decisions *);
+	uint32_t chunk = tlrt_chunk_of(s->addr);
+	struct tlp_decisions d;
+	int hit = 0;
+
+	if (chunk != TLRT_NO_CHUNK) {
+		hit = tlrt.chunks[chunk].tier == TLP_FAST;
+		tlrt_stat_add(RT_STAT_samples_managed, 1);
+		tlrt_stat_add(hit ? RT_STAT_hits : RT_STAT_misses, 1);
+	}
+	tlrt_log_sample(s, chunk, hit);
+	if (chunk == TLRT_NO_CHUNK || !(on_sample = TLRT_POL_FN(on_sample)))
+		return;
+	d = (struct tlp_decisions){ tlrt.moves, 0, TLP_SAMPLE_DECISIONS };
+	on_sample(tlrt.pol_state, chunk, &d);
+	tlrt_apply(d.v, d.n, 0);
+}
+
+void tlrt_deliver(const struct rt_sample *s)
+{
+	tlrt_ring_push(s);
+}
+
+void tlrt_process_pending(void)
+{
+	if (atomic_load(&tlrt.state) == TLRT_ACTIVE)
+		tlrt_drain();
+}
+
+int tlrt_tier_of(const void *p)
+{
+	uint32_t c;
+	int tier = -1;
+
+	if (!tlrt_managed(p))
+		return -1;
+	pthread_mutex_lock(&tlrt.lock);
+	if ((c = tlrt_chunk_of((uintptr_t)p)) != TLRT_NO_CHUNK)
+		tier = tlrt.chunks[c].tier;
+	pthread_mutex_unlock(&tlrt.lock);
+	return tier;
+}
+
+uint64_t tlrt_stat(enum rt_stat s)
+{
+	return s < RT_STAT__COUNT ? __atomic_load_n(&atomic_load(&tlrt_stats)[s], __ATOMIC_RELAXED) : 0;
+}
+
+uint32_t tlrt_fast_chunks(void)
+{
+	uint32_t n;
+
+	pthread_mutex_lock(&tlrt.lock);
+	n = tlrt.fast_chunks;
+	pthread_mutex_unlock(&tlrt.lock);
+	return n;
+}
+
+uint32_t tlrt_budget(void)
+{
+	uint32_t n;
+
+	pthread_mutex_lock(&tlrt.lock);
+	n = tlrt.budget_chunks;
+	pthread_mutex_unlock(&tlrt.lock);
+	return n;
+}
+
+/*
+ * At exit: stop sampling and the thread, complete the files. Managed
+ * memory keeps working afterwards (later destructors may still free it).
+ */
+void tlrt_finish(void)
+{
+	int locked = 0;
+
+	if (atomic_load(&tlrt.state) != TLRT_ACTIVE || tlrt.finished)
+		goto files;
+	tlrt.finished = 1;
+	tlrt_thread_stop();
+	if (tlrt.sampler_started) {
+		tlrt.sampler->stop();
+		tlrt.sampler_started = 0;
+	}
+	tlrt_drain();
+files:
+	/* a thread of the program may hold the lock as exit() runs: don't wait long */
+	for (int i = 0; i < 100 && !locked; i++) {
+		locked = !pthread_mutex_trylock(&tlrt.lock);
+		if (!locked)
+			usleep(1000);
+	}
+	tlrt_record_close(1);
+	if (locked)
+		pthread_mutex_unlock(&tlrt.lock);
+}

@@ -1,0 +1,134 @@
+/*
+ * Placement and migration of chunks: mbind(MPOL_BIND, MPOL_MF_MOVE) over a
+ * chunk's range, then a move_pages() status query to see where its pages
+ * really are. Untouched pages (-ENOENT) are fine: the bind policy places
+ * them on first touch. A page reported -EBUSY right after a huge-page move
+ * is asked again (the guest showed such pages on the target node a moment
+ * later) and only counts as a failure if it stays busy.
+ *
+ * When fast and slow are the same node set (a one-node machine), every
+ * call is still made and counted, so everything but the physical move is
+ * exercised; the runtime says so once.
+ */
+#include "tiermem/rt.h"
+
+#include <errno.h>
+#include <numaif.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#define QUERY_BATCH 512
+#define BUSY_RETRIES 3
+
+/* "0", "1,3": the nodes of a mask, for messages. */
+static void mask_text(char *buf, size_t len, const unsigned long *mask)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (unsigned node = 0; node < TLRT_NODE_WORDS * 64 && used + 8 < len; node++)
+		if (mask[node / 64] >> (node % 64) & 1)
+			used += (size_t)snprintf(buf + used, len - used, "%s%u", used ? "," : "", node);
+}
+
+int tlrt_nodes_init(char *why, size_t whylen)
+{
+	char text[128];
+
+	if (tlrt_options_nodes(&tlrt.opt.fast, tlrt.fast_mask, TLRT_NODE_WORDS, why, whylen) ||
+	    tlrt_options_nodes(&tlrt.opt.slow, tlrt.slow_mask, TLRT_NODE_WORDS, why, whylen))
+		return -EINVAL;
+	tlrt.same_node = !memcmp(tlrt.fast_mask, tlrt.slow_mask, sizeof(tlrt.fast_mask));
+	if (tlrt.same_node) {
+		mask_text(text, sizeof(text), tlrt.fast_mask);
+		tlrt_say("fast and slow tiers are both node %s: placement calls are made and counted, nothing moves",
+			 text);
+	}
+	return 0;
+}
+
+static int in_mask(const unsigned long *mask, int node)
+{
+	return node >= 0 && node < TLRT_NODE_WORDS * 64 && (mask[node / 64] >> (node % 64) & 1);
+}
+
+/*
+ * Nothing there to place: never touched (-ENOENT), or only read so far and
+ * backed by the shared zero page, which the status query reports as
+ * -EFAULT (follow_page with FOLL_DUMP).
+ */
+static int no_page(int status)
+{
+	return status == -ENOENT || status == -EFAULT;
+}
+
+/* 0 when every present page of [addr, addr+len) is on a node of mask. Lock held (static buffers). */
+static int verify(uintptr_t addr, uint64_t len, const unsigned long *mask)
+{
+	static void *pages[QUERY_BATCH];
+	static int status[QUERY_BATCH];
+	uint64_t npages = len / TLRT_PAGE;
+
+	for (uint64_t done = 0; done < npages;) {
+		unsigned long n = npages - done < QUERY_BATCH ? (unsigned long)(npages - done) : QUERY_BATCH;
+		int busy;
+
+		for (unsigned long i = 0; i < n; i++)
+			pages[i] = (void *)(addr + (done + i) * TLRT_PAGE);
+		for (int attempt = 0;; attempt++) {
+			if (move_pages(0, n, pages, NULL, status, 0))
+				return -1;
+			busy = 0;
+			for (unsigned long i = 0; i < n; i++) {
+				if (status[i] == -EBUSY)
+					busy = 1;
+				else if (status[i] >= 0 ? !in_mask(mask, status[i]) : !no_page(status[i]))
+					return -1;
+			}
+			if (!busy)
+				break;
+			if (attempt == BUSY_RETRIES)
+				return -1;
+			nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+		}
+		done += n;
+	}
+	return 0;
+}
+
+int tlrt_migrate(uint32_t chunk, enum tlp_tier to, int initial)
+{
+	static const enum rt_stat count[4] = {
+		RT_STAT_mig_initial_fast, RT_STAT_mig_initial_slow,
+		RT_STAT_mig_slow_to_fast, RT_STAT_mig_fast_to_slow,
+	};
+	static const enum rt_stat bytes[4] = {
+		RT_STAT_bytes_initial_fast, RT_STAT_bytes_initial_slow,
+		RT_STAT_bytes_slow_to_fast, RT_STAT_bytes_fast_to_slow,
+	};
+	struct tlrt_chunk *c = &tlrt.chunks[chunk];
+	const unsigned long *mask = to == TLP_FAST ? tlrt.fast_mask : tlrt.slow_mask;
+	int dir = initial ? (to == TLP_FAST ? TLRT_DIR_INITIAL_FAST : TLRT_DIR_INITIAL_SLOW)
+			  : (to == TLP_FAST ? TLRT_DIR_SLOW_TO_FAST : TLRT_DIR_FAST_TO_SLOW);
+	int saved = errno, bound, ok;
+
+	if (!initial && tlrt.sampler_started)
+		tlrt.sampler->release_range(c->addr, c->len);
+	bound = ok = !mbind((void *)c->addr, c->len, MPOL_BIND, mask, TLRT_NODE_WORDS * 64 + 1, MPOL_MF_MOVE);
+	if (ok) {
+		tlrt_stat_add(count[dir], 1);
+		tlrt_stat_add(bytes[dir], c->len);
+		/* before first touch there is nothing to check */
+		if (!initial && verify(c->addr, c->len, mask)) {
+			tlrt_stat_add(RT_STAT_mig_failed, 1);
+			ok = 0;
+		}
+	} else {
+		tlrt_stat_add(RT_STAT_mig_failed, 1);
+	}
+	tlrt_log_migration(chunk, dir, ok);
+	errno = saved;
+	/* the bind policy is in place once mbind succeeded, whatever pages stayed behind */
+	return bound ? 0 : -1;
+}

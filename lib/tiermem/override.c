@@ -1,0 +1,415 @@
+/*
+ * The malloc API, all of it in one file (as mimalloc's alloc-override.c).
+ * Requests below the threshold go straight to the next allocator in the
+ * link chain (glibc, jemalloc, ...), resolved once with dlsym(RTLD_NEXT)
+ * and without a lock on that path; requests at or above it come from the
+ * runtime's managed regions (core.c), and fall back to the next allocator
+ * when the runtime cannot serve them. A pointer is ours when it lies in the
+ * runtime's reservation; everything else goes to the next allocator.
+ *
+ * Start-up: dlsym may itself call calloc/malloc/free before the next
+ * allocator is known; such calls are served from a small static buffer,
+ * whose pointers free() recognises and ignores. While a thread runs
+ * runtime code (tlrt_in_rt), its own allocations are never managed, so the
+ * runtime cannot recurse into itself.
+ *
+ * errno and return values follow glibc: ENOMEM on failure, overflow checks
+ * in calloc/reallocarray/pvalloc, realloc(p, 0) frees and returns NULL,
+ * invalid alignments are left to the next allocator to reject exactly as
+ * it does.
+ */
+#include "tiermem/rt.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <malloc.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define API __attribute__((visibility("default")))
+#define RETADDR ((uintptr_t)__builtin_return_address(0))
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+#define SMALL_BATCH 64
+
+extern char **environ;
+
+static struct {
+	void *(*malloc)(size_t);
+	void (*free)(void *);
+	void *(*calloc)(size_t, size_t);
+	void *(*realloc)(void *, size_t);
+	void *(*memalign)(size_t, size_t);
+	int (*posix_memalign)(void **, size_t, size_t);
+	void *(*aligned_alloc)(size_t, size_t);
+	void *(*valloc)(size_t);
+	void *(*pvalloc)(size_t);
+	size_t (*malloc_usable_size)(void *);
+} next;
+
+enum { OV_NONE, OV_RESOLVING, OV_DONE };
+static _Atomic int ov_state;
+static __thread int ov_resolving __attribute__((tls_model("initial-exec")));
+static __thread unsigned small_batch __attribute__((tls_model("initial-exec")));
+static _Atomic size_t ov_threshold = SIZE_MAX;	/* SIZE_MAX: nothing is managed */
+
+/* The bootstrap buffer: a bump allocator for the calls dlsym makes. */
+static _Alignas(64) char boot[64 * 1024];
+static _Atomic size_t boot_used;
+
+static void *boot_alloc(size_t n, size_t align)
+{
+	size_t start, end, old = atomic_load(&boot_used);
+	uintptr_t base = (uintptr_t)boot;
+
+	if (align < 16)
+		align = 16;
+	do {
+		start = (base + old + sizeof(size_t) + align - 1) / align * align - base;
+		if (n > sizeof(boot) || start + n > sizeof(boot)) {
+			errno = ENOMEM;
+			return NULL;
+		}
+		end = start + n;
+	} while (!atomic_compare_exchange_weak(&boot_used, &old, end));
+	memcpy(boot + start - sizeof(size_t), &n, sizeof(size_t));
+	return boot + start;	/* static storage: zero, and never reused */
+}
+
+static int is_boot(const void *p)
+{
+	return (const char *)p >= boot && (const char *)p < boot + sizeof(boot);
+}
+
+static size_t boot_size(const void *p)
+{
+	size_t n;
+
+	memcpy(&n, (const char *)p - sizeof(size_t), sizeof(size_t));
+	return n;
+}
+
+static void *sym(const char *name)
+{
+	return dlsym(RTLD_NEXT, name);
+}
+
+static void ov_init(void)
+{
+	int expected = OV_NONE;
+
+	if (ov_resolving)
+		return;		/* dlsym calling back: the caller uses the bootstrap buffer */
+	if (!atomic_compare_exchange_strong(&ov_state, &expected, OV_RESOLVING)) {
+		while (atomic_load(&ov_state) != OV_DONE)
+			sched_yield();
+		return;
+	}
+	ov_resolving = 1;
+	next.malloc = sym("malloc");
+	next.free = sym("free");
+	next.calloc = sym("calloc");
+	next.realloc = sym("realloc");
+	next.memalign = sym("memalign");
+	next.posix_memalign = sym("posix_memalign");
+	next.aligned_alloc = sym("aligned_alloc");
+	next.valloc = sym("valloc");
+	next.pvalloc = sym("pvalloc");
+	next.malloc_usable_size = sym("malloc_usable_size");
+	ov_resolving = 0;
+	if (!next.malloc || !next.free || !next.calloc || !next.realloc) {
+		static const char msg[] = "tiermem: no next allocator (dlsym(RTLD_NEXT, \"malloc\") failed)\n";
+
+		if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0) {
+			/* nowhere to say it */
+		}
+		_exit(127);
+	}
+	if (tlrt_setup(environ) == 0)
+		atomic_store_explicit(&ov_threshold, (size_t)tlrt_threshold(), memory_order_relaxed);
+	atomic_store(&ov_state, OV_DONE);
+}
+
+static inline int ready(void)
+{
+	if (likely(atomic_load_explicit(&ov_state, memory_order_acquire) == OV_DONE))
+		return 1;
+	ov_init();
+	return atomic_load(&ov_state) == OV_DONE;
+}
+
+static inline size_t threshold(void)
+{
+	return atomic_load_explicit(&ov_threshold, memory_order_relaxed);
+}
+
+static inline void count_small(void)
+{
+	if (unlikely(++small_batch == SMALL_BATCH)) {
+		small_batch = 0;
+		tlrt_count_small(SMALL_BATCH);
+	}
+}
+
+/* A managed allocation, or NULL when the runtime cannot (the caller falls back). */
+static void *managed(size_t n, size_t align, uintptr_t ra)
+{
+	void *p;
+
+	if (tlrt_in_rt)
+		return NULL;
+	tlrt_in_rt = 1;
+	p = tlrt_alloc(n, align, ra);
+	tlrt_in_rt = 0;
+	if (!p && tlrt_state() == TLRT_PASSIVE)
+		atomic_store_explicit(&ov_threshold, SIZE_MAX, memory_order_relaxed);
+	return p;
+}
+
+static void managed_free(void *p)
+{
+	int was = tlrt_in_rt;
+
+	tlrt_in_rt = 1;
+	tlrt_free(p);
+	tlrt_in_rt = was;
+}
+
+static void *do_malloc(size_t n, uintptr_t ra)
+{
+	void *p;
+
+	if (unlikely(!ready()))
+		return boot_alloc(n, 16);
+	if (likely(n < threshold())) {
+		count_small();
+		return next.malloc(n);
+	}
+	if ((p = managed(n, 0, ra)))
+		return p;
+	return next.malloc(n);
+}
+
+API void *malloc(size_t n)
+{
+	return do_malloc(n, RETADDR);
+}
+
+API void free(void *p)
+{
+	if (!p || is_boot(p))
+		return;
+	if (tlrt_managed(p)) {
+		managed_free(p);
+		return;
+	}
+	if (unlikely(!ready()))
+		return;		/* cannot be: nothing was handed out by anyone else yet */
+	next.free(p);
+}
+
+API void *calloc(size_t n, size_t m)
+{
+	size_t total;
+	void *p;
+
+	if (__builtin_mul_overflow(n, m, &total)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (unlikely(!ready()))
+		return boot_alloc(total, 16);
+	if (likely(total < threshold())) {
+		count_small();
+		return next.calloc(n, m);
+	}
+	/* a managed region is a fresh mapping: already zero */
+	if ((p = managed(total, 0, RETADDR)))
+		return p;
+	return next.calloc(n, m);
+}
+
+static size_t usable(void *p)
+{
+	if (is_boot(p))
+		return boot_size(p);
+	if (tlrt_managed(p))
+		return tlrt_usable_size(p);
+	return next.malloc_usable_size ? next.malloc_usable_size(p) : 0;
+}
+
+/* Moves p's data to a new block of n bytes (from q_alloc) and frees p. */
+static void *move_to(void *p, void *q, size_t n)
+{
+	size_t old = usable(p);
+
+	memcpy(q, p, old < n ? old : n);
+	if (tlrt_managed(p))
+		managed_free(p);
+	else if (!is_boot(p))
+		next.free(p);
+	return q;
+}
+
+static void *do_realloc(void *p, size_t n, uintptr_t ra)
+{
+	void *q;
+
+	if (!p)
+		return do_malloc(n, ra);
+	if (unlikely(!ready()) || is_boot(p)) {
+		if (!(q = do_malloc(n, ra)))
+			return NULL;
+		memcpy(q, p, boot_size(p) < n ? boot_size(p) : n);
+		return q;
+	}
+	if (tlrt_managed(p)) {
+		if (n == 0) {	/* glibc: frees, returns NULL */
+			managed_free(p);
+			return NULL;
+		}
+		tlrt_count_realloc();
+		if (n >= threshold() && (q = tlrt_resize(p, n)))
+			return q;
+		q = n >= threshold() ? managed(n, 0, ra) : NULL;
+		if (!q && !(q = next.malloc(n)))
+			return NULL;	/* errno is ENOMEM; p is untouched */
+		return move_to(p, q, n);
+	}
+	if (n < threshold() || tlrt_in_rt)
+		return next.realloc(p, n);
+	/* small to large: into managed memory, keeping the data */
+	if (!(q = managed(n, 0, ra)))
+		return next.realloc(p, n);
+	return move_to(p, q, n);
+}
+
+API void *realloc(void *p, size_t n)
+{
+	return do_realloc(p, n, RETADDR);
+}
+
+API void *reallocarray(void *p, size_t n, size_t m)
+{
+	size_t total;
+
+	if (__builtin_mul_overflow(n, m, &total)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return do_realloc(p, total, RETADDR);
+}
+
+static int good_alignment(size_t a)
+{
+	return a && !(a & (a - 1));
+}
+
+API void *memalign(size_t align, size_t n)
+{
+	void *p;
+
+	if (unlikely(!ready()))
+		return boot_alloc(n, align);
+	if (n < threshold() || !good_alignment(align))
+		return next.memalign(align, n);
+	if ((p = managed(n, align, RETADDR)))
+		return p;
+	return next.memalign(align, n);
+}
+
+API int posix_memalign(void **out, size_t align, size_t n)
+{
+	void *p;
+
+	if (unlikely(!ready())) {
+		if (!(p = boot_alloc(n, align)))
+			return ENOMEM;
+		*out = p;
+		return 0;
+	}
+	if (n < threshold() || !good_alignment(align) || align % sizeof(void *))
+		return next.posix_memalign(out, align, n);
+	if (!(p = managed(n, align, RETADDR)))
+		return next.posix_memalign(out, align, n);
+	*out = p;
+	return 0;
+}
+
+API void *aligned_alloc(size_t align, size_t n)
+{
+	void *p;
+
+	if (unlikely(!ready()))
+		return boot_alloc(n, align);
+	if (n < threshold() || !good_alignment(align))
+		return next.aligned_alloc(align, n);
+	if ((p = managed(n, align, RETADDR)))
+		return p;
+	return next.aligned_alloc(align, n);
+}
+
+API void *valloc(size_t n)
+{
+	void *p;
+
+	if (unlikely(!ready()))
+		return boot_alloc(n, 4096);
+	if (n < threshold())
+		return next.valloc(n);
+	if ((p = managed(n, 0, RETADDR)))	/* regions start on 2 MiB */
+		return p;
+	return next.valloc(n);
+}
+
+API void *pvalloc(size_t n)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), rounded;
+	void *p;
+
+	if (unlikely(!ready()))
+		return boot_alloc(n, page);
+	if (__builtin_add_overflow(n, page - 1, &rounded))
+		return next.pvalloc(n);		/* glibc says ENOMEM */
+	rounded = rounded / page * page;
+	if (rounded < threshold())
+		return next.pvalloc(n);
+	if ((p = managed(rounded, 0, RETADDR)))
+		return p;
+	return next.pvalloc(n);
+}
+
+API size_t malloc_usable_size(void *p)
+{
+	if (!p)
+		return 0;
+	if (unlikely(!ready()) && !is_boot(p))
+		return 0;
+	return usable(p);
+}
+
+/*
+ * At load: read the variables before the program's code runs, create the
+ * counters file. The heavy start (reservation, policy, thread) waits for
+ * the first managed allocation.
+ */
+__attribute__((constructor)) static void tiermem_load(void)
+{
+	if (!ready())
+		return;
+	tlrt_in_rt = 1;
+	if (tlrt_open_files())
+		atomic_store_explicit(&ov_threshold, SIZE_MAX, memory_order_relaxed);
+	tlrt_in_rt = 0;
+}
+
+__attribute__((destructor)) static void tiermem_unload(void)
+{
+	int was = tlrt_in_rt;
+
+	tlrt_in_rt = 1;
+	tlrt_finish();
+	tlrt_in_rt = was;
+}

@@ -1,0 +1,77 @@
+/*
+ * Samplers: how the runtime learns which managed memory is accessed,
+ * apart from what it does about it (policies), as DAMON separates its
+ * monitoring ops from schemes.
+ *
+ * The core owns one background thread (the runtime thread). At the
+ * sampling rate it calls ops->tick(), which arms the next observation
+ * (e.g. makes one 2 MiB block fault on its next access). Samples reach the
+ * core through env->deliver(), callable from any thread and from a
+ * sampler's own threads, lock-free and async-signal-safe; the runtime
+ * thread drains them, asks the policy, and migrates.
+ *
+ * The hard rule: a sampler must never change what the program observes.
+ * No system call of the program may fail or return short because memory
+ * is being observed; no signal disposition of the program changes; a real
+ * invalid access still kills the program as before; errno is preserved.
+ */
+#ifndef TL_RT_SAMPLER_H
+#define TL_RT_SAMPLER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* A 2 MiB-aligned range of managed memory. */
+struct rt_block {
+	uintptr_t addr;
+	size_t len;
+};
+
+#define RT_SAMPLE_KERNEL 0x1	/* the access came from a system call (pc is where it was issued) */
+#define RT_SAMPLE_WRITE 0x2	/* known to be a write */
+
+struct rt_sample {
+	uint64_t t_ns;		/* CLOCK_MONOTONIC */
+	uintptr_t addr;		/* the accessed address */
+	uintptr_t pc;		/* 0 when unknown */
+	pid_t tid;		/* 0 when unknown */
+	uint32_t flags;
+};
+
+struct rt_sampler_env {
+	double rate_hz;
+	/*
+	 * The next block to observe, round-robin over managed memory; 0 with
+	 * *out filled, or -1 when nothing is managed. Called from tick().
+	 * While a block is handed out, the core will call release_range()
+	 * before it frees, moves or migrates any of it.
+	 */
+	int (*next_block)(struct rt_block *out);
+	void (*deliver)(const struct rt_sample *s);
+};
+
+struct rt_sampler_ops {
+	const char *name;
+	/* 0, or -errno with a one-line reason in why (e.g. "userfaultfd: Operation not permitted"). */
+	int (*start)(const struct rt_sampler_env *env, char *why, size_t whylen);
+	void (*tick)(void);
+	/*
+	 * Before the core frees, moves (realloc) or migrates [addr, addr+len):
+	 * when this returns, nothing in the range is armed, stashed or
+	 * protected, and its contents are where the program left them.
+	 */
+	void (*release_range)(uintptr_t addr, size_t len);
+	/* Leaves nothing armed; joins any thread it started. */
+	void (*stop)(void);
+	/* fork(): prepare in the parent before (restore everything), then parent/child after. */
+	void (*atfork_prepare)(void);
+	void (*atfork_parent)(void);
+	void (*atfork_child)(void);
+};
+
+extern const struct rt_sampler_ops rt_sampler_fault;	/* "fault" */
+extern const struct rt_sampler_ops rt_sampler_uffd_wp;	/* "uffd-wp": writes, no faults in the program */
+extern const struct rt_sampler_ops rt_sampler_none;	/* "none" */
+
+#endif

@@ -1,0 +1,234 @@
+/*
+ * The runtime's internal contracts, shared by its files and by tests that
+ * link the core objects directly. Everything here is hidden in
+ * libtiermem.so except the TLRT_API entry points (the malloc API in
+ * override.c is the other export).
+ *
+ * Locking: one mutex (tlrt.lock) guards regions, chunks, the policy, the
+ * log and migration. The small-allocation path never takes it; "is this
+ * pointer managed" is a range check on a reservation published once.
+ */
+#ifndef TLRT_RT_H
+#define TLRT_RT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "tiermem/options.h"
+#include "tiermem/rt-sampler.h"
+#include "tiermem/rt-stats.h"
+#include "tiermem/tierlab-policy.h"
+
+#define TLRT_API __attribute__((visibility("default")))
+#define TLRT_UNIT_SHIFT 21
+#define TLRT_UNIT (1UL << TLRT_UNIT_SHIFT)		/* 2 MiB: regions start and end on it */
+#define TLRT_NODE_WORDS 16			/* 1024 nodes */
+#define TLRT_MAX_CHUNKS (1U << 24)
+#define TLRT_NO_CHUNK UINT32_MAX
+
+/* Lifecycle of the runtime in this process. */
+enum tlrt_state {
+	TLRT_UNINIT = 0,	/* variables not read yet */
+	TLRT_PASSIVE,		/* standing aside: everything forwarded */
+	TLRT_READY,		/* variables fine; nothing managed yet */
+	TLRT_ACTIVE,		/* reservation, policy, sampler up */
+};
+
+/* A range allocator over a bitmap (units of the reservation, chunk ids). */
+struct tlrt_bitmap {
+	uint64_t *w;
+	size_t nbits;
+	size_t lowest_free;	/* no free bit below this */
+};
+int tlrt_bitmap_init(struct tlrt_bitmap *b, size_t nbits);
+/* First run of n free bits at first + k*step; marks it used. Index, or -1. */
+long tlrt_bitmap_alloc(struct tlrt_bitmap *b, size_t n, size_t first, size_t step);
+void tlrt_bitmap_free(struct tlrt_bitmap *b, size_t at, size_t n);
+int tlrt_bitmap_test(const struct tlrt_bitmap *b, size_t at);
+/* The next set bit at or after `from`, or -1. */
+long tlrt_bitmap_next_set(const struct tlrt_bitmap *b, size_t from);
+
+/* A managed allocation: whole 2 MiB units, data from the first byte. */
+struct tlrt_region {
+	uintptr_t addr;
+	uint64_t bytes;		/* as requested */
+	uint64_t maplen;	/* units << TLRT_UNIT_SHIFT */
+	uint32_t units;
+	uint32_t first_chunk, nchunks;
+	uint32_t seq;		/* allocation order among managed allocations */
+	uintptr_t callsite;
+};
+
+struct tlrt_chunk {
+	uintptr_t addr;
+	uint64_t len;		/* the last chunk of a region may be partial */
+	uint32_t region;	/* start unit of its region */
+	uint8_t tier;		/* enum tlp_tier */
+	uint8_t live;
+	uint8_t placed;		/* initial placement done */
+};
+
+struct tlrt_rt {
+	struct tlrt_options opt;
+	_Atomic int state;
+	pthread_mutex_t lock;
+
+	/* reservation (region.c); base/size published once with release order */
+	_Atomic uintptr_t base;
+	_Atomic size_t size;
+	uint32_t nunits;
+	struct tlrt_bitmap units_map;
+	struct tlrt_region *regions;	/* indexed by start unit */
+	uint32_t *owner;		/* unit -> start unit of its region */
+	uint32_t sample_cursor;		/* next_block round robin */
+
+	/* chunk table (chunks.c) */
+	uint32_t max_chunks;
+	struct tlrt_chunk *chunks;
+	struct tlrt_bitmap chunk_map;
+	uint32_t live_chunks, fast_chunks, budget_chunks;
+	uint32_t seq;
+	uint64_t cur_bytes;
+
+	/* tiers */
+	unsigned long fast_mask[TLRT_NODE_WORDS], slow_mask[TLRT_NODE_WORDS];
+	int same_node;
+
+	/* policy (policy-load.c) */
+	void *dl;
+	const struct tlp_policy *pol;
+	void *pol_state;
+	struct tlp_params params;
+	struct tlp_move *moves;		/* decision buffer, max_chunks or TLP_SAMPLE_DECISIONS */
+	uint32_t moves_cap;
+
+	/* sampler and the runtime thread (thread.c) */
+	const struct rt_sampler_ops *sampler;
+	struct rt_sampler_env sampler_env;
+	int sampler_started;
+	pthread_t thread;
+	_Atomic int thread_running;
+	_Atomic int stop;
+	_Atomic int finished;
+	uint64_t start_ns;
+};
+
+extern struct tlrt_rt tlrt;
+/* Set on a thread while it runs runtime code: its allocations bypass management. */
+extern __thread int tlrt_in_rt __attribute__((tls_model("initial-exec")));
+
+/* Stats: relaxed atomics into the counters file (or a static array before it exists). */
+extern uint64_t *_Atomic tlrt_stats;
+static inline void tlrt_stat_add(enum rt_stat s, uint64_t v)
+{
+	__atomic_fetch_add(&atomic_load_explicit(&tlrt_stats, memory_order_relaxed)[s], v,
+			   __ATOMIC_RELAXED);
+}
+static inline void tlrt_stat_max(enum rt_stat s, uint64_t v)
+{
+	uint64_t *p = &atomic_load_explicit(&tlrt_stats, memory_order_relaxed)[s];
+	uint64_t cur = __atomic_load_n(p, __ATOMIC_RELAXED);
+
+	while (cur < v && !__atomic_compare_exchange_n(p, &cur, v, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+uint64_t tlrt_now_ns(void);
+/* One line "tiermem: ..." on stderr, with write(2) (no stdio, no allocation). */
+void tlrt_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* region.c */
+int tlrt_region_reserve(void);
+/* A region of at least `bytes`, aligned to `align` (power of two), mapped read-write. */
+struct tlrt_region *tlrt_region_alloc(uint64_t bytes, size_t align);
+void tlrt_region_free(struct tlrt_region *r);
+/* The region containing p (any interior pointer), or NULL. Lock held. */
+struct tlrt_region *tlrt_region_of(uintptr_t p);
+static inline int tlrt_managed(const void *p)
+{
+	uintptr_t a = (uintptr_t)p;
+	uintptr_t base = atomic_load_explicit(&tlrt.base, memory_order_acquire);
+
+	return base && a - base < atomic_load_explicit(&tlrt.size, memory_order_relaxed);
+}
+
+/* chunks.c */
+int tlrt_chunks_init(void);
+int tlrt_chunks_alloc(struct tlrt_region *r);		/* 0 or -ENOMEM */
+void tlrt_chunks_free(struct tlrt_region *r);
+uint32_t tlrt_chunk_of(uintptr_t p);			/* TLRT_NO_CHUNK when none */
+
+/* policy-load.c. An entry point exists only if the plugin's struct is large enough to hold it. */
+#define TLP_HAS(pol, field) ((pol)->size >= offsetof(struct tlp_policy, field) + sizeof((pol)->field))
+#define TLRT_POL_FN(field) (tlrt.pol && TLP_HAS(tlrt.pol, field) ? tlrt.pol->field : NULL)
+int tlrt_policy_load(char *why, size_t whylen);
+void tlrt_policy_unload(void);
+
+/* core.c: decisions, budget, samples (lock held unless said) */
+void tlrt_apply(const struct tlp_move *v, uint32_t n, int initial);
+void tlrt_budget_update(void);
+void tlrt_process_sample(const struct rt_sample *s);
+
+/* migrate.c */
+int tlrt_nodes_init(char *why, size_t whylen);
+/* Places or moves one chunk; 0 when it is (or will be, for untouched pages) on the tier. */
+int tlrt_migrate(uint32_t chunk, enum tlp_tier to, int initial);
+
+/* thread.c */
+void tlrt_ring_reset(void);
+void tlrt_ring_push(const struct rt_sample *s);	/* lock-free, async-signal-safe */
+int tlrt_ring_pop(struct rt_sample *s);		/* one consumer */
+int tlrt_sampler_setup(char *why, size_t whylen);
+int tlrt_thread_start(void);
+void tlrt_thread_stop(void);
+void tlrt_drain(void);					/* lock not held */
+void tlrt_atfork_register(void);
+
+/* record.c */
+int tlrt_record_open(void);			/* counters file (counters and log modes) */
+void tlrt_record_header(void);			/* fills policy, sampler, budget once known */
+void tlrt_record_close(int complete);
+void tlrt_record_child(void);			/* after fork: this process's own files */
+int tlrt_log_enabled(void);
+void tlrt_log_callsite(uintptr_t callsite, const char **module, uintptr_t *off);	/* lock NOT held */
+void tlrt_log_alloc(const struct tlrt_region *r, uint64_t t_ns, const char *module, uintptr_t off);
+void tlrt_log_free(const struct tlrt_region *r, uint64_t t_ns);
+void tlrt_log_sample(const struct rt_sample *s, uint32_t chunk, int hit);
+void tlrt_log_migration(uint32_t chunk, int direction, int ok);
+void tlrt_log_flush(void);
+enum { TLRT_DIR_INITIAL_FAST, TLRT_DIR_INITIAL_SLOW, TLRT_DIR_SLOW_TO_FAST, TLRT_DIR_FAST_TO_SLOW };
+
+/* sampler-select.c */
+const struct rt_sampler_ops *tlrt_sampler_find(enum tlrt_sampler s);
+
+/*
+ * Entry points (exported). tlrt_setup reads the variables from envp:
+ * 0 = will manage, 1 = stand aside silently, -EINVAL = bad value (said on
+ * stderr; with TIERLAB_STRICT the process exits 2 instead).
+ */
+TLRT_API int tlrt_setup(char *const *envp);
+TLRT_API int tlrt_state(void);
+/* At load (override.c): the counters file and fork hooks; -1 = stood aside. */
+TLRT_API int tlrt_open_files(void);
+TLRT_API uint64_t tlrt_threshold(void);
+/* A managed allocation, or NULL (the caller then uses the next allocator). errno untouched. */
+TLRT_API void *tlrt_alloc(size_t bytes, size_t align, uintptr_t callsite);
+TLRT_API int tlrt_owns(const void *p);
+TLRT_API void tlrt_free(void *p);
+TLRT_API size_t tlrt_usable_size(const void *p);
+/* Resizes a managed allocation in place when its chunks allow; p or NULL. */
+TLRT_API void *tlrt_resize(void *p, size_t bytes);
+TLRT_API void tlrt_count_realloc(void);
+TLRT_API void tlrt_count_small(uint64_t n);
+/* Tests: a sample as a sampler would deliver it, and a synchronous drain. */
+TLRT_API void tlrt_deliver(const struct rt_sample *s);
+TLRT_API void tlrt_process_pending(void);
+TLRT_API int tlrt_tier_of(const void *p);		/* enum tlp_tier, or -1 */
+TLRT_API uint64_t tlrt_stat(enum rt_stat s);
+TLRT_API uint32_t tlrt_fast_chunks(void);
+TLRT_API uint32_t tlrt_budget(void);
+TLRT_API void tlrt_finish(void);
+
+#endif

@@ -1,0 +1,214 @@
+/*
+ * The runtime thread and the sampler's life around it. The thread starts
+ * at the first managed allocation (never in a constructor, so a program
+ * that never allocates big keeps exactly its own threads), with every
+ * signal blocked so the program's signals never land on it. At the
+ * sampling rate it calls sampler->tick(), drains the sample ring through
+ * the policy, and migrates. fork(): the sampler restores everything before
+ * the fork; the child has no runtime thread and restarts it lazily at its
+ * next managed allocation, with its own counters file.
+ */
+#include "tiermem/rt.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#define IDLE_NS 100000000ULL	/* the period when not sampling */
+#define DRAIN_BATCH 256
+#define DRAIN_MAX 4096
+
+static int next_block(struct rt_block *out)
+{
+	uintptr_t base;
+	long u;
+
+	/*
+	 * trylock: a sampler may hold its own lock in tick() while the core,
+	 * holding ours, waits in release_range(); skipping a tick beats that.
+	 */
+	if (pthread_mutex_trylock(&tlrt.lock))
+		return -1;
+	u = tlrt_bitmap_next_set(&tlrt.units_map, tlrt.sample_cursor);
+	if (u < 0)
+		u = tlrt_bitmap_next_set(&tlrt.units_map, 0);
+	if (u >= 0) {
+		base = atomic_load_explicit(&tlrt.base, memory_order_relaxed);
+		out->addr = base + ((uintptr_t)u << TLRT_UNIT_SHIFT);
+		out->len = TLRT_UNIT;
+		tlrt.sample_cursor = (uint32_t)u + 1;
+	}
+	pthread_mutex_unlock(&tlrt.lock);
+	return u < 0 ? -1 : 0;
+}
+
+int tlrt_sampler_setup(char *why, size_t whylen)
+{
+	const struct rt_sampler_ops *ops = tlrt_sampler_find(tlrt.opt.sampler);
+	char reason[256] = "";
+
+	if (!ops) {
+		snprintf(why, whylen, "TIERLAB_SAMPLER='%s': not built into this runtime",
+			 tlrt_sampler_names[tlrt.opt.sampler]);
+		return -1;
+	}
+	tlrt_ring_reset();
+	tlrt.sampler = ops;
+	tlrt.sampler_env = (struct rt_sampler_env){
+		.rate_hz = tlrt.opt.rate_hz,
+		.next_block = next_block,
+		.deliver = tlrt_ring_push,
+	};
+	if (ops->start(&tlrt.sampler_env, reason, sizeof(reason))) {
+		snprintf(why, whylen, "sampler '%s': %s", ops->name, reason[0] ? reason : "cannot start");
+		return -1;
+	}
+	tlrt.sampler_started = 1;
+	return 0;
+}
+
+/* At most DRAIN_MAX per call, so a flood of samples cannot starve the ticks. */
+void tlrt_drain(void)
+{
+	struct rt_sample s[DRAIN_BATCH];
+	int n, rounds = DRAIN_MAX / DRAIN_BATCH;
+
+	do {
+		for (n = 0; n < DRAIN_BATCH && tlrt_ring_pop(&s[n]); n++)
+			;
+		if (!n)
+			return;
+		tlrt_stat_add(RT_STAT_samples, (uint64_t)n);
+		pthread_mutex_lock(&tlrt.lock);
+		for (int i = 0; i < n; i++)
+			tlrt_process_sample(&s[i]);
+		pthread_mutex_unlock(&tlrt.lock);
+	} while (n == DRAIN_BATCH && --rounds);
+}
+
+static void *runtime_thread(void *arg)
+{
+	uint64_t period = tlrt.opt.rate_hz > 0 ? (uint64_t)(1e9 / tlrt.opt.rate_hz) : IDLE_NS;
+	uint64_t next = tlrt_now_ns(), last_flush = next;
+	struct timespec ts;
+
+	(void)arg;
+	tlrt_in_rt = 1;
+	if (!period)
+		period = 1;
+	while (!atomic_load(&tlrt.stop)) {
+		uint64_t now = tlrt_now_ns();
+
+		next += period;
+		if (next < now)
+			next = now;	/* fell behind: don't burst to catch up */
+		ts.tv_sec = (time_t)(next / 1000000000ULL);
+		ts.tv_nsec = (long)(next % 1000000000ULL);
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+			;
+		if (atomic_load(&tlrt.stop))
+			break;
+		if (tlrt.opt.rate_hz > 0 && tlrt.sampler_started) {
+			uint64_t t0 = tlrt_now_ns();
+
+			tlrt.sampler->tick();
+			tlrt_stat_add(RT_STAT_ticks, 1);
+			tlrt_stat_add(RT_STAT_sample_ns_total, tlrt_now_ns() - t0);
+		}
+		tlrt_drain();
+		now = tlrt_now_ns();
+		if (now - last_flush > IDLE_NS) {
+			tlrt_log_flush();
+			last_flush = now;
+		}
+	}
+	return NULL;
+}
+
+int tlrt_thread_start(void)
+{
+	sigset_t all, old;
+	pthread_attr_t attr;
+	int err;
+
+	sigfillset(&all);
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 256 * 1024);
+	atomic_store(&tlrt.stop, 0);
+	/* the thread inherits the mask: no signal of the program is ever delivered to it */
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(&tlrt.thread, &attr, runtime_thread, NULL);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	if (err)
+		return -err;
+	pthread_setname_np(tlrt.thread, "tiermem");
+	tlrt.thread_running = 1;
+	return 0;
+}
+
+void tlrt_thread_stop(void)
+{
+	struct timespec ts;
+
+	if (!tlrt.thread_running)
+		return;
+	atomic_store(&tlrt.stop, 1);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	ts.tv_sec += 2;
+	/* at exit another thread of the program may hold the lock forever: don't hang on it */
+	if (!pthread_timedjoin_np(tlrt.thread, NULL, &ts))
+		tlrt.thread_running = 0;
+}
+
+static int fork_locked;
+
+static void fork_prepare(void)
+{
+	if (atomic_load(&tlrt.state) != TLRT_ACTIVE)
+		return;
+	if (tlrt.sampler_started && tlrt.sampler->atfork_prepare)
+		tlrt.sampler->atfork_prepare();
+	pthread_mutex_lock(&tlrt.lock);
+	fork_locked = 1;
+}
+
+static void fork_parent(void)
+{
+	if (!fork_locked)
+		return;
+	fork_locked = 0;
+	pthread_mutex_unlock(&tlrt.lock);
+	if (tlrt.sampler_started && tlrt.sampler->atfork_parent)
+		tlrt.sampler->atfork_parent();
+}
+
+static void fork_child(void)
+{
+	int active = fork_locked;
+
+	fork_locked = 0;
+	/* fresh locks: the parent's holders do not exist here */
+	pthread_mutex_init(&tlrt.lock, NULL);
+	tlrt.thread_running = 0;
+	atomic_store(&tlrt.stop, 0);
+	tlrt_record_child();
+	if (!active)
+		return;
+	tlrt_ring_reset();
+	tlrt.start_ns = tlrt_now_ns();
+	if (tlrt.sampler_started && tlrt.sampler->atfork_child)
+		tlrt.sampler->atfork_child();
+}
+
+void tlrt_atfork_register(void)
+{
+	static int done;
+
+	if (done)
+		return;
+	done = 1;
+	pthread_atfork(fork_prepare, fork_parent, fork_child);
+}

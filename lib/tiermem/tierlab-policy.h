@@ -1,0 +1,106 @@
+/*
+ * The tierlab policy interface (ABI 1): decision logic only.
+ *
+ * A policy sees allocations (as ranges of chunk ids) and samples (a chunk
+ * id) and answers with decisions "chunk C to tier T". It never moves
+ * memory, calls mbind or reads the clock: the live runtime (libtiermem)
+ * and the offline replay apply the same decisions to real or simulated
+ * memory. The core applies decisions in order and never lets the fast tier
+ * exceed its budget: a promotion that would is refused and counted, so a
+ * policy frees room (demotes) before it promotes.
+ *
+ * A plugin is a shared object exporting
+ *     const struct tlp_policy *tierlab_policy(void);
+ * loaded by name (TIERLAB_POLICY=lru -> <libdir>/policy-lru.so) or by path.
+ * The loader checks `size` and `abi_version` before using anything else;
+ * optional entry points may be NULL. Every struct the core hands over
+ * starts with its own size, so later versions can grow them.
+ *
+ * Threading: the core calls a policy from one thread at a time (under its
+ * lock). Work per call is O(1) for on_sample (amortised), O(chunks of the
+ * allocation) for on_alloc/on_free. Policies allocate memory only through
+ * params->alloc/free (the runtime interposes malloc; a policy calling it
+ * from inside the allocator would recurse).
+ */
+#ifndef TIERLAB_POLICY_H
+#define TIERLAB_POLICY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define TLP_ABI_VERSION 1
+
+enum tlp_tier { TLP_SLOW = 0, TLP_FAST = 1 };
+
+#define TLP_UNLIMITED UINT32_MAX
+
+struct tlp_params {
+	uint32_t size;			/* sizeof(struct tlp_params) of the caller */
+	uint32_t max_chunks;		/* chunk ids are in [0, max_chunks) */
+	uint32_t budget_chunks;		/* fast-tier capacity in chunks (may change: on_budget) */
+	uint32_t window;		/* samples, for window-like policies */
+	uint64_t chunk_size;		/* bytes */
+	const double *fractions;	/* static: fast fraction per allocation, allocation order */
+	uint32_t nfractions;
+	const char *args;		/* TIERLAB_POLICY_ARGS, free-form for plugins; may be NULL */
+	void *(*alloc)(size_t bytes);	/* zeroed memory; NULL on failure */
+	void (*free)(void *p, size_t bytes);
+};
+
+/* A managed allocation: chunks first_chunk .. first_chunk + nchunks - 1. */
+struct tlp_alloc {
+	uint32_t size;			/* sizeof(struct tlp_alloc) */
+	uint32_t seq;			/* allocation order among managed allocations, from 0 */
+	uint32_t first_chunk;
+	uint32_t nchunks;
+	uint64_t bytes;
+};
+
+struct tlp_move {
+	uint32_t chunk;
+	uint32_t tier;			/* enum tlp_tier */
+};
+
+/* Decisions a call appends to; the core sizes v (see tlp_decide). */
+struct tlp_decisions {
+	struct tlp_move *v;
+	uint32_t n, cap;
+};
+
+/*
+ * Appends "chunk to tier". Returns 0, or -1 when the array is full (a
+ * policy bug: on_alloc gets room for one decision per chunk of the
+ * allocation, on_sample and on_budget for TLP_SAMPLE_DECISIONS).
+ */
+#define TLP_SAMPLE_DECISIONS 8
+static inline int tlp_decide(struct tlp_decisions *d, uint32_t chunk, enum tlp_tier tier)
+{
+	if (d->n >= d->cap)
+		return -1;
+	d->v[d->n].chunk = chunk;
+	d->v[d->n].tier = (uint32_t)tier;
+	d->n++;
+	return 0;
+}
+
+struct tlp_policy {
+	uint32_t size;			/* sizeof(struct tlp_policy) the plugin was built with */
+	uint32_t abi_version;		/* TLP_ABI_VERSION */
+	const char *name;
+	/* State for one process; NULL on failure (bad args: say why on stderr, one line). */
+	void *(*init)(const struct tlp_params *p);
+	/* Initial placement: a decision for every chunk of a new allocation (unset chunks go slow). */
+	void (*on_alloc)(void *st, const struct tlp_alloc *a, struct tlp_decisions *out);
+	/* The allocation's chunks are gone (the core already released their fast-tier room). */
+	void (*on_free)(void *st, const struct tlp_alloc *a);
+	/* One access sample in chunk `chunk` (a managed chunk). */
+	void (*on_sample)(void *st, uint32_t chunk, struct tlp_decisions *out);
+	/* Optional: the budget changed (e.g. a percentage of a growing footprint). */
+	void (*on_budget)(void *st, uint32_t budget_chunks, struct tlp_decisions *out);
+	void (*fini)(void *st);
+};
+
+typedef const struct tlp_policy *(*tlp_entry_fn)(void);
+#define TLP_ENTRY_NAME "tierlab_policy"
+
+#endif

@@ -1,0 +1,32 @@
+# Programs and plugins the runtime's tests use (run by tests/cli/tiermem-*.sh
+# and the cmocka binary test_rt_core). Helpers live in $(B)/tests/tiermem/,
+# a directory, so tests/run.sh does not run them on their own.
+TMT := $(B)/tests/tiermem
+TIERMEM_TEST_POLICY := $(TMT)/policy-test.so
+
+$(TIERMEM_TEST_POLICY): tests/tiermem/policy-test.c lib/tiermem/tierlab-policy.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -shared -fPIC -fvisibility=hidden -o $@ $<
+
+$(TMT)/stress: tests/tiermem/stress.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -pthread -o $@ $< -ldl -lm
+
+$(TMT)/counters-dump: tests/tiermem/counters-dump.c lib/tiermem/rt-stats.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $<
+
+# The core linked directly (no interposer): plain, ASan+UBSan and TSan.
+TIERMEM_CORE_DEPS := tests/tiermem/core-test.c $(TIERMEM_CORE_SRC) $(wildcard lib/tiermem/*.h) lib/units.h
+$(B)/tests/test_rt_core: $(TIERMEM_CORE_DEPS) $(TIERMEM_TEST_POLICY)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -DTEST_POLICY='"$(abspath $(TIERMEM_TEST_POLICY))"' -pthread -o $@ tests/tiermem/core-test.c $(TIERMEM_CORE_SRC) -ldl -lnuma -lcmocka -lm
+$(TMT)/core-asan: $(TIERMEM_CORE_DEPS) $(TIERMEM_TEST_POLICY)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined -DTEST_POLICY='"$(abspath $(TIERMEM_TEST_POLICY))"' -pthread -o $@ tests/tiermem/core-test.c $(TIERMEM_CORE_SRC) -ldl -lnuma -lcmocka -lm
+$(TMT)/core-tsan: $(TIERMEM_CORE_DEPS) $(TIERMEM_TEST_POLICY)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -O1 -fsanitize=thread -DTEST_POLICY='"$(abspath $(TIERMEM_TEST_POLICY))"' -pthread -o $@ tests/tiermem/core-test.c $(TIERMEM_CORE_SRC) -ldl -lnuma -lcmocka -lm
+
+TARGETS += $(TIERMEM_TEST_POLICY) $(TMT)/stress $(TMT)/counters-dump $(TMT)/core-asan $(TMT)/core-tsan
+TEST_BINS += $(B)/tests/test_rt_core
