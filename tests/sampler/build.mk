@@ -1,0 +1,24 @@
+# The samplers' tests: cmocka binaries that link the sampler objects
+# directly with a fake runtime (tests/sampler/harness.h), helper programs
+# the shell tests run, and bench/sampler (the fault sampler's cost).
+SAMPLER_SRC := $(wildcard lib/tiermem/sampler-fault.c lib/tiermem/sampler-uffd-wp.c \
+	lib/tiermem/sampler-none.c lib/tiermem/sampler-uffd.c)
+SAMPLER_HDR := lib/tiermem/rt-sampler.h $(wildcard lib/tiermem/sampler-*.h) tests/sampler/harness.h
+SAMPLER_TESTS := $(patsubst tests/sampler/%.c,$(B)/tests/%,$(wildcard tests/sampler/test_*.c))
+SAMPLER_HELPERS := $(patsubst tests/sampler/%.c,$(B)/tests-helpers/%,$(wildcard tests/sampler/sampler-*.c))
+SAMPLER_BENCH := $(B)/bench/sampler
+
+$(B)/tests/test_sampler_%: tests/sampler/test_sampler_%.c $(SAMPLER_SRC) $(SAMPLER_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< $(SAMPLER_SRC) -lcmocka -lpthread -ldl
+
+$(B)/tests-helpers/sampler-%: tests/sampler/sampler-%.c $(SAMPLER_SRC) $(SAMPLER_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< $(SAMPLER_SRC) -lpthread
+
+$(SAMPLER_BENCH): bench/sampler/sampler.c $(SAMPLER_SRC) $(SAMPLER_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< $(SAMPLER_SRC) -lpthread
+
+TEST_BINS += $(SAMPLER_TESTS) $(SAMPLER_HELPERS)
+TARGETS += $(SAMPLER_BENCH)
