@@ -67,7 +67,7 @@ int hpcg_test_symmetry(const struct hpcg_problem *P, const struct hpcg_cg_work *
 		if (d > res || d != d)
 			res = d;
 	}
-	out->residual = res;
+	out->residual = hpcg_allreduce_max(res);
 	/* Written so that a NaN fails too. */
 	return out->depsym_spmv <= 1.0 && out->depsym_mg <= 1.0 ? 0 : -EDOM;
 }

@@ -16,6 +16,11 @@
  * chain. In Gauss-Seidel only the x-neighbour just updated (slot 12 forward,
  * 14 backward) waits on the previous row, and it is taken from a register
  * when it is the previous row, not reloaded through memory.
+ *
+ * With MPI, SpMV and Gauss-Seidel first fetch the halo of x from the
+ * neighbouring ranks (hpcg_halo_exchange, a no-op without MPI), as HPCG's
+ * ComputeSPMV and ComputeSYMGS do; x is const to the caller but its halo
+ * part is the kernels' to fill, as in HPCG.
  */
 #include "hpcg.h"
 
@@ -67,6 +72,7 @@ void hpcg_spmv(const struct hpcg_matrix *A, const double *restrict x, double *re
 	const int32_t *restrict c = A->cols;
 	const int n = A->nrow;
 
+	hpcg_halo_exchange(A, (double *)x);
 #pragma omp parallel for schedule(static) if (n >= PAR_MIN_ROWS)
 	for (int i = 0; i < n; i++)
 		y[i] = row_sum(v + (size_t)i * HPCG_SLOTS, c + (size_t)i * HPCG_SLOTS, x);
@@ -107,6 +113,7 @@ void hpcg_symgs(const struct hpcg_matrix *A, const double *restrict r, double *x
 {
 	double next = 0.0;
 
+	hpcg_halo_exchange(A, x);
 	gs_forward(A, r, x);
 	for (int i = A->nrow - 1; i >= 0; i--)
 		gs_backward_row(A->values, A->cols, r, x, i, &next);
@@ -121,6 +128,12 @@ void hpcg_symgs_spmv(const struct hpcg_matrix *A, const double *restrict r, doub
 	double next = 0.0;
 	int i;
 
+	if (hpcg_halo_size(A)) {
+		/* The product needs the neighbours' new x: a second exchange, as HPCG's ComputeMG. */
+		hpcg_symgs(A, r, x);
+		hpcg_spmv(A, x, Ax);
+		return;
+	}
 	gs_forward(A, r, x);
 	for (i = n - 1; i >= 0; i--) {
 		gs_backward_row(v, c, r, x, i, &next);
@@ -193,7 +206,7 @@ double hpcg_dot(int n, const double *restrict x, const double *restrict y)
 	}
 	for (int b = 0; b < nb; b++)
 		sum += part[b];
-	return sum;
+	return hpcg_allreduce_sum(sum);
 }
 
 void hpcg_waxpby(int n, double alpha, const double *x, double beta, const double *y, double *w)

@@ -6,10 +6,11 @@
  * point injected from the fine point at twice its coordinates).
  *
  * Rows are generated from global coordinates and mapped to local ones, so
- * the code reads the same when the box is one of many ranks'. This build
- * has one rank (no MPI): the box is the whole grid and every neighbour is
- * local. With ranks, a neighbour outside the box would become a halo column
- * numbered from nrow on, and the vectors would grow by the halo.
+ * the code reads the same when the box is one of many ranks'. Without MPI
+ * the box is the whole grid and every neighbour is local. With MPI a
+ * neighbour outside the box is generated with local column -1 and
+ * hpcg_halo_setup (hpcg-mpi.c) numbers it from nrow on; the vectors that
+ * kernels read grow by the halo (ncol entries).
  */
 #include "hpcg.h"
 
@@ -77,13 +78,18 @@ static void generate_rows(struct hpcg_matrix *A, double *b)
 								continue;
 							}
 							gc[k] = (cz * g->gny + cy) * g->gnx + cx;
-							/* A halo column would get a local number past nrow here. */
-							c[k] = (int32_t)(((cz - g->oz) * ny + (cy - g->oy)) * nx +
-									 (cx - g->ox));
 							v[k] = gc[k] == grow ? 26.0 : -1.0;
+							inrow++;
+							cx -= g->ox, cy -= g->oy, cz -= g->oz;
+							if (cx < 0 || cx >= nx || cy < 0 || cy >= ny ||
+							    cz < 0 || cz >= nz) {
+								/* Another rank's: a halo column, numbered later. */
+								c[k] = -1;
+								continue;
+							}
+							c[k] = (int32_t)((cz * ny + cy) * nx + cx);
 							if (c[k] < lowest)
 								lowest = c[k];
-							inrow++;
 						}
 				if (b)
 					b[row] = 26.0 - (double)(inrow - 1);
@@ -94,7 +100,7 @@ static void generate_rows(struct hpcg_matrix *A, double *b)
 		}
 	}
 	A->nnz = nnz;
-	A->gnnz = nnz;
+	A->gnnz = hpcg_allreduce_sum_i64(nnz);
 	A->lag = lag;
 }
 
@@ -105,6 +111,7 @@ static int level_alloc(struct hpcg_problem *P, int lev, const struct hpcg_geom *
 
 	A->g = *g;
 	A->nrow = g->nx * g->ny * g->nz;
+	A->ncol = A->nrow;
 	A->gnrow = g->gnx * g->gny * g->gnz;
 	slots = (size_t)A->nrow * HPCG_SLOTS;
 	A->values = problem_alloc(P, slots * sizeof(double), "A%d.values", lev);
@@ -125,7 +132,7 @@ static int transfer_init(struct hpcg_problem *P, int lev)
 	A->f2c = problem_alloc(P, (size_t)Ac->nrow * sizeof(int32_t), "A%d.f2c", lev);
 	A->Axf = problem_alloc(P, (size_t)A->nrow * sizeof(double), "A%d.Axf", lev);
 	A->rc = problem_alloc(P, (size_t)Ac->nrow * sizeof(double), "A%d.rc", lev);
-	A->xc = problem_alloc(P, (size_t)Ac->nrow * sizeof(double), "A%d.xc", lev);
+	A->xc = problem_alloc(P, (size_t)Ac->ncol * sizeof(double), "A%d.xc", lev);
 	if (!A->f2c || !A->Axf || !A->rc || !A->xc)
 		return -ENOMEM;
 
@@ -137,12 +144,24 @@ static int transfer_init(struct hpcg_problem *P, int lev)
 
 				A->f2c[ic] = ((2 * izc) * A->g.ny + 2 * iyc) * A->g.nx + 2 * ixc;
 				A->rc[ic] = 0.0;
-				A->xc[ic] = 0.0;
 			}
+	for (int i = 0; i < Ac->ncol; i++)
+		A->xc[i] = 0.0;
 #pragma omp parallel for schedule(static)
 	for (int i = 0; i < A->nrow; i++)
 		A->Axf[i] = 0.0;
 	return 0;
+}
+
+/* Numbers the halo columns of a generated level (MPI; nothing to do otherwise). */
+static int level_halo(struct hpcg_matrix *A)
+{
+#ifdef HPCG_MPI
+	return hpcg_halo_setup(A);
+#else
+	(void)A;
+	return 0;
+#endif
 }
 
 static double *vector_alloc(struct hpcg_problem *P, int n, const char *name, double fill)
@@ -172,21 +191,37 @@ int hpcg_problem_init(struct hpcg_problem *P, int nx, int ny, int nz, int nlevel
 		return -EINVAL;
 	P->nlevels = nlevels;
 
-	/* One rank: the box is the whole grid. */
+	/* One rank: the box is the whole grid; with MPI, one box of the process grid. */
 	g = (struct hpcg_geom){ nx, ny, nz, nx, ny, nz, 0, 0, 0 };
+#ifdef HPCG_MPI
+	{
+		int np[3], ip[3];
+
+		hpcg_mpi_grid(np, ip);
+		g.gnx *= np[0], g.gny *= np[1], g.gnz *= np[2];
+		g.ox = (int64_t)ip[0] * nx, g.oy = (int64_t)ip[1] * ny, g.oz = (int64_t)ip[2] * nz;
+	}
+#endif
 
 	/* The fine matrix first: it is the bulk of the footprint. */
 	ret = level_alloc(P, 0, &g);
 	if (ret)
 		goto fail;
 	P->b = problem_alloc(P, (size_t)P->level[0].nrow * sizeof(double), "b", 0);
-	P->x = vector_alloc(P, P->level[0].nrow, "x", 0.0);
-	P->xexact = vector_alloc(P, P->level[0].nrow, "xexact", 1.0);
-	if (!P->b || !P->x || !P->xexact) {
+	if (!P->b) {
 		ret = -ENOMEM;
 		goto fail;
 	}
 	generate_rows(&P->level[0], P->b);
+	ret = level_halo(&P->level[0]);
+	if (ret)
+		goto fail;
+	P->x = vector_alloc(P, P->level[0].ncol, "x", 0.0);
+	P->xexact = vector_alloc(P, P->level[0].ncol, "xexact", 1.0);
+	if (!P->x || !P->xexact) {
+		ret = -ENOMEM;
+		goto fail;
+	}
 
 	for (int lev = 1; lev < nlevels; lev++) {
 		g.nx /= 2, g.ny /= 2, g.nz /= 2;
@@ -196,6 +231,9 @@ int hpcg_problem_init(struct hpcg_problem *P, int nx, int ny, int nz, int nlevel
 		if (ret)
 			goto fail;
 		generate_rows(&P->level[lev], NULL);
+		ret = level_halo(&P->level[lev]);
+		if (ret)
+			goto fail;
 		ret = transfer_init(P, lev - 1);
 		if (ret)
 			goto fail;
@@ -209,7 +247,8 @@ fail:
 
 int hpcg_cg_work_init(struct hpcg_problem *P, struct hpcg_cg_work *W)
 {
-	int n = P->level[0].nrow;
+	/* ncol for all four: the symmetry test hands Ap to SpMV as its x. */
+	int n = P->level[0].ncol;
 
 	W->r = vector_alloc(P, n, "cg.r", 0.0);
 	W->z = vector_alloc(P, n, "cg.z", 0.0);
@@ -222,6 +261,10 @@ int hpcg_cg_work_init(struct hpcg_problem *P, struct hpcg_cg_work *W)
 
 void hpcg_problem_release(struct hpcg_problem *P)
 {
+#ifdef HPCG_MPI
+	for (int lev = 0; lev < HPCG_MAX_LEVELS; lev++)
+		hpcg_halo_release(&P->level[lev]);
+#endif
 	for (int i = P->narrays - 1; i >= 0; i--)
 		free(P->arrays[i].p);
 	memset(P, 0, sizeof(*P));

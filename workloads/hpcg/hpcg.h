@@ -11,6 +11,14 @@
  * outside the global grid is padding: value 0, column = the row itself (it
  * adds 0 * x[i], which keeps every loop at a fixed trip count).
  *
+ * With MPI (built with -DHPCG_MPI, see hpcg-mpi.c) each rank holds one box
+ * of a 3-D process grid and the columns a row needs from other ranks are
+ * halo columns, numbered after the local ones as HPCG's SetupHalo numbers
+ * them: nrow .. ncol-1. Vectors that SpMV or Gauss-Seidel read (x, p, z,
+ * xexact, the coarse corrections) hold ncol entries; the kernels fill the
+ * halo with hpcg_halo_exchange() first. Without MPI, ncol == nrow and the
+ * hooks below are empty inline functions.
+ *
  * Every big array (matrix values, local and global column indices, vectors)
  * is ONE allocation, recorded in problem->arrays in allocation order so the
  * program can print the footprint of each and a tiering runtime's
@@ -36,11 +44,24 @@ struct hpcg_geom {
 	int64_t ox, oy, oz;		/* global coordinates of the box's first point */
 };
 
+#ifdef HPCG_MPI
+/* Who sends what to whom (HPCG's SetupHalo); built by hpcg_halo_setup. */
+struct hpcg_halo {
+	int nneighbors;
+	int *neighbors;			/* ranks, ascending */
+	int *nrecv, *nsend;		/* per neighbour */
+	int nsend_total;
+	int32_t *send_rows;		/* local rows to send, grouped by neighbour */
+	double *send_buf;
+};
+#endif
+
 struct hpcg_matrix {
 	struct hpcg_geom g;
 	int nrow;			/* local rows */
+	int ncol;			/* nrow + halo columns (MPI); nrow without MPI */
 	int64_t nnz;			/* local nonzeros (without padding) */
-	int64_t gnrow, gnnz;		/* over all ranks (one rank here) */
+	int64_t gnrow, gnnz;		/* over all ranks */
 	int lag;			/* max over rows i of i - (smallest column of row i) */
 	double *values;			/* nrow * HPCG_SLOTS */
 	int32_t *cols;			/* nrow * HPCG_SLOTS local column indices */
@@ -48,7 +69,10 @@ struct hpcg_matrix {
 	/* Toward the next coarser level; NULL at the coarsest. */
 	int32_t *f2c;			/* coarse nrow: fine row injected into each coarse row */
 	double *Axf;			/* nrow: A*x for the restriction */
-	double *rc, *xc;		/* coarse nrow: coarse residual and correction */
+	double *rc, *xc;		/* coarse nrow (xc: coarse ncol): coarse residual and correction */
+#ifdef HPCG_MPI
+	struct hpcg_halo halo;
+#endif
 };
 
 struct hpcg_array {
@@ -81,7 +105,9 @@ struct hpcg_cg_result {
 };
 
 /*
- * Builds the problem on a global grid of nx*ny*nz points held by one rank,
+ * Builds the problem on a global grid of nx*ny*nz points held by one rank
+ * (with MPI: nx*ny*nz is each rank's box, the global grid is the process
+ * grid times it, as HPCG's weak scaling; collective over the ranks),
  * with nlevels levels (1..HPCG_MAX_LEVELS): each dimension must be a
  * positive multiple of 2^(nlevels-1). b = A*ones, x = 0, xexact = ones.
  * -EINVAL on a bad size, -ENOMEM (with everything freed) when out of memory.
@@ -163,5 +189,53 @@ int hpcg_test_norms(const double *values, int n, double *mean, double *variance)
  * ref_reduction itself is a real reduction (< 1e-3). 0, or -EDOM.
  */
 int hpcg_check_reduction(const double *values, int n, double ref_reduction);
+
+/* ---- Ranks (hpcg-mpi.c); without MPI, one rank and nothing to do ---- */
+
+#ifdef HPCG_MPI
+/*
+ * MPI_Init (as a singleton when started without a launcher); ranks other
+ * than 0 send their stdout to /dev/null, so only rank 0 prints results.
+ */
+void hpcg_mpi_init(int *argc, char ***argv);
+void hpcg_mpi_finalize(void);
+/* Terminates every rank (a rank that cannot go on must not leave the others waiting). */
+void hpcg_mpi_abort(int code) __attribute__((noreturn));
+int hpcg_mpi_rank(void);
+int hpcg_mpi_size(void);
+/* HPCG's process grid for this run and this rank's place in it. */
+void hpcg_mpi_grid(int np[3], int ip[3]);
+/* Sum / maximum over the ranks (every rank gets the result). */
+double hpcg_allreduce_sum(double v);
+double hpcg_allreduce_max(double v);
+int64_t hpcg_allreduce_sum_i64(int64_t v);
+/*
+ * One verdict for all ranks: NULL when every rank passed, else the reason
+ * of the lowest failing rank (prefixed with its number when it is not 0),
+ * in buf. Collective.
+ */
+const char *hpcg_mpi_agree(const char *failure, char *buf, size_t len);
+/*
+ * Numbers A's halo columns (those generated as -1 in cols) after the local
+ * ones and builds the send lists, as HPCG's SetupHalo; sets A->ncol.
+ * -ENOMEM. hpcg_halo_release frees what it allocated.
+ */
+int hpcg_halo_setup(struct hpcg_matrix *A);
+void hpcg_halo_release(struct hpcg_matrix *A);
+/* Fills x[nrow..ncol) with the neighbours' values (HPCG's ExchangeHalo). */
+void hpcg_halo_exchange(const struct hpcg_matrix *A, double *x);
+static inline int hpcg_halo_size(const struct hpcg_matrix *A)
+{
+	return A->ncol - A->nrow;
+}
+#else
+static inline int hpcg_mpi_rank(void) { return 0; }
+static inline int hpcg_mpi_size(void) { return 1; }
+static inline double hpcg_allreduce_sum(double v) { return v; }
+static inline double hpcg_allreduce_max(double v) { return v; }
+static inline int64_t hpcg_allreduce_sum_i64(int64_t v) { return v; }
+static inline void hpcg_halo_exchange(const struct hpcg_matrix *A, double *x) { (void)A, (void)x; }
+static inline int hpcg_halo_size(const struct hpcg_matrix *A) { (void)A; return 0; }
+#endif
 
 #endif
