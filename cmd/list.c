@@ -100,19 +100,21 @@ static void list_axes(void)
 	}
 }
 
-static void list_experiments(const char *db)
+static int list_experiments(const char *db)
 {
 	struct tl_store *st;
 	char **names = NULL;
 	size_t n = 0;
+	int rc;
 
 	if (access(db, F_OK)) {
 		printf("experiments: none (no database at %s)\n", db);
-		return;
+		return 0;
 	}
 	if (tl_store_open_existing(db, &st))
-		return;
-	if (!tl_store_experiments(st, &names, &n)) {
+		return -1;
+	rc = tl_store_experiments(st, &names, &n);
+	if (!rc) {
 		printf("experiments (%s):", db);
 		for (size_t i = 0; i < n; i++) {
 			printf(" %s", names[i]);
@@ -122,6 +124,7 @@ static void list_experiments(const char *db)
 		free(names);
 	}
 	tl_store_close(st);
+	return rc;
 }
 
 int cmd_list(int argc, const char **argv)
@@ -168,7 +171,7 @@ int cmd_list(int argc, const char **argv)
 		list_names("samplers", tl_sampler_names);
 	if (!what || !strcmp(what, "axes"))
 		list_axes();
-	if (!what || !strcmp(what, "experiments"))
-		list_experiments(db);
+	if ((!what || !strcmp(what, "experiments")) && list_experiments(db))
+		return 2;
 	return 0;
 }

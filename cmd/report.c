@@ -24,6 +24,14 @@ static int parse_format(const char *s, enum tl_report_format *fmt)
 	return error("--format: unknown format '%s' (text, markdown, csv or json)", s);
 }
 
+static bool baseline_matches(const struct tl_report *rep)
+{
+	for (size_t i = 0; i < rep->nrows; i++)
+		if (rep->rows[i].is_baseline)
+			return true;
+	return false;
+}
+
 /* What the rows cannot tell: whether the tiers were real. */
 static int add_machine_notes(struct tl_store *st, const char *experiment, struct tl_report *rep)
 {
@@ -104,6 +112,10 @@ int cmd_report(int argc, const char **argv)
 		goto out;
 	if (add_machine_notes(st, rows[0].experiment, &rep))
 		goto out;
+	if (rep.has_baseline && !baseline_matches(&rep)) {
+		error("baseline '%s' matches no configuration of experiment '%s'", baseline, rep.experiment);
+		goto out;
+	}
 	ret = tl_report_print(&rep, fmt, stdout) ? 2 : 0;
 out:
 	tl_report_release(&rep);

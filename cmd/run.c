@@ -103,6 +103,12 @@ int run_spec(const char *spec_path, const struct run_options *o, const char *con
 	nsel = tl_execute_select(&plan, &xo, selected);
 	if (nsel < 0)
 		goto out;
+	if (!nsel && plan.nruns) {
+		error("no planned run is selected by%s%s%s%s%s", o->only ? " --only '" : "",
+		      o->only ? o->only : "", o->only ? "'" : "", o->where ? " --where " : "",
+		      o->where ? o->where : "");
+		goto out;
+	}
 	if (o->dry_run) {
 		print_plan(&plan, selected, nsel);
 		note_machine(&spec);

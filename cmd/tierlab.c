@@ -20,6 +20,7 @@ static const struct cmd_struct commands[] = {
 	{ "report", cmd_report, "compare configurations against a baseline" },
 	{ "show", cmd_show, "print one stored run whole" },
 	{ "list", cmd_list, "list known workloads, policies, allocators, samplers, axes, experiments" },
+	{ "probe", cmd_probe, "measure the machine's memory tiers: nodes, latency, bandwidth, counters" },
 	{ "help", cmd_help, "show help for tierlab or a command" },
 };
 

@@ -158,6 +158,9 @@ int tl_execute_check(const struct tl_plan *plan, const bool *selected)
 		rc = -EINVAL;
 	if (spec->machine.cpus && check_nodes("machine.cpus", spec->machine.cpus))
 		rc = -EINVAL;
+	if (getenv("LD_PRELOAD") && *getenv("LD_PRELOAD"))
+		warning("LD_PRELOAD is set ('%s'): every run inherits it, after tierlab's own libraries",
+			getenv("LD_PRELOAD"));
 	if (!rc && (need_fast || need_slow) && spec->machine.fast && spec->machine.slow &&
 	    !strcmp(spec->machine.fast, spec->machine.slow))
 		warning("machine.fast and machine.slow are both '%s': the tiers are simulated "
@@ -211,6 +214,32 @@ static double now_wall(void)
 }
 
 /*
+ * Variables of the user's environment that change what a run measures;
+ * every run inherits them, so the record says they were there.
+ */
+static int record_inherited_env(struct tl_store *st, int64_t id)
+{
+	static const char *const prefixes[] = { "LD_PRELOAD", "LD_LIBRARY_PATH", "OMP_", "GOMP_", "KMP_",
+						"OPENBLAS_", "MKL_", "MALLOC_", "GLIBC_TUNABLES", "NUMA", NULL };
+	extern char **environ;
+	char key[160];
+	int rc = 0;
+
+	for (char **e = environ; *e && !rc; e++) {
+		const char *eq = strchr(*e, '=');
+
+		for (int i = 0; eq && prefixes[i]; i++) {
+			if (strncmp(*e, prefixes[i], strlen(prefixes[i])))
+				continue;
+			snprintf(key, sizeof(key), "env.%.*s", (int)(eq - *e) > 150 ? 150 : (int)(eq - *e), *e);
+			rc = tl_store_set_env(st, id, 0, key, eq + 1);
+			break;
+		}
+	}
+	return rc;
+}
+
+/*
  * The node sets the experiment ran with, and whether its tiers were real:
  * a report must say when fast and slow were one node (nothing could move).
  */
@@ -229,7 +258,7 @@ static int record_machine(struct tl_store *st, const struct tl_spec *spec, int64
 	rc = rc ?: tl_store_set_env(st, id, 0, "machine.cpus", m->cpus);
 	rc = rc ?: tl_store_set_env(st, id, 0, "nodes.present", present);
 	rc = rc ?: tl_store_set_env(st, id, 0, "tiers.simulated", simulated ? "yes" : "no");
-	return rc;
+	return rc ?: record_inherited_env(st, id);
 }
 
 /* The spec's baseline as "axis=value,..." (tl_selector_parse reads it back), or NULL. */
@@ -271,18 +300,69 @@ static int add_experiment(struct tl_store *st, const struct tl_spec *spec, int64
 	return rc ? rc : record_machine(st, spec, *id);
 }
 
-/* Runs one planned run and fills res, fom; never fails for reasons of the workload. */
+/* The first line the runtime said on the run's stderr ("tiermem: ..."), for a failure's reason. */
+static void runtime_said(const char *out_dir, char *buf, size_t len)
+{
+	char path[PATH_MAX + 16], line[320];
+	FILE *f;
+
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "%s/stderr.txt", out_dir);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strncmp(line, "tiermem: ", 9)) {
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(buf, len, ": %.300s", line);
+			break;
+		}
+	}
+	fclose(f);
+}
+
+/*
+ * A run meant to be tiered must have been: the runtime leaves a counters
+ * file when it managed memory, and nothing when it stood aside (a bad
+ * variable, a policy it could not load) or saw no allocation at the
+ * threshold. Such a run measured something else and must not pass as ok.
+ */
+static void check_runtime(const struct tl_config *c, const char *out_dir, const struct tl_ingest *ing,
+			  struct tl_run_result *res)
+{
+	const char *policy = c->values[TL_AXIS_POLICY];
+	const char *log = c->values[TL_AXIS_LOG];
+	char said[360];
+
+	if (res->status != TL_STATUS_OK || !policy || !tl_policy_uses_runtime(policy) ||
+	    (log && !strcmp(log, "none")) || ing->runtime_seen)
+		return;
+	runtime_said(out_dir, said, sizeof(said));
+	res->status = TL_STATUS_FAILED;
+	snprintf(res->error, sizeof(res->error),
+		 "the tiering runtime did not manage this run (no counters file: it stood aside, or no "
+		 "allocation reached the threshold %s)%s", c->values[TL_AXIS_THRESHOLD] ?
+		 c->values[TL_AXIS_THRESHOLD] : "", said);
+}
+
+/*
+ * Runs one planned run: fills res, the figure of merit and what the
+ * runtime left (ing); never fails for reasons of the workload.
+ */
 static void run_one(const struct tl_plan *plan, const struct tl_run *run, const char *out_dir,
-		    const char *spec_dir, struct tl_run_result *res, bool *has_fom, double *fom)
+		    const char *spec_dir, struct tl_run_result *res, bool *has_fom, double *fom,
+		    struct tl_ingest *ing)
 {
 	const struct tl_config *c = run->config;
 	const struct tl_workload *wl = c->workload;
 	struct tl_runenv re;
 	char why[512];
+	char **argv;
 	int rc;
 
 	*has_fom = false;
 	memset(res, 0, sizeof(*res));
+	memset(ing, 0, sizeof(*ing));
 	rc = tl_runenv_build(plan->spec, c, out_dir, spec_dir, &re, why, sizeof(why));
 	if (rc) {
 		res->status = TL_STATUS_FAILED;
@@ -291,7 +371,7 @@ static void run_one(const struct tl_plan *plan, const struct tl_run *run, const 
 		snprintf(res->error, sizeof(res->error), "%s", why);
 		return;
 	}
-	char **argv = calloc(c->argv.n + 1, sizeof(*argv));
+	argv = calloc(c->argv.n + 1, sizeof(*argv));
 	if (!argv) {
 		tl_runenv_release(&re);
 		res->status = TL_STATUS_FAILED;
@@ -312,30 +392,34 @@ static void run_one(const struct tl_plan *plan, const struct tl_run *run, const 
 	};
 	tl_runner_run(&req, res);
 	free(argv);
-	tl_runenv_release(&re);
 
+	/* a crashed or failed run still has its partial records ingested */
+	if (tl_ingest_scan(out_dir, ing))
+		warning("out of memory reading the runtime's files of %s", run->key);
+	check_runtime(c, out_dir, ing, res);
 	if (res->status != TL_STATUS_OK)
-		return;
+		goto out;
 	if (!wl->fom.regex) {
 		*has_fom = true;	/* no pattern: the figure of merit is the wall time */
 		*fom = res->wall;
-		return;
+		goto out;
 	}
-	rc = tl_fom_extract(out_dir, wl->dir ? wl->dir : out_dir, wl->fom.file, wl->fom.regex, fom,
+	rc = tl_fom_extract(out_dir, re.dir ? re.dir : out_dir, wl->fom.file, wl->fom.regex, fom,
 			    why, sizeof(why));
 	if (rc) {
 		res->status = TL_STATUS_FAILED;
 		snprintf(res->error, sizeof(res->error), "no figure of merit: %.480s", why);
-		return;
+		goto out;
 	}
 	*has_fom = true;
+out:
+	tl_runenv_release(&re);
 }
 
 static int store_one(struct tl_store *st, int64_t exp_id, const struct tl_run *run,
-		     const char *out_dir, const struct tl_run_result *res, bool has_fom, double fom)
+		     const char *out_dir, const struct tl_run_result *res, bool has_fom, double fom,
+		     const struct tl_ingest *ing)
 {
-	struct tl_ingest ing;
-	int64_t run_id = 0;
 	const struct tl_config *c = run->config;
 	const struct tl_workload *wl = c->workload;
 	struct tl_run_record r = {
@@ -349,25 +433,22 @@ static int store_one(struct tl_store *st, int64_t exp_id, const struct tl_run *r
 		.fom = fom,
 		.fom_unit = wl->fom.regex ? wl->fom.unit : "s",
 		.higher_is_better = wl->fom.regex ? wl->fom.higher_is_better : false,
+		/* what the runtime and allocator left: summaries go in the run's own transaction */
+		.metrics = ing->metrics,
+		.nmetrics = ing->nmetrics,
 	};
 	char *cmd = tl_argv_quote(c->argv.v, c->argv.n);
+	int64_t run_id = 0;
 	int rc;
 
 	for (int a = 0; a < TL_AXIS__COUNT; a++)
 		r.values[a] = c->values[a];
 	r.command = cmd;
-	/* what the runtime and allocator left behind: summaries go in the run's own transaction */
-	rc = tl_ingest_scan(out_dir, &ing);
-	if (!rc) {
-		r.metrics = ing.metrics;
-		r.nmetrics = ing.nmetrics;
-		rc = tl_store_add_run(st, &r, &run_id);
-	}
+	rc = tl_store_add_run(st, &r, &run_id);
 	if (!rc)
-		rc = tl_ingest_store(st, run_id, out_dir, &ing);
-	if (!rc && ing.allocator_backing)
-		rc = tl_store_set_env(st, exp_id, run_id, "allocator.backing", ing.allocator_backing);
-	tl_ingest_release(&ing);
+		rc = tl_ingest_store(st, run_id, out_dir, ing);
+	if (!rc && ing->allocator_backing)
+		rc = tl_store_set_env(st, exp_id, run_id, "allocator.backing", ing->allocator_backing);
 	free(cmd);
 	return rc;
 }
@@ -408,6 +489,7 @@ int tl_execute(const struct tl_plan *plan, struct tl_store *st, const struct tl_
 	for (size_t i = 0; i < plan->nruns && !interrupted; i++) {
 		const struct tl_run *run = &plan->runs[i];
 		struct tl_run_result res;
+		struct tl_ingest ing;
 		char out_dir[PATH_MAX], desc[512];
 		bool has_fom;
 		double fom = 0;
@@ -420,24 +502,29 @@ int tl_execute(const struct tl_plan *plan, struct tl_store *st, const struct tl_
 			tl_progress_skip(&prog, run->key, desc);
 			continue;
 		}
-		snprintf(out_dir, sizeof(out_dir), "%s/%s/%s", o->results_dir, plan->spec->name, run->key);
+		/* one directory per execution of the spec, so a re-run never overwrites a stored run's files */
+		snprintf(out_dir, sizeof(out_dir), "%s/%s/%s/e%lld", o->results_dir, plan->spec->name,
+			 run->key, (long long)exp_id);
 		if (mkdirs(out_dir)) {
 			rc = error("cannot create '%s': %s", out_dir, strerror(errno));
 			break;
 		}
 		tl_progress_begin(&prog, run->key, desc);
-		run_one(plan, run, out_dir, spec_dir, &res, &has_fom, &fom);
-		if (interrupted)
+		run_one(plan, run, out_dir, spec_dir, &res, &has_fom, &fom, &ing);
+		if (interrupted) {
+			tl_ingest_release(&ing);
 			break;	/* a run cut short by the user is not a result */
-		rc = store_one(st, exp_id, run, out_dir, &res, has_fom, fom);
+		}
+		rc = store_one(st, exp_id, run, out_dir, &res, has_fom, fom, &ing);
+		tl_ingest_release(&ing);
 		if (rc)
 			break;
 		if (res.status == TL_STATUS_OK)
 			sum->ok++;
 		else
 			sum->failed++;
-		tl_progress_end(&prog, &res, has_fom, fom,
-				run->config->workload->fom.regex ? run->config->workload->fom.unit : "s");
+		tl_progress_end(&prog, &res, has_fom, fom, run->config->workload->fom.regex ?
+				(run->config->workload->fom.unit ? run->config->workload->fom.unit : "") : "s");
 	}
 	tl_progress_finish(&prog);
 	sigaction(SIGINT, &old_int, NULL);

@@ -70,18 +70,16 @@ void tl_progress_begin(struct tl_progress *p, const char *key, const char *desc)
 void tl_progress_end(struct tl_progress *p, const struct tl_run_result *res, bool has_fom,
 		     double fom, const char *unit)
 {
-	char what[80];
+	char value[64];
 
 	p->busy += mono() - p->run_t0;
 	p->timed++;
 	clear_line(p);
 	p->done++;
 	if (has_fom)
-		snprintf(what, sizeof(what), "%.4g %s", fom, unit);
-	else
-		snprintf(what, sizeof(what), "%.63s", res->error);
+		snprintf(value, sizeof(value), "%.4g %s", fom, unit);
 	fprintf(stderr, "[%zu/%zu] %-8s %s  %s (%.1fs)\n", p->done, p->total,
-		tl_status_names[res->status], p->current, what, res->wall);
+		tl_status_names[res->status], p->current, has_fom ? value : res->error, res->wall);
 }
 
 void tl_progress_finish(struct tl_progress *p)

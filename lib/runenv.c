@@ -79,6 +79,20 @@ static int system_lib_present(const char *soname)
 	return 1;
 }
 
+static void env_remove(struct tl_runenv *re, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (size_t i = 0; i < re->n; i++) {
+		if (!strncmp(re->envp[i], name, len) && re->envp[i][len] == '=') {
+			free(re->envp[i]);
+			re->envp[i] = re->envp[--re->n];
+			re->envp[re->n] = NULL;
+			return;
+		}
+	}
+}
+
 static int add_preload(struct tl_runenv *re, const char *lib)
 {
 	const char *old = env_get(re, "LD_PRELOAD");
@@ -198,6 +212,7 @@ int tl_runenv_build(const struct tl_spec *spec, const struct tl_config *c, const
 {
 	const struct tl_workload *wl = c->workload;
 	const char *policy = c->values[TL_AXIS_POLICY];
+	char *user_preload = NULL;
 	int rc = 0;
 
 	memset(re, 0, sizeof(*re));
@@ -227,12 +242,23 @@ int tl_runenv_build(const struct tl_spec *spec, const struct tl_config *c, const
 	}
 	if (rc)
 		goto fail;
+	/* tierlab's libraries go first (the runtime must see every allocation), the user's after */
+	user_preload = env_get(re, "LD_PRELOAD") ? strdup(env_get(re, "LD_PRELOAD")) : NULL;
+	rc = env_add(re, "LD_PRELOAD", "");
+	if (rc)
+		goto fail;
 	if (policy && tl_policy_uses_runtime(policy)) {
 		rc = add_runtime(re, spec, c, out_dir, why, whylen);
 		if (rc)
 			goto fail;
 	}
 	rc = add_allocator(re, c->values[TL_AXIS_ALLOCATOR], why, whylen);
+	if (!rc && user_preload && *user_preload)
+		rc = add_preload(re, user_preload);
+	if (!rc && !*env_get(re, "LD_PRELOAD"))
+		env_remove(re, "LD_PRELOAD");
+	free(user_preload);
+	user_preload = NULL;
 	if (rc)
 		goto fail;
 	if (policy && !strcmp(policy, "all-fast"))
@@ -249,6 +275,7 @@ int tl_runenv_build(const struct tl_spec *spec, const struct tl_config *c, const
 	why[0] = '\0';
 	return 0;
 fail:
+	free(user_preload);
 	tl_runenv_release(re);
 	return rc;
 }

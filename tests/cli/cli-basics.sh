@@ -50,10 +50,20 @@ expect_exit 2 "$TIERLAB" run -n --only 9 "$scratch/sel.yaml"
 expect_contains "$out" "--only"
 [ ! -e "$TIERLAB_DB" ] || fail "a dry run created the database"
 
+expect_exit 2 "$TIERLAB" run -n --where policy=none,threads=4 "$scratch/sel.yaml"
+expect_contains "$out" "no planned run is selected"
 expect_exit 0 "$TIERLAB" run -q --only 1,3-4 "$scratch/sel.yaml"
 [ "$(sqlite3 "$TIERLAB_DB" "select count(*) from runs")" = 3 ] || fail "--only 1,3-4 did not store 3 runs"
 expect_exit 0 "$TIERLAB" run -q --where policy=all-slow "$scratch/sel.yaml"
 [ "$(sqlite3 "$TIERLAB_DB" "select count(*) from runs where policy='all-slow'")" = 2 ] || fail "--where"
+
+# a re-run keeps the first run's files: each execution has its own directory
+expect_exit 0 "$TIERLAB" run -q --only 1 "$scratch/sel.yaml"
+[ "$(sqlite3 "$TIERLAB_DB" "select count(distinct out_dir) from runs where run_key like '%-r1' and policy='none'")" = 2 ] \
+	|| fail "two executions of one run share an output directory"
+# a baseline that names no configuration is an error, not a table of dashes
+expect_exit 2 "$TIERLAB" report --baseline policy=window
+expect_contains "$out" "matches no configuration"
 
 # sweep replaces an axis from the command line
 expect_exit 0 "$TIERLAB" sweep -n "$scratch/sel.yaml" --policy none,all-fast
@@ -73,5 +83,6 @@ expect_exit 2 "$TIERLAB" report --db "$scratch/corrupt.db"
 expect_contains "$out" "corrupt.db"
 [ "$(md5sum <"$scratch/corrupt.db")" = "$sum" ] || fail "the corrupt database was modified"
 expect_exit 2 "$TIERLAB" run -q --db "$scratch/corrupt.db" "$scratch/sel.yaml"
+expect_exit 2 "$TIERLAB" list experiments --db "$scratch/corrupt.db"
 expect_contains "$out" "corrupt.db"
 echo ok

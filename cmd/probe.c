@@ -1,0 +1,78 @@
+/*
+ * tierlab probe: the machine's nodes, distances, memory tiers and HMAT
+ * attributes, per-node latency and bandwidth measured from one CPU node,
+ * which node set suits latency-bound and bandwidth-bound work, counter
+ * availability, THP and hugetlb state; as text or JSON, optionally saved
+ * as a machine profile a spec can name with `machine: NAME`.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "builtin.h"
+#include "error.h"
+#include "parse-options.h"
+#include "paths.h"
+#include "probe.h"
+#include "store.h"
+#include "units.h"
+
+int cmd_probe(int argc, const char **argv)
+{
+	const char *size_text = NULL, *format = "text", *save = NULL, *db = NULL;
+	int cpu_node = 0, quick = 0;
+	static const char *const usage[] = {
+		"tierlab probe [<options>]",
+		NULL
+	};
+	const struct option options[] = {
+		OPT_INTEGER(0, "cpu-node", &cpu_node, "n", "measure from the CPUs of this node (default 0)"),
+		OPT_STRING(0, "size", &size_text, "size", "buffer per node (default 256M, 64M with --quick)"),
+		OPT_STRING('f', "format", &format, "fmt", "text or json"),
+		OPT_STRING(0, "save", &save, "name", "store the result as machine profile <name>"),
+		OPT_STRING(0, "db", &db, "file", "results database for --save (default $TIERLAB_DB or results/tierlab.db)"),
+		OPT_BOOL(0, "quick", &quick, "smaller buffer, fewer passes"),
+		OPT_END(),
+	};
+	struct tl_store *st = NULL;
+	struct tl_probe p;
+	bool json;
+	int ret = 2;
+
+	argc = parse_options(argc, argv, options, usage);
+	if (argc) {
+		error("unexpected argument '%s'", argv[0]);
+		usage_with_options(usage, options);
+	}
+	if (strcmp(format, "text") && strcmp(format, "json")) {
+		error("--format: unknown format '%s' (text or json)", format);
+		return 2;
+	}
+	json = !strcmp(format, "json");
+	tl_probe_init(&p);
+	p.cpu_node = cpu_node;
+	p.quick = quick;
+	if (quick)
+		p.size = 64ull << 20;
+	if (size_text && (tl_parse_size(size_text, &p.size) || p.size < (1u << 20))) {
+		error("--size: '%s' is not a size of at least 1MiB", size_text);
+		return 2;
+	}
+	/* Open the database first: a bad --db should fail before a minute of measuring. */
+	if (save && tl_store_open(db ? db : tl_path_default_db(), &st))
+		goto out;
+	if (tl_probe_topology(&p) || tl_probe_counters(&p) || tl_probe_measure(&p) ||
+	    tl_probe_recommend(&p))
+		goto out;
+	if (json ? tl_probe_print_json(&p, stdout) : tl_probe_print_text(&p, stdout))
+		goto out;
+	if (save) {
+		if (tl_probe_profile_save(st, save, &p))
+			goto out;
+		fprintf(json ? stderr : stdout, "saved machine profile '%s' in '%s'\n", save,
+			tl_store_path(st));
+	}
+	ret = 0;
+out:
+	tl_store_close(st);
+	tl_probe_release(&p);
+	return ret;
+}
