@@ -31,6 +31,7 @@ struct run_options {
 	const char *db;
 	int dry_run, resume, quiet;
 	const char *only, *where;
+	const char *events;	/* --events: replaces the spec's events */
 };
 int run_spec(const char *spec_path, const struct run_options *o, const char *const *axis_lists);
 

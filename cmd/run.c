@@ -61,6 +61,46 @@ static char *results_dir_of(const char *db)
 	return dir;
 }
 
+/*
+ * --events "cycles,{instructions,cache-misses}": split at commas outside
+ * braces into the spec's list form (a group stays one "{a,b}" item).
+ */
+static int set_events(struct tl_spec *spec, const char *text)
+{
+	struct tl_strlist l = { 0 };
+	const char *p = text;
+
+	while (*p) {
+		const char *start = p;
+		int depth = 0;
+		char **v;
+
+		for (; *p && (depth || *p != ','); p++)
+			depth += (*p == '{') - (*p == '}');
+		if (depth || p == start)
+			goto bad;
+		v = realloc(l.v, sizeof(*v) * (l.n + 2));
+		if (!v)
+			die("out of memory");
+		l.v = v;
+		if (!(l.v[l.n++] = strndup(start, p - start)))
+			die("out of memory");
+		l.v[l.n] = NULL;
+		if (*p)
+			p++;
+	}
+	for (size_t i = 0; i < spec->events.n; i++)
+		free(spec->events.v[i]);
+	free(spec->events.v);
+	spec->events = l;
+	return 0;
+bad:
+	for (size_t i = 0; i < l.n; i++)
+		free(l.v[i]);
+	free(l.v);
+	return error("--events: '%s' is not a comma-separated list of events and {groups}", text);
+}
+
 int run_spec(const char *spec_path, const struct run_options *o, const char *const *axis_lists)
 {
 	struct tl_spec spec = { 0 };
@@ -86,6 +126,8 @@ int run_spec(const char *spec_path, const struct run_options *o, const char *con
 			goto out;
 		}
 	}
+	if (o->events && set_events(&spec, o->events))
+		goto out;
 	if (tl_plan_build(&spec, &plan, &err)) {
 		error("%s", err.msg);
 		goto out;
@@ -154,6 +196,7 @@ int cmd_run(int argc, const char **argv)
 		OPT_BOOL(0, "resume", &o.resume, "skip runs already stored with status ok"),
 		OPT_STRING(0, "only", &o.only, "runs", "only these runs: numbers from --dry-run (3,5-7) or run-key prefixes"),
 		OPT_STRING(0, "where", &o.where, "axis=value,..", "only runs whose configuration matches"),
+		OPT_STRING(0, "events", &o.events, "list", "perf events to count, replacing the spec's: cycles,{instructions,cache-misses}"),
 		OPT_STRING(0, "db", &o.db, "file", "results database (default $TIERLAB_DB or results/tierlab.db)"),
 		OPT_BOOL('q', "quiet", &o.quiet, "plain progress lines even on a terminal"),
 		OPT_END(),

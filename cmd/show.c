@@ -59,6 +59,28 @@ static void print_tail(const char *dir, const char *name, int lines)
 	fclose(f);
 }
 
+static void print_counter(void *arg, const char *event, const double *value, const char *status,
+			  const char *reason)
+{
+	int *header = arg;
+
+	if (!(*header)++)
+		printf("counters:\n");
+	if (value)
+		printf("  %-30s %.6g\n", event, *value);
+	else
+		printf("  %-30s %s%s%s\n", event, status, reason ? ": " : "", reason ? reason : "");
+}
+
+static void print_env(void *arg, const char *key, const char *value)
+{
+	int *header = arg;
+
+	if (!(*header)++)
+		printf("environment:\n");
+	printf("  %-30s %s\n", key, value ? value : "-");
+}
+
 int cmd_show(int argc, const char **argv)
 {
 	const char *db = NULL;
@@ -113,6 +135,14 @@ int cmd_show(int argc, const char **argv)
 		printf("metrics:\n");
 		for (size_t i = 0; i < nm; i++)
 			printf("  %-30s %.6g %s\n", m[i].name, m[i].value, m[i].unit ? m[i].unit : "");
+	}
+	int header = 0;
+	int64_t exp_id;
+	tl_store_counters_each(st, r.id, print_counter, &header);
+	if (!tl_store_run_experiment(st, r.id, &exp_id)) {
+		header = 0;
+		tl_store_env_each(st, exp_id, 0, print_env, &header);
+		tl_store_env_each(st, exp_id, r.id, print_env, &header);
 	}
 	if (r.status != TL_STATUS_OK && r.out_dir)
 		print_tail(r.out_dir, "stderr.txt", 15);

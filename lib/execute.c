@@ -16,6 +16,8 @@
 #include <unistd.h>
 #include "error.h"
 #include "ingest.h"
+#include "measure.h"
+#include "environment.h"
 #include "nodeset.h"
 #include "progress.h"
 #include "runenv.h"
@@ -213,6 +215,21 @@ static double now_wall(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+/* The machine and settings the experiment ran under, and advice when the BLAS runs far below the CPU. */
+static int record_environment(struct tl_store *st, const struct tl_spec *spec, int64_t id)
+{
+	struct tl_env env = { 0 };
+	char advice[512];
+	int rc = tl_env_collect(&env, spec->hash, NULL);
+
+	if (!rc)
+		rc = tl_env_store(st, id, 0, &env);
+	if (!rc && tl_env_blas_advice(&env, advice, sizeof(advice)) > 0)
+		warning("%s", advice);
+	tl_env_release(&env);
+	return rc;
+}
+
 /*
  * Variables of the user's environment that change what a run measures;
  * every run inherits them, so the record says they were there.
@@ -258,7 +275,8 @@ static int record_machine(struct tl_store *st, const struct tl_spec *spec, int64
 	rc = rc ?: tl_store_set_env(st, id, 0, "machine.cpus", m->cpus);
 	rc = rc ?: tl_store_set_env(st, id, 0, "nodes.present", present);
 	rc = rc ?: tl_store_set_env(st, id, 0, "tiers.simulated", simulated ? "yes" : "no");
-	return rc ?: record_inherited_env(st, id);
+	rc = rc ?: record_inherited_env(st, id);
+	return rc ?: record_environment(st, spec, id);
 }
 
 /* The spec's baseline as "axis=value,..." (tl_selector_parse reads it back), or NULL. */
@@ -350,8 +368,8 @@ static void check_runtime(const struct tl_config *c, const char *out_dir, const 
  * runtime left (ing); never fails for reasons of the workload.
  */
 static void run_one(const struct tl_plan *plan, const struct tl_run *run, const char *out_dir,
-		    const char *spec_dir, struct tl_run_result *res, bool *has_fom, double *fom,
-		    struct tl_ingest *ing)
+		    const char *spec_dir, struct tl_measure *meas, struct tl_run_result *res,
+		    bool *has_fom, double *fom, struct tl_ingest *ing)
 {
 	const struct tl_config *c = run->config;
 	const struct tl_workload *wl = c->workload;
@@ -363,6 +381,7 @@ static void run_one(const struct tl_plan *plan, const struct tl_run *run, const 
 	*has_fom = false;
 	memset(res, 0, sizeof(*res));
 	memset(ing, 0, sizeof(*ing));
+	tl_measure_reset(meas);
 	rc = tl_runenv_build(plan->spec, c, out_dir, spec_dir, &re, why, sizeof(why));
 	if (rc) {
 		res->status = TL_STATUS_FAILED;
@@ -389,6 +408,7 @@ static void run_one(const struct tl_plan *plan, const struct tl_run *run, const 
 		.cpu_nodes = plan->spec->machine.cpus,
 		.mem_nodes = re.mem_nodes,
 		.timeout = plan->spec->timeout,
+		.hooks = &meas->hooks,
 	};
 	tl_runner_run(&req, res);
 	free(argv);
@@ -418,7 +438,7 @@ out:
 
 static int store_one(struct tl_store *st, int64_t exp_id, const struct tl_run *run,
 		     const char *out_dir, const struct tl_run_result *res, bool has_fom, double fom,
-		     const struct tl_ingest *ing)
+		     const struct tl_ingest *ing, struct tl_measure *meas)
 {
 	const struct tl_config *c = run->config;
 	const struct tl_workload *wl = c->workload;
@@ -447,6 +467,8 @@ static int store_one(struct tl_store *st, int64_t exp_id, const struct tl_run *r
 	rc = tl_store_add_run(st, &r, &run_id);
 	if (!rc)
 		rc = tl_ingest_store(st, run_id, out_dir, ing);
+	if (!rc)
+		rc = tl_measure_store(meas, st, run_id);
 	if (!rc && ing->allocator_backing)
 		rc = tl_store_set_env(st, exp_id, run_id, "allocator.backing", ing->allocator_backing);
 	free(cmd);
@@ -459,6 +481,7 @@ int tl_execute(const struct tl_plan *plan, struct tl_store *st, const struct tl_
 	bool *selected = calloc(plan->nruns ? plan->nruns : 1, sizeof(*selected));
 	struct sigaction sa = { .sa_handler = on_interrupt }, old_int, old_term;
 	struct tl_progress prog;
+	struct tl_measure meas = { 0 };
 	char *spec_dir = dir_of(plan->spec->path);
 	int64_t exp_id = 0;
 	long nsel;
@@ -476,6 +499,9 @@ int tl_execute(const struct tl_plan *plan, struct tl_store *st, const struct tl_
 	}
 	sum->selected = (size_t)nsel;
 	rc = tl_execute_check(plan, selected);
+	if (rc)
+		goto out;
+	rc = tl_measure_init(&meas, plan->spec->events.v, plan->spec->events.n);
 	if (rc)
 		goto out;
 	rc = add_experiment(st, plan->spec, &exp_id);
@@ -510,12 +536,12 @@ int tl_execute(const struct tl_plan *plan, struct tl_store *st, const struct tl_
 			break;
 		}
 		tl_progress_begin(&prog, run->key, desc);
-		run_one(plan, run, out_dir, spec_dir, &res, &has_fom, &fom, &ing);
+		run_one(plan, run, out_dir, spec_dir, &meas, &res, &has_fom, &fom, &ing);
 		if (interrupted) {
 			tl_ingest_release(&ing);
 			break;	/* a run cut short by the user is not a result */
 		}
-		rc = store_one(st, exp_id, run, out_dir, &res, has_fom, fom, &ing);
+		rc = store_one(st, exp_id, run, out_dir, &res, has_fom, fom, &ing, &meas);
 		tl_ingest_release(&ing);
 		if (rc)
 			break;
@@ -531,6 +557,7 @@ int tl_execute(const struct tl_plan *plan, struct tl_store *st, const struct tl_
 	sigaction(SIGTERM, &old_term, NULL);
 	sum->interrupted = interrupted;
 out:
+	tl_measure_release(&meas);
 	free(selected);
 	free(spec_dir);
 	return rc;

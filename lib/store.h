@@ -13,6 +13,7 @@
  *   metrics      (run, name, value, unit): anything numeric about a run
  *   counters, process_stats, allocations, samples, migrations: filled by
  *                the counter and runtime parts (see docs/schema.md)
+ *   machine_profiles  saved `tierlab probe --save NAME` results (schema 2)
  *
  * Each run is written in one transaction as soon as it ends, so killing
  * tierlab loses nothing that finished. The same run key may be stored more
@@ -30,7 +31,7 @@
 #include "axis.h"
 #include "runner.h"
 
-#define TL_STORE_SCHEMA_VERSION 1
+#define TL_STORE_SCHEMA_VERSION 2
 
 struct tl_store;
 
@@ -130,6 +131,19 @@ int tl_store_set_env(struct tl_store *st, int64_t experiment_id, int64_t run_id,
 /* The value of key in the most recent experiment of this name: 0 and *out (malloc'd, NULL if unset). */
 int tl_store_experiment_env(struct tl_store *st, const char *experiment, const char *key,
 			    char **out);
+
+/* The experiment (execution) a stored run belongs to. */
+int tl_store_run_experiment(struct tl_store *st, int64_t run_id, int64_t *experiment_id);
+/*
+ * Calls fn(arg, key, value) for each environment row of a scope (run_id 0:
+ * the experiment's), in key order.
+ */
+int tl_store_env_each(struct tl_store *st, int64_t experiment_id, int64_t run_id,
+		      void (*fn)(void *arg, const char *key, const char *value), void *arg);
+/* Calls fn(arg, event, value-or-NULL, status, reason-or-NULL) for each counter of a run. */
+int tl_store_counters_each(struct tl_store *st, int64_t run_id,
+			   void (*fn)(void *arg, const char *event, const double *value,
+				      const char *status, const char *reason), void *arg);
 
 /* Experiment names, most recent first; the caller frees each name and the array. */
 int tl_store_experiments(struct tl_store *st, char ***names, size_t *n);

@@ -1,0 +1,36 @@
+/*
+ * What is measured around each run besides its own output: perf counters
+ * (opened on the corked child, as perf stat does), /proc/vmstat deltas and
+ * the process tree's memory peaks. One struct per execution of a plan,
+ * reused run after run; its runner hooks go into the run request.
+ */
+#ifndef TL_MEASURE_H
+#define TL_MEASURE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include "counters.h"
+#include "procpeak.h"
+#include "runner.h"
+#include "vmstat.h"
+
+struct tl_store;
+
+struct tl_measure {
+	struct tl_counter_set counters;
+	struct tl_vmstat before, after;
+	struct tl_procpeak peak;
+	struct tl_runner_hooks hooks;
+	bool ran;		/* the last run reached its started hook: there is something to store */
+};
+
+/* Before each run: forget the previous one. */
+void tl_measure_reset(struct tl_measure *m);
+
+/* Encodes the events (a spec's `events:` items). -EINVAL with an error line for a malformed list. */
+int tl_measure_init(struct tl_measure *m, char *const *events, size_t nevents);
+/* Writes what the last run measured. 0 or a negative errno after an error line. */
+int tl_measure_store(struct tl_measure *m, struct tl_store *st, int64_t run_id);
+void tl_measure_release(struct tl_measure *m);
+
+#endif
