@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "builtin.h"
+#include "environment.h"
 #include "error.h"
 #include "parse-options.h"
 #include "paths.h"
@@ -30,6 +31,45 @@ static bool baseline_matches(const struct tl_report *rep)
 		if (rep->rows[i].is_baseline)
 			return true;
 	return false;
+}
+
+/*
+ * Runs of one experiment may come from several executions (a --resume on
+ * another day): say when the settings they ran under differ.
+ */
+static int add_settings_note(struct tl_store *st, const struct tl_run_row *rows, size_t n,
+			     struct tl_report *rep)
+{
+	int64_t first = -1, id;
+	struct tl_env a = { 0 }, b = { 0 };
+	struct tl_env_change *ch = NULL;
+	size_t nch = 0;
+	char desc[300], note[400];
+	int rc = 0;
+
+	for (size_t i = 0; i < n && !rc && !nch; i++) {
+		rc = tl_store_run_experiment(st, rows[i].id, &id);
+		if (rc || id == first)
+			continue;
+		if (first < 0) {
+			first = id;
+			rc = tl_env_load(st, id, 0, &a);
+			continue;
+		}
+		tl_env_release(&b);
+		rc = tl_env_load(st, id, 0, &b);
+		if (!rc)
+			rc = tl_env_diff(&a, &b, &ch, &nch);
+	}
+	if (!rc && nch) {
+		tl_env_diff_describe(ch, nch, desc, sizeof(desc));
+		snprintf(note, sizeof(note), "runs compared were taken under different settings: %s", desc);
+		rc = tl_report_add_note(rep, note);
+	}
+	free(ch);
+	tl_env_release(&a);
+	tl_env_release(&b);
+	return rc;
 }
 
 /* What the rows cannot tell: whether the tiers were real. */
@@ -110,7 +150,7 @@ int cmd_report(int argc, const char **argv)
 	}
 	if (tl_report_build(rows[0].experiment, rows, n, baseline && *baseline ? &sel : NULL, &rep))
 		goto out;
-	if (add_machine_notes(st, rows[0].experiment, &rep))
+	if (add_machine_notes(st, rows[0].experiment, &rep) || add_settings_note(st, rows, n, &rep))
 		goto out;
 	if (rep.has_baseline && !baseline_matches(&rep)) {
 		error("baseline '%s' matches no configuration of experiment '%s'", baseline, rep.experiment);
