@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "error.h"
+#include "footprint.h"
 #include "ingest.h"
 #include "measure.h"
 #include "environment.h"
@@ -367,11 +368,18 @@ static void check_runtime(const struct tl_config *c, const char *out_dir, const 
  * Runs one planned run: fills res, the figure of merit and what the
  * runtime left (ing); never fails for reasons of the workload.
  */
-static void run_one(const struct tl_plan *plan, const struct tl_run *run, const char *out_dir,
-		    const char *spec_dir, struct tl_measure *meas, struct tl_run_result *res,
-		    bool *has_fom, double *fom, struct tl_ingest *ing)
+struct run_ctx {
+	struct tl_store *st;
+	int64_t exp_id;
+	const char *results_dir;
+};
+
+static void run_one(const struct run_ctx *ctx, const struct tl_plan *plan, const struct tl_run *run,
+		    const char *out_dir, const char *spec_dir, struct tl_measure *meas,
+		    struct tl_run_result *res, bool *has_fom, double *fom, struct tl_ingest *ing)
 {
 	const struct tl_config *c = run->config;
+	uint64_t footprint = 0;
 	const struct tl_workload *wl = c->workload;
 	struct tl_runenv re;
 	char why[512];
@@ -382,7 +390,18 @@ static void run_one(const struct tl_plan *plan, const struct tl_run *run, const 
 	memset(res, 0, sizeof(*res));
 	memset(ing, 0, sizeof(*ing));
 	tl_measure_reset(meas);
-	rc = tl_runenv_build(plan->spec, c, out_dir, spec_dir, &re, why, sizeof(why));
+	if (tl_footprint_needed(c)) {
+		rc = tl_footprint_get(ctx->st, ctx->exp_id, plan, c, ctx->results_dir, spec_dir,
+				      &footprint, why, sizeof(why));
+		if (rc) {
+			res->status = TL_STATUS_FAILED;
+			res->exit_code = -1;
+			res->started_at = res->ended_at = now_wall();
+			snprintf(res->error, sizeof(res->error), "no footprint for the percentage budget: %.470s", why);
+			return;
+		}
+	}
+	rc = tl_runenv_build(plan->spec, c, out_dir, spec_dir, footprint, &re, why, sizeof(why));
 	if (rc) {
 		res->status = TL_STATUS_FAILED;
 		res->exit_code = -1;
@@ -508,6 +527,8 @@ int tl_execute(const struct tl_plan *plan, struct tl_store *st, const struct tl_
 	if (rc)
 		goto out;
 
+	struct run_ctx ctx = { .st = st, .exp_id = exp_id, .results_dir = o->results_dir };
+
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
@@ -536,7 +557,7 @@ int tl_execute(const struct tl_plan *plan, struct tl_store *st, const struct tl_
 			break;
 		}
 		tl_progress_begin(&prog, run->key, desc);
-		run_one(plan, run, out_dir, spec_dir, &meas, &res, &has_fom, &fom, &ing);
+		run_one(&ctx, plan, run, out_dir, spec_dir, &meas, &res, &has_fom, &fom, &ing);
 		if (interrupted) {
 			tl_ingest_release(&ing);
 			break;	/* a run cut short by the user is not a result */

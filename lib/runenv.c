@@ -208,7 +208,8 @@ static int add_allocator(struct tl_runenv *re, const char *allocator, char *why,
 }
 
 int tl_runenv_build(const struct tl_spec *spec, const struct tl_config *c, const char *out_dir,
-		    const char *spec_dir, struct tl_runenv *re, char *why, size_t whylen)
+		    const char *spec_dir, uint64_t footprint, struct tl_runenv *re, char *why,
+		    size_t whylen)
 {
 	const struct tl_workload *wl = c->workload;
 	const char *policy = c->values[TL_AXIS_POLICY];
@@ -249,6 +250,12 @@ int tl_runenv_build(const struct tl_spec *spec, const struct tl_config *c, const
 		goto fail;
 	if (policy && tl_policy_uses_runtime(policy)) {
 		rc = add_runtime(re, spec, c, out_dir, why, whylen);
+		if (!rc && footprint) {
+			char bytes[32];
+
+			snprintf(bytes, sizeof(bytes), "%llu", (unsigned long long)footprint);
+			rc = env_add(re, "TIERLAB_FOOTPRINT", bytes);
+		}
 		if (rc)
 			goto fail;
 	}

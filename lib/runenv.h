@@ -11,6 +11,7 @@
 #define TL_RUNENV_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "plan.h"
 
 struct tl_runenv {
@@ -25,10 +26,12 @@ struct tl_runenv {
  * Builds the environment of one run. spec_dir resolves relative program
  * paths and dirs. Returns 0, or -ENOENT with `why` when a part the run
  * needs is missing (runtime or allocator library not built), which makes
- * the run fail with that reason rather than run something else.
+ * the run fail with that reason rather than run something else. footprint
+ * (bytes, 0 = unknown) is what a percentage budget refers to.
  */
 int tl_runenv_build(const struct tl_spec *spec, const struct tl_config *c, const char *out_dir,
-		    const char *spec_dir, struct tl_runenv *re, char *why, size_t whylen);
+		    const char *spec_dir, uint64_t footprint, struct tl_runenv *re, char *why,
+		    size_t whylen);
 void tl_runenv_release(struct tl_runenv *re);
 
 /* Path of a library in the tierlab lib dir ("libtiermem.so"), or NULL when not built; malloc'd. */

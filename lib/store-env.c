@@ -129,3 +129,26 @@ int tl_store_counters_each(struct tl_store *st, int64_t run_id,
 	sqlite3_finalize(s);
 	return rc == SQLITE_OK ? 0 : tl_store_sqlerr(st, rc, "reading counters");
 }
+
+int tl_store_env_latest(struct tl_store *st, const char *key, char **out)
+{
+	static const char sql[] = "SELECT value FROM environment WHERE key = ? AND run_id IS NULL "
+				  "ORDER BY experiment_id DESC LIMIT 1";
+	sqlite3_stmt *s = NULL;
+	int rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
+
+	*out = NULL;
+	if (rc == SQLITE_OK) {
+		tl_store_bind_text(s, 1, key);
+		rc = sqlite3_step(s);
+		if (rc == SQLITE_ROW) {
+			const unsigned char *v = sqlite3_column_text(s, 0);
+
+			rc = v && !(*out = strdup((const char *)v)) ? SQLITE_NOMEM : SQLITE_OK;
+		} else if (rc == SQLITE_DONE) {
+			rc = SQLITE_OK;
+		}
+	}
+	sqlite3_finalize(s);
+	return rc == SQLITE_OK ? 0 : tl_store_sqlerr(st, rc, "reading the environment");
+}

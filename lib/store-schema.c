@@ -149,8 +149,17 @@ static const char migration_1[] =
 	"CREATE UNIQUE INDEX environment_key ON environment (experiment_id, ifnull(run_id, 0), key);\n"
 	"CREATE INDEX environment_run ON environment (run_id);\n";
 
+/* Saved `tierlab probe --save NAME` results, for a spec's `machine: NAME` (lib/probe-profile.c). */
+static const char migration_2[] =
+	"CREATE TABLE machine_profiles (\n"
+	"  name       TEXT PRIMARY KEY,\n"
+	"  created_at REAL,\n"
+	"  json       TEXT\n"
+	");\n";
+
 const char *const tl_store_migrations[] = {
 	migration_1,
+	migration_2,
 };
 const size_t tl_store_nmigrations = ARRAY_SIZE(tl_store_migrations);
 

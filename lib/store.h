@@ -132,6 +132,8 @@ int tl_store_set_env(struct tl_store *st, int64_t experiment_id, int64_t run_id,
 int tl_store_experiment_env(struct tl_store *st, const char *experiment, const char *key,
 			    char **out);
 
+/* The most recent value of an experiment-scope key in any experiment: 0 and *out (NULL if none). */
+int tl_store_env_latest(struct tl_store *st, const char *key, char **out);
 /* The experiment (execution) a stored run belongs to. */
 int tl_store_run_experiment(struct tl_store *st, int64_t run_id, int64_t *experiment_id);
 /*
