@@ -15,6 +15,7 @@
 #include "parse-options.h"
 #include "paths.h"
 #include "plan.h"
+#include "probe.h"
 #include "spec.h"
 #include "store.h"
 
@@ -101,6 +102,36 @@ bad:
 	return error("--events: '%s' is not a comma-separated list of events and {groups}", text);
 }
 
+/* `machine: NAME`: the node sets of a profile saved by `tierlab probe --save NAME`. */
+static int use_profile(struct tl_spec *spec, const char *db)
+{
+	struct tl_store *st = NULL;
+	char *fast = NULL, *slow = NULL;
+	int rc;
+
+	if (access(db, F_OK))
+		return error("%s: machine profile '%s': no database '%s' (save one with 'tierlab probe --save %s')",
+			     spec->path, spec->machine.profile, db, spec->machine.profile);
+	if (tl_store_open_existing(db, &st))
+		return -1;
+	rc = tl_probe_profile_nodes(st, spec->machine.profile, &fast, &slow);
+	tl_store_close(st);
+	if (rc == -ENOENT)
+		return error("%s: machine profile '%s' is not in '%s' (save one with 'tierlab probe --save %s')",
+			     spec->path, spec->machine.profile, db, spec->machine.profile);
+	if (rc)
+		return rc;
+	if (!spec->machine.fast)
+		spec->machine.fast = fast;
+	else
+		free(fast);
+	if (!spec->machine.slow)
+		spec->machine.slow = slow ? slow : strdup(spec->machine.fast);
+	else
+		free(slow);
+	return 0;
+}
+
 int run_spec(const char *spec_path, const struct run_options *o, const char *const *axis_lists)
 {
 	struct tl_spec spec = { 0 };
@@ -127,6 +158,8 @@ int run_spec(const char *spec_path, const struct run_options *o, const char *con
 		}
 	}
 	if (o->events && set_events(&spec, o->events))
+		goto out;
+	if (spec.machine.profile && use_profile(&spec, db))
 		goto out;
 	if (tl_plan_build(&spec, &plan, &err)) {
 		error("%s", err.msg);
