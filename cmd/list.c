@@ -82,8 +82,7 @@ static void list_libs(void)
 
 	printf("runtime: %s\n", rt ? rt : "libtiermem.so not built: static, lru, window cannot run");
 	printf("allocators: system, jemalloc%s, fat%s\n",
-	       access("/usr/lib/x86_64-linux-gnu/libjemalloc.so.2", R_OK) &&
-	       access("/usr/lib/aarch64-linux-gnu/libjemalloc.so.2", R_OK) ? " (libjemalloc2 not installed)" : "",
+	       tl_runenv_system_lib("libjemalloc.so.2") ? "" : " (libjemalloc2 not installed)",
 	       fat ? "" : " (libfatalloc.so not built)");
 	free(rt);
 	free(fat);

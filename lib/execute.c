@@ -365,6 +365,33 @@ static void check_runtime(const struct tl_config *c, const char *out_dir, const 
 }
 
 /*
+ * The allocator asked for must be the one that served: the FAT allocator
+ * leaves a status file once it serves, and a preloaded library shows in
+ * the workload's mappings (when the run lasted long enough to look).
+ */
+static void check_allocator(const struct tl_config *c, const struct tl_measure *meas,
+			    const struct tl_ingest *ing, struct tl_run_result *res)
+{
+	const char *a = c->values[TL_AXIS_ALLOCATOR];
+	const char *lib = NULL;
+
+	if (res->status != TL_STATUS_OK || !a)
+		return;
+	if (!strcmp(a, "fat")) {
+		if (ing->allocator_backing)
+			return;
+		lib = "libfatalloc";
+	} else if (!strcmp(a, "jemalloc")) {
+		lib = "libjemalloc";
+	}
+	if (!lib || !meas->maps_checked || strstr(meas->mapped, lib))
+		return;
+	res->status = TL_STATUS_FAILED;
+	snprintf(res->error, sizeof(res->error), "allocator '%s' did not serve this run (%s.so was not "
+		 "mapped in the workload; mapped: %s)", a, lib, meas->mapped[0] ? meas->mapped : "none");
+}
+
+/*
  * Runs one planned run: fills res, the figure of merit and what the
  * runtime left (ing); never fails for reasons of the workload.
  */
@@ -436,6 +463,7 @@ static void run_one(const struct run_ctx *ctx, const struct tl_plan *plan, const
 	if (tl_ingest_scan(out_dir, ing))
 		warning("out of memory reading the runtime's files of %s", run->key);
 	check_runtime(c, out_dir, ing, res);
+	check_allocator(c, meas, ing, res);
 	if (res->status != TL_STATUS_OK)
 		goto out;
 	if (!wl->fom.regex) {
@@ -490,6 +518,9 @@ static int store_one(struct tl_store *st, int64_t exp_id, const struct tl_run *r
 		rc = tl_measure_store(meas, st, run_id);
 	if (!rc && ing->allocator_backing)
 		rc = tl_store_set_env(st, exp_id, run_id, "allocator.backing", ing->allocator_backing);
+	if (!rc && meas->ran)
+		rc = tl_store_set_env(st, exp_id, run_id, "allocator.mapped",
+				      meas->maps_checked ? meas->mapped : "unchecked (the run ended before the first tick)");
 	free(cmd);
 	return rc;
 }

@@ -4,6 +4,7 @@
  */
 #include "measure.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static int started(pid_t pid, void *arg)
@@ -18,10 +19,41 @@ static int started(pid_t pid, void *arg)
 	return tl_counters_open(&m->counters, pid);
 }
 
+/*
+ * Which allocator and runtime libraries the workload really has mapped,
+ * read once while it runs: the record says what served it, not what was
+ * asked for.
+ */
+static void check_maps(struct tl_measure *m, pid_t pid)
+{
+	static const char *const libs[] = { "libtiermem", "libfatalloc", "libjemalloc", "libtcmalloc",
+					     "libmimalloc", NULL };
+	bool seen[sizeof(libs) / sizeof(libs[0])] = { 0 };
+	char path[64], line[512];
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fgets(line, sizeof(line), f))
+		for (int i = 0; libs[i]; i++)
+			seen[i] |= strstr(line, libs[i]) != NULL;
+	fclose(f);
+	m->mapped[0] = '\0';
+	for (int i = 0; libs[i]; i++)
+		if (seen[i])
+			n += snprintf(m->mapped + n, sizeof(m->mapped) - n, "%s%s", n ? " " : "", libs[i]);
+	m->maps_checked = true;
+}
+
 static void tick(pid_t pid, void *arg)
 {
 	struct tl_measure *m = arg;
 
+	if (!m->maps_checked)
+		check_maps(m, pid);
 	tl_procpeak_sample(&m->peak, pid);
 }
 
@@ -49,6 +81,8 @@ int tl_measure_init(struct tl_measure *m, char *const *events, size_t nevents)
 void tl_measure_reset(struct tl_measure *m)
 {
 	m->ran = false;
+	m->maps_checked = false;
+	m->mapped[0] = '\0';
 }
 
 int tl_measure_store(struct tl_measure *m, struct tl_store *st, int64_t run_id)

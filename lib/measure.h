@@ -22,6 +22,8 @@ struct tl_measure {
 	struct tl_procpeak peak;
 	struct tl_runner_hooks hooks;
 	bool ran;		/* the last run reached its started hook: there is something to store */
+	bool maps_checked;	/* the workload's mappings were read while it ran */
+	char mapped[160];	/* allocator and runtime libraries mapped in it: "libjemalloc libtiermem" */
 };
 
 /* Before each run: forget the previous one. */

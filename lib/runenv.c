@@ -6,7 +6,6 @@
  */
 #include "runenv.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -66,17 +65,25 @@ char *tl_runenv_libpath(const char *name)
 	return p;
 }
 
-/* A library ld.so finds by name (Debian's jemalloc), checked now rather than by a failed run. */
-static int system_lib_present(const char *soname)
+/*
+ * A library ld.so finds by name (Debian's jemalloc), checked now rather
+ * than by a failed run. Not by dlopen: jemalloc's static TLS cannot be
+ * loaded into a running process, though a preload of it works.
+ */
+int tl_runenv_system_lib(const char *soname)
 {
-	void *h = dlopen(soname, RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
+	static const char *const dirs[] = { "/usr/local/lib", "/usr/lib/x86_64-linux-gnu",
+					    "/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
+					    "/lib/aarch64-linux-gnu", "/usr/lib64", "/lib64", "/usr/lib",
+					    "/lib", NULL };
+	char path[PATH_MAX];
 
-	if (!h)
-		h = dlopen(soname, RTLD_LAZY | RTLD_LOCAL);
-	if (!h)
-		return 0;
-	dlclose(h);
-	return 1;
+	for (int i = 0; dirs[i]; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dirs[i], soname);
+		if (!access(path, R_OK))
+			return 1;
+	}
+	return 0;
 }
 
 static void env_remove(struct tl_runenv *re, const char *name)
@@ -186,7 +193,7 @@ static int add_allocator(struct tl_runenv *re, const char *allocator, char *why,
 	if (!allocator || !strcmp(allocator, "system"))
 		return 0;
 	if (!strcmp(allocator, "jemalloc")) {
-		if (!system_lib_present("libjemalloc.so.2")) {
+		if (!tl_runenv_system_lib("libjemalloc.so.2")) {
 			snprintf(why, whylen, "allocator 'jemalloc' needs libjemalloc.so.2 (apt-get install libjemalloc2)");
 			return -ENOENT;
 		}

@@ -34,6 +34,9 @@ int tl_runenv_build(const struct tl_spec *spec, const struct tl_config *c, const
 		    size_t whylen);
 void tl_runenv_release(struct tl_runenv *re);
 
+/* 1 when the dynamic loader's default directories hold this library (e.g. "libjemalloc.so.2"). */
+int tl_runenv_system_lib(const char *soname);
+
 /* Path of a library in the tierlab lib dir ("libtiermem.so"), or NULL when not built; malloc'd. */
 char *tl_runenv_libpath(const char *name);
 
