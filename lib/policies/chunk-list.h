@@ -1,0 +1,72 @@
+/*
+ * Intrusive doubly linked lists over chunk ids, for the policies.
+ *
+ * The links live in two arrays indexed by chunk id (prev, next), owned by
+ * the policy and sized max_chunks, so a chunk is in at most one list per
+ * pair of arrays and every operation is O(1) with no allocation. Lists are
+ * values ({head, tail, len}); TLP_NIL ends them. Header-only so each
+ * plugin stays one translation unit of its own.
+ */
+#ifndef TIERLAB_POLICIES_CHUNK_LIST_H
+#define TIERLAB_POLICIES_CHUNK_LIST_H
+
+#include <stdint.h>
+
+#define TLP_NIL UINT32_MAX
+
+struct tlp_list {
+	uint32_t head, tail, len;
+};
+
+struct tlp_links {
+	uint32_t *prev, *next;
+};
+
+static inline void tlp_list_init(struct tlp_list *l)
+{
+	l->head = l->tail = TLP_NIL;
+	l->len = 0;
+}
+
+static inline void tlp_list_push_head(struct tlp_list *l, const struct tlp_links *k, uint32_t c)
+{
+	k->prev[c] = TLP_NIL;
+	k->next[c] = l->head;
+	if (l->head != TLP_NIL)
+		k->prev[l->head] = c;
+	else
+		l->tail = c;
+	l->head = c;
+	l->len++;
+}
+
+static inline void tlp_list_push_tail(struct tlp_list *l, const struct tlp_links *k, uint32_t c)
+{
+	k->next[c] = TLP_NIL;
+	k->prev[c] = l->tail;
+	if (l->tail != TLP_NIL)
+		k->next[l->tail] = c;
+	else
+		l->head = c;
+	l->tail = c;
+	l->len++;
+}
+
+/* c must be in l. */
+static inline void tlp_list_remove(struct tlp_list *l, const struct tlp_links *k, uint32_t c)
+{
+	uint32_t p = k->prev[c], n = k->next[c];
+
+	if (p != TLP_NIL)
+		k->next[p] = n;
+	else
+		l->head = n;
+	if (n != TLP_NIL)
+		k->prev[n] = p;
+	else
+		l->tail = p;
+	k->prev[c] = k->next[c] = TLP_NIL;
+	l->len--;
+}
+
+#endif

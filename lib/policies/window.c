@@ -1,0 +1,282 @@
+/*
+ * window: the fast tier holds the chunks sampled most often among the
+ * last N samples (N = params->window).
+ *
+ * Each live chunk has a count (its samples among the last N) and sits in
+ * one of 2 x (N + 1) frequency buckets, by tier and count. Each bucket is a
+ * list whose head is the chunk that entered it last: a chunk enters a
+ * bucket when it is allocated, when its count changes, and when it changes
+ * tier. Ranking is by count, then by that entry order:
+ *   - the demotion candidate is the oldest entry of the lowest fast bucket,
+ *   - the promotion candidate is the newest entry of the highest slow bucket.
+ * After each event the policy rebalances:
+ *   1. while the fast set exceeds the budget, demote the candidate;
+ *   2. while it is below the budget and slow chunks exist, promote;
+ *   3. while the best slow chunk has a strictly higher count than the
+ *      worst fast chunk, swap them (demotion first).
+ * Ties never migrate: a chunk as frequent as a fast one stays where it is,
+ * which saves migrations that would buy nothing. Once settled, a sample
+ * changes one count up and at most one down, so it costs at most two swaps
+ * (4 decisions <= TLP_SAMPLE_DECISIONS). Room left by a free (on_free
+ * cannot answer) and what did not fit in one call are done by later calls.
+ *
+ * New chunks go fast in order while there is room, else slow, as lru.
+ * Freed chunks leave their buckets at once; their samples stay in the ring
+ * (they still age out in turn) but carry the chunk's generation, so a
+ * chunk id reused by a later allocation does not inherit them.
+ *
+ * Cost: O(1) per sample in the number of chunks. Finding the candidates
+ * walks a lazy bound over the bucket counts (lowest non-empty fast bucket,
+ * highest non-empty slow bucket); a walk is paid for by earlier moves of
+ * the bound and never exceeds N + 1 steps. `work` counts these steps and
+ * list operations for the tests.
+ */
+#include "policies/chunk-list.h"
+#include "policies/policy.h"
+
+#include <unistd.h>
+
+struct ring_slot {
+	uint32_t chunk, gen;
+};
+
+struct window {
+	uint32_t max_chunks, budget, n;		/* n: window length in samples */
+	struct tlp_links links;
+	uint32_t *count, *gen;
+	uint8_t *live, *tier;
+	struct tlp_list *bucket[2];		/* [tier][count], count in 0..n */
+	uint32_t nlive[2];			/* chunks per tier */
+	uint32_t lo_fast;			/* <= the lowest count of a fast chunk */
+	uint32_t hi_slow;			/* >= the highest count of a slow chunk */
+	struct ring_slot *ring;
+	uint32_t rpos, rlen;
+	uint64_t work;
+	void (*free)(void *p, size_t bytes);
+	size_t memlen;
+};
+
+static void *window_init(const struct tlp_params *p)
+{
+	size_t off = 0, mc = p->max_chunks, nb = (size_t)p->window + 1;
+	struct window *w;
+	char *base;
+
+	if (!p->window) {
+		static const char msg[] = "tierlab: policy 'window': the window must hold at least one sample\n";
+
+		/* write(2), not stdio: we may be called from inside malloc */
+		if (write(2, msg, sizeof(msg) - 1) < 0) {
+		}
+		return NULL;
+	}
+	tlp_carve(NULL, &off, sizeof(*w));
+	tlp_carve(NULL, &off, sizeof(uint32_t) * mc * 4);
+	tlp_carve(NULL, &off, mc * 2);
+	tlp_carve(NULL, &off, sizeof(struct tlp_list) * nb * 2);
+	tlp_carve(NULL, &off, sizeof(struct ring_slot) * p->window);
+	if (!(base = p->alloc(off)))
+		return NULL;
+	w = (struct window *)base;
+	w->memlen = off;
+	off = 0;
+	tlp_carve(base, &off, sizeof(*w));
+	w->links.prev = tlp_carve(base, &off, sizeof(uint32_t) * mc * 4);
+	w->links.next = w->links.prev + mc;
+	w->count = w->links.next + mc;
+	w->gen = w->count + mc;
+	w->live = tlp_carve(base, &off, mc * 2);
+	w->tier = w->live + mc;
+	w->bucket[TLP_SLOW] = tlp_carve(base, &off, sizeof(struct tlp_list) * nb * 2);
+	w->bucket[TLP_FAST] = w->bucket[TLP_SLOW] + nb;
+	w->ring = tlp_carve(base, &off, sizeof(struct ring_slot) * p->window);
+	for (size_t i = 0; i < nb; i++) {
+		tlp_list_init(&w->bucket[TLP_SLOW][i]);
+		tlp_list_init(&w->bucket[TLP_FAST][i]);
+	}
+	w->max_chunks = p->max_chunks;
+	w->budget = p->budget_chunks;
+	w->n = p->window;
+	w->free = p->free;
+	return w;
+}
+
+static void enter(struct window *w, uint32_t c, enum tlp_tier t)
+{
+	w->tier[c] = (uint8_t)t;
+	tlp_list_push_head(&w->bucket[t][w->count[c]], &w->links, c);
+	w->nlive[t]++;
+	if (t == TLP_FAST && w->count[c] < w->lo_fast)
+		w->lo_fast = w->count[c];
+	if (t == TLP_SLOW && w->count[c] > w->hi_slow)
+		w->hi_slow = w->count[c];
+	w->work++;
+}
+
+static void leave(struct window *w, uint32_t c)
+{
+	tlp_list_remove(&w->bucket[w->tier[c]][w->count[c]], &w->links, c);
+	w->nlive[w->tier[c]]--;
+	w->work++;
+}
+
+/* The worst fast chunk; there must be one. */
+static uint32_t worst_fast(struct window *w)
+{
+	while (!w->bucket[TLP_FAST][w->lo_fast].len) {
+		w->lo_fast++;
+		w->work++;
+	}
+	return w->bucket[TLP_FAST][w->lo_fast].tail;
+}
+
+/* The best slow chunk; there must be one. */
+static uint32_t best_slow(struct window *w)
+{
+	while (!w->bucket[TLP_SLOW][w->hi_slow].len) {
+		w->hi_slow--;
+		w->work++;
+	}
+	return w->bucket[TLP_SLOW][w->hi_slow].head;
+}
+
+static void move(struct window *w, uint32_t c, enum tlp_tier t, struct tlp_decisions *out)
+{
+	leave(w, c);
+	enter(w, c, t);
+	tlp_decide(out, c, t);
+}
+
+static void rebalance(struct window *w, struct tlp_decisions *out)
+{
+	for (;;) {
+		uint32_t room = out->cap > out->n ? out->cap - out->n : 0;
+		uint32_t f, s;
+
+		if (w->nlive[TLP_FAST] > w->budget) {
+			if (!room)
+				return;
+			move(w, worst_fast(w), TLP_SLOW, out);
+			continue;
+		}
+		if (!w->nlive[TLP_SLOW])
+			return;
+		if (w->nlive[TLP_FAST] < w->budget) {
+			if (!room)
+				return;
+			move(w, best_slow(w), TLP_FAST, out);
+			continue;
+		}
+		if (!w->nlive[TLP_FAST])
+			return;		/* budget 0 */
+		f = worst_fast(w);
+		s = best_slow(w);
+		if (w->count[s] <= w->count[f] || room < 2)
+			return;
+		move(w, f, TLP_SLOW, out);
+		move(w, s, TLP_FAST, out);
+	}
+}
+
+static int in_range(const struct window *w, const struct tlp_alloc *a)
+{
+	return a->first_chunk <= w->max_chunks && a->nchunks <= w->max_chunks - a->first_chunk;
+}
+
+static void window_on_alloc(void *st, const struct tlp_alloc *a, struct tlp_decisions *out)
+{
+	struct window *w = st;
+
+	if (!in_range(w, a))
+		return;
+	for (uint32_t i = 0; i < a->nchunks; i++) {
+		uint32_t c = a->first_chunk + i;
+		enum tlp_tier t = w->nlive[TLP_FAST] < w->budget && out->n < out->cap ? TLP_FAST : TLP_SLOW;
+
+		w->live[c] = 1;
+		w->count[c] = 0;
+		enter(w, c, t);
+		tlp_decide(out, c, t);
+	}
+}
+
+static void window_on_free(void *st, const struct tlp_alloc *a)
+{
+	struct window *w = st;
+
+	if (!in_range(w, a))
+		return;
+	for (uint32_t i = 0; i < a->nchunks; i++) {
+		uint32_t c = a->first_chunk + i;
+
+		if (!w->live[c])
+			continue;
+		leave(w, c);
+		w->live[c] = 0;
+		w->count[c] = 0;
+		w->gen[c]++;
+	}
+}
+
+static void recount(struct window *w, uint32_t c, int delta)
+{
+	enum tlp_tier t = (enum tlp_tier)w->tier[c];
+
+	leave(w, c);
+	w->count[c] = (uint32_t)((int64_t)w->count[c] + delta);
+	enter(w, c, t);
+}
+
+static void window_on_sample(void *st, uint32_t c, struct tlp_decisions *out)
+{
+	struct window *w = st;
+
+	if (c >= w->max_chunks || !w->live[c])
+		return;
+	if (w->rlen == w->n) {
+		struct ring_slot old = w->ring[w->rpos];
+
+		if (w->live[old.chunk] && w->gen[old.chunk] == old.gen)
+			recount(w, old.chunk, -1);
+	} else {
+		w->rlen++;
+	}
+	w->ring[w->rpos] = (struct ring_slot){ c, w->gen[c] };
+	w->rpos = w->rpos + 1 == w->n ? 0 : w->rpos + 1;
+	recount(w, c, +1);
+	rebalance(w, out);
+}
+
+static void window_on_budget(void *st, uint32_t budget, struct tlp_decisions *out)
+{
+	struct window *w = st;
+
+	w->budget = budget;
+	rebalance(w, out);
+}
+
+static void window_fini(void *st)
+{
+	struct window *w = st;
+
+	w->free(w, w->memlen);
+}
+
+uint64_t tlp_window_work(const void *st)
+{
+	return ((const struct window *)st)->work;
+}
+
+static const struct tlp_policy window_policy = {
+	.size = sizeof(struct tlp_policy),
+	.abi_version = TLP_ABI_VERSION,
+	.name = "window",
+	.init = window_init,
+	.on_alloc = window_on_alloc,
+	.on_free = window_on_free,
+	.on_sample = window_on_sample,
+	.on_budget = window_on_budget,
+	.fini = window_fini,
+};
+
+TLP_POLICY_ENTRY(window, window_policy)
