@@ -181,14 +181,21 @@ void tlrt_budget_update(void)
 
 	if (!(tlrt.opt.dynamic_fraction > 0))
 		return;
+	uint32_t change, cap;
+
 	nb = (uint32_t)floor(tlrt.opt.dynamic_fraction * (double)tlrt.live_chunks);
 	if (nb == tlrt.budget_chunks)
 		return;
+	/* a free can shrink the budget by many chunks at once: room to demote them all now */
+	change = nb > tlrt.budget_chunks ? nb - tlrt.budget_chunks : tlrt.budget_chunks - nb;
+	cap = change > TLP_SAMPLE_DECISIONS ? change : TLP_SAMPLE_DECISIONS;
+	if (cap > tlrt.moves_cap)
+		cap = tlrt.moves_cap;
 	tlrt.budget_chunks = nb;
 	tlrt.params.budget_chunks = nb;
 	if (!(on_budget = TLRT_POL_FN(on_budget)))
 		return;
-	d = (struct tlp_decisions){ tlrt.moves, 0, TLP_SAMPLE_DECISIONS };
+	d = (struct tlp_decisions){ tlrt.moves, 0, cap };
 	on_budget(tlrt.pol_state, nb, &d);
 	tlrt_apply(d.v, d.n, 0);
 }

@@ -70,7 +70,8 @@ struct tlp_decisions {
 /*
  * Appends "chunk to tier". Returns 0, or -1 when the array is full (a
  * policy bug: on_alloc gets room for one decision per chunk of the
- * allocation, on_sample and on_budget for TLP_SAMPLE_DECISIONS).
+ * allocation, on_sample for TLP_SAMPLE_DECISIONS, on_budget for the larger
+ * of TLP_SAMPLE_DECISIONS and the change in budget).
  */
 #define TLP_SAMPLE_DECISIONS 8
 static inline int tlp_decide(struct tlp_decisions *d, uint32_t chunk, enum tlp_tier tier)
