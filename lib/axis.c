@@ -13,6 +13,7 @@
 #include <string.h>
 #include "error.h"
 #include "units.h"
+#include "tiermem/options.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -44,6 +45,8 @@ const struct tl_axis_info tl_axes[] = {
 			  "runtime logging: none, counters, log" },
 };
 _Static_assert(ARRAY_SIZE(tl_axes) == TL_AXIS__COUNT, "tl_axes[] must have one row per enum tl_axis");
+/* a spec must not plan a static policy the runtime would refuse */
+_Static_assert(TL_STATIC_MAX_FRACTIONS == TLRT_MAX_FRACTIONS, "static policy limits must agree");
 
 /* The fixed policies; static:F,.. and *.so paths are the open-ended ones. */
 const char *const tl_policy_names[] = { "none", "all-fast", "all-slow", "static", "lru", "window", NULL };
@@ -187,8 +190,8 @@ static int set_out(char **out, const char *text, struct tl_error *err)
 	return 0;
 }
 
-/* value with leading and trailing blanks removed, into buf; NULL if too long. */
-static const char *trimmed(const char *value, char *buf, size_t len)
+/* value without its leading and trailing blanks, malloc'd; NULL when out of memory. */
+static char *trimmed(const char *value)
 {
 	size_t n;
 
@@ -197,11 +200,7 @@ static const char *trimmed(const char *value, char *buf, size_t len)
 	n = strlen(value);
 	while (n && (value[n - 1] == ' ' || value[n - 1] == '\t'))
 		n--;
-	if (n >= len)
-		return NULL;
-	memcpy(buf, value, n);
-	buf[n] = '\0';
-	return buf;
+	return strndup(value, n);
 }
 
 static int unknown_name(struct tl_error *err, const char *what, const char *value,
@@ -253,28 +252,67 @@ static int parse_fraction(const char *s, double *out)
 	return *out <= 1.0 ? 0 : -ERANGE;
 }
 
+/*
+ * The shortest decimal that reads back as exactly f, so two fractions that
+ * differ are two policies and the runtime gets what was written. Values
+ * %g prints exactly ("0.4", "0.25", "1") keep the text they had, and with
+ * it their run keys. Never an exponent: the runtime reads plain decimals.
+ */
+static int format_fraction(char *buf, size_t len, double f)
+{
+	char e[64];
+	int p, exp10;
+
+	for (p = 1; p < 17; p++) {
+		snprintf(buf, len, "%.*g", p, f);
+		if (strtod(buf, NULL) == f)
+			break;
+	}
+	snprintf(buf, len, "%.*g", p, f);
+	if (!strchr(buf, 'e'))
+		return 0;
+	/* below 1e-4 %g switches to an exponent: the same p digits, written out */
+	snprintf(e, sizeof(e), "%.*e", p - 1, f);
+	exp10 = atoi(strchr(e, 'e') + 1);
+	if (snprintf(buf, len, "%.*f", p - 1 - exp10, f) >= (int)len)
+		return -ERANGE;
+	return 0;
+}
+
 #define STATIC_HELP "static:F1,F2,... (the fast-tier fraction of each large allocation, in allocation order, each 0 to 1)"
 
 static int canonical_static(const char *fractions, char **out, struct tl_error *err)
 {
-	char *copy = strdup(fractions), *tok;
-	char *buf = malloc(strlen(fractions) * 24 + 16);
-	size_t n;
+	char *copy = strdup(fractions), *tok, *t = NULL;
+	char *buf = NULL;
+	size_t n = 0, cap = 0;
 	int rc = 0, count = 0;
 
-	if (!copy || !buf) {
+	if (!copy) {
 		rc = tl_error_set(err, "out of memory");
 		goto out;
 	}
-	n = (size_t)sprintf(buf, "static:");
+	for (const char *c = fractions; *c; c++)
+		count += *c == ',';
+	if (count >= TL_STATIC_MAX_FRACTIONS) {
+		rc = tl_error_set(err, "static policy has %d fractions; at most %d (one per large allocation, "
+				  "the most the runtime takes)", count + 1, TL_STATIC_MAX_FRACTIONS);
+		goto out;
+	}
+	count = 0;
 	/* strsep keeps empty fields, so "1,,0" is an error and not "1,0" */
 	for (char *rest = copy; (tok = strsep(&rest, ",")) != NULL;) {
-		char one[64];
-		const char *t = trimmed(tok, one, sizeof(one));
+		char one[400];	/* the smallest double written out is 0. and 340 more digits */
 		double f;
 		int prc;
 
-		if (!t || !*t) {
+		free(t);
+		t = trimmed(tok);
+		if (!t) {
+			rc = tl_error_set(err, "out of memory");
+			goto out;
+		}
+		if (!*t) {
 			rc = tl_error_set(err, "static policy '%s': empty fraction; expected " STATIC_HELP,
 					  fractions);
 			goto out;
@@ -284,14 +322,26 @@ static int canonical_static(const char *fractions, char **out, struct tl_error *
 			rc = tl_error_set(err, "static fraction %s is out of range (each must be 0 to 1)", t);
 			goto out;
 		}
-		if (prc) {
+		if (prc || format_fraction(one, sizeof(one), f)) {
 			rc = tl_error_set(err, "static fraction '%s' is not a number; expected " STATIC_HELP, t);
 			goto out;
 		}
-		n += (size_t)sprintf(buf + n, "%s%g", count++ ? "," : "", f);
+		if (n + strlen(one) + 16 > cap) {
+			char *grown;
+
+			cap = (n + strlen(one) + 16) * 2;
+			grown = realloc(buf, cap);
+			if (!grown) {
+				rc = tl_error_set(err, "out of memory");
+				goto out;
+			}
+			buf = grown;
+		}
+		n += (size_t)sprintf(buf + n, "%s%s", count++ ? "," : "static:", one);
 	}
 	rc = set_out(out, buf, err);
 out:
+	free(t);
 	free(copy);
 	free(buf);
 	return rc;
@@ -329,38 +379,60 @@ static int canonical_name(const char *what, const char *v, char **out, struct tl
 	return set_out(out, v, err);
 }
 
-int tl_axis_canonical(enum tl_axis axis, const char *value, char **out, struct tl_error *err)
+static int canonical_size(const char *v, char **out, struct tl_error *err)
 {
-	char buf[1024], canon[64];
-	const char *v;
+	char canon[64];
 	uint64_t bytes;
-	double hz;
-	struct tl_budget b;
+	int rc = tl_parse_size(v, &bytes);
 
-	if ((unsigned)axis >= TL_AXIS__COUNT)
-		return tl_error_set(err, "no such axis");
-	if (!value || !(v = trimmed(value, buf, sizeof(buf))) || !*v)
-		return tl_error_set(err, "empty value");
+	if (rc == -EDOM)
+		return tl_error_set(err, "'%s' is not a whole number of bytes", v);
+	if (rc)
+		return tl_error_set(err, "'%s' is not a size (e.g. 1MiB, 32M, 4GiB, 512KiB, 1GB)", v);
+	tl_format_size(canon, sizeof(canon), bytes);
+	return set_out(out, canon, err);
+}
+
+static int canonical_rate(const char *v, char **out, struct tl_error *err)
+{
+	char canon[64];
+	double hz;
+
+	if (tl_parse_rate(v, &hz) || !(hz > 0))
+		return tl_error_set(err, "'%s' is not a rate (a positive number with Hz, kHz or MHz, e.g. 10Hz)", v);
+	/* %g rounds monotonically, so a rate inside the bounds prints inside them */
+	if (hz < TL_RATE_MIN_HZ || hz > TL_RATE_MAX_HZ)
+		return tl_error_set(err, "'%s' is out of range (0.001Hz to 1MHz)", v);
+	tl_format_rate(canon, sizeof(canon), hz);
+	return set_out(out, canon, err);
+}
+
+static int canonical_budget(const char *v, char **out, struct tl_error *err)
+{
+	char canon[64];
+	struct tl_budget b;
+	int rc = tl_parse_budget(v, &b);
+
+	if (rc == -EDOM)
+		return tl_error_set(err, "'%s' is not a whole number of bytes", v);
+	if (rc)
+		return tl_error_set(err, "'%s' is not a budget (a size such as 4GiB, or a share of the "
+				    "footprint above 0%% and up to 100%%, such as 40%%)", v);
+	tl_format_budget(canon, sizeof(canon), &b);
+	return set_out(out, canon, err);
+}
+
+static int canonical_trimmed(enum tl_axis axis, const char *v, char **out, struct tl_error *err)
+{
 	switch (tl_axes[axis].kind) {
 	case TL_KIND_INT:
 		return canonical_int(v, out, err);
 	case TL_KIND_SIZE:
-		if (tl_parse_size(v, &bytes))
-			return tl_error_set(err, "'%s' is not a size (e.g. 1MiB, 32M, 4GiB, 512KiB, 1GB)", v);
-		tl_format_size(canon, sizeof(canon), bytes);
-		return set_out(out, canon, err);
+		return canonical_size(v, out, err);
 	case TL_KIND_RATE:
-		if (tl_parse_rate(v, &hz) || !(hz > 0))
-			return tl_error_set(err, "'%s' is not a rate (a positive number with Hz, kHz or MHz, e.g. 10Hz)",
-					    v);
-		tl_format_rate(canon, sizeof(canon), hz);
-		return set_out(out, canon, err);
+		return canonical_rate(v, out, err);
 	case TL_KIND_BUDGET:
-		if (tl_parse_budget(v, &b))
-			return tl_error_set(err, "'%s' is not a budget (a size such as 4GiB, or a share of the "
-					    "footprint above 0%% and up to 100%%, such as 40%%)", v);
-		tl_format_budget(canon, sizeof(canon), &b);
-		return set_out(out, canon, err);
+		return canonical_budget(v, out, err);
 	case TL_KIND_POLICY:
 		return canonical_policy(v, out, err);
 	case TL_KIND_STRING:
@@ -381,4 +453,21 @@ int tl_axis_canonical(enum tl_axis axis, const char *value, char **out, struct t
 	default:
 		return canonical_name(tl_axes[axis].name, v, out, err);
 	}
+}
+
+int tl_axis_canonical(enum tl_axis axis, const char *value, char **out, struct tl_error *err)
+{
+	char *v;
+	int rc;
+
+	if ((unsigned)axis >= TL_AXIS__COUNT)
+		return tl_error_set(err, "no such axis");
+	if (!value)
+		return tl_error_set(err, "empty value");
+	v = trimmed(value);
+	if (!v)
+		return tl_error_set(err, "out of memory");
+	rc = *v ? canonical_trimmed(axis, v, out, err) : tl_error_set(err, "empty value");
+	free(v);
+	return rc;
 }

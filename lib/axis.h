@@ -62,6 +62,8 @@ int tl_axis_lookup(const char *name);
  * (without file/line: the caller prefixes it).
  */
 struct tl_error;
+/* The most fractions a static policy may list (one per large allocation; the runtime's limit). */
+#define TL_STATIC_MAX_FRACTIONS 256
 int tl_axis_canonical(enum tl_axis axis, const char *value, char **out, struct tl_error *err);
 
 /* Policy helpers over canonical policy values. */

@@ -57,6 +57,9 @@ static int plausible(const char *text)
 
 			if (n > numa_max_possible_node())
 				return 0;
+			/* numactl refuses "1-0"; libnuma alone would read it as naming node 1 */
+			if (*end == '-' && isdigit((unsigned char)end[1]) && strtol(end + 1, NULL, 10) < n)
+				return 0;
 			p = end;
 			any = 1;
 			continue;
@@ -106,8 +109,11 @@ int tl_nodeset_check(const char *text)
 		return -EINVAL;
 	bm = numa_parse_nodestring(text);
 	if (bm) {
+		/* "!all", or "!0" here: binding to no node at all fails with EINVAL at run time */
+		unsigned weight = numa_bitmask_weight(bm);
+
 		numa_bitmask_free(bm);
-		return 0;
+		return weight ? 0 : -ENOENT;
 	}
 	probe = renumber(text, first_usable_node());
 	if (!probe)
@@ -122,9 +128,16 @@ int tl_nodeset_check(const char *text)
 
 struct bitmask *tl_nodeset_parse(const char *text)
 {
+	struct bitmask *bm;
+
 	if (!text || !plausible(text))
 		return NULL;
-	return numa_parse_nodestring(text);
+	bm = numa_parse_nodestring(text);
+	if (bm && !numa_bitmask_weight(bm)) {
+		numa_bitmask_free(bm);
+		return NULL;
+	}
+	return bm;
 }
 
 struct bitmask *tl_nodeset_parse_cpus(const char *text)

@@ -14,11 +14,13 @@ struct bitmask;
 /*
  * Validates the syntax of `text`. Returns 0 when libnuma accepts it on this
  * machine, 1 when the syntax is a node list but names nodes that do not
- * exist here, -EINVAL when it is not a node list at all.
+ * exist here, -EINVAL when it is not a node list at all (a reversed range
+ * such as "1-0" included, as numactl has it), -ENOENT when it is a node
+ * list that leaves no node of this machine ("!all", "!0" on node 0 alone).
  */
 int tl_nodeset_check(const char *text);
 
-/* Parses for use on this machine; NULL when invalid here. Free with numa_bitmask_free. */
+/* Parses for use on this machine; NULL when invalid or empty here. Free with numa_bitmask_free. */
 struct bitmask *tl_nodeset_parse(const char *text);
 
 /* Same for CPU node sets (numactl --cpunodebind). */

@@ -53,6 +53,19 @@ void tl_workload_size_names(const struct tl_workload *wl, char *buf, size_t len)
 		n += (size_t)snprintf(buf + n, len - n, "%s%s", i ? ", " : "", wl->sizes[i].name);
 }
 
+/* The line of the first key in map with the same text as key, a later one. */
+static int first_line(struct tl_yaml *y, yaml_node_t *map, yaml_node_t *key)
+{
+	yaml_node_t *k, *v;
+
+	tl_yaml_for_pairs(y, map, k, v) {
+		(void)v;
+		if (k != key && tl_yaml_text(k) && !strcmp(tl_yaml_text(k), tl_yaml_text(key)))
+			return tl_yaml_loc(k).line;
+	}
+	return tl_yaml_loc(key).line;
+}
+
 /* "KEY=VALUE" for every pair; a later KEY replaces an earlier one (the spec's over the descriptor's). */
 static int parse_env(struct tl_yaml *y, yaml_node_t *map, const char *field, struct tl_strlist *env)
 {
@@ -84,7 +97,8 @@ static int parse_env(struct tl_yaml *y, yaml_node_t *map, const char *field, str
 				continue;
 			if (i >= inherited) {
 				free(kv);
-				return tl_yaml_error(y, k, "%s: '%s' is given twice", field, name);
+				return tl_yaml_error(y, k, "%s: '%s' is given twice (first at line %d)", field, name,
+						     first_line(y, map, k));
 			}
 			free(env->v[i]);
 			env->v[i] = kv;
@@ -126,7 +140,8 @@ static int parse_sizes(struct tl_yaml *y, yaml_node_t *map, const char *field, s
 		wl->nsizes++;
 		for (size_t i = 0; i + 1 < wl->nsizes; i++)
 			if (!strcmp(wl->sizes[i].name, name))
-				return tl_yaml_error(y, k, "%s: '%s' is given twice", field, name);
+				return tl_yaml_error(y, k, "%s: '%s' is given twice (first at line %d)", field, name,
+						     first_line(y, map, k));
 		tl_yaml_field(f, field, name);
 		if (tl_yaml_strlist(y, v, f, false, &p->args))
 			return -EINVAL;
@@ -170,8 +185,13 @@ static int parse_fom(struct tl_yaml *y, yaml_node_t *map, const char *field, str
 	if (tl_yaml_string(y, regex, f, &fom->regex) || check_regex(y, regex, f, fom->regex))
 		return -EINVAL;
 	tl_yaml_field(f, field, "file");
-	if ((n = tl_yaml_get(y, map, "file", NULL)) && tl_yaml_string(y, n, f, &fom->file))
-		return -EINVAL;
+	if ((n = tl_yaml_get(y, map, "file", NULL))) {
+		if (tl_yaml_string(y, n, f, &fom->file))
+			return -EINVAL;
+		if (!*fom->file)
+			return tl_yaml_error(y, n, "%s: empty value; give a glob such as 'HPCG-Benchmark*.txt', or "
+					     "leave it out to read stdout", f);
+	}
 	tl_yaml_field(f, field, "unit");
 	if ((n = tl_yaml_get(y, map, "unit", &key))) {
 		if (tl_yaml_string(y, n, f, &fom->unit))
@@ -234,8 +254,13 @@ static int parse_program(struct tl_yaml *y, yaml_node_t *map, const char *field,
 	if (!wl->command.v[0][0])
 		return tl_yaml_error(y, n, "%s: the program name is empty", f);
 	tl_yaml_field(f, field, "dir");
-	if ((n = tl_yaml_get(y, map, "dir", NULL)) && tl_yaml_string(y, n, f, &wl->dir))
-		return -EINVAL;
+	if ((n = tl_yaml_get(y, map, "dir", NULL))) {
+		if (tl_yaml_string(y, n, f, &wl->dir))
+			return -EINVAL;
+		if (!*wl->dir)
+			return tl_yaml_error(y, n, "%s: empty value; leave it out to run in the run's output "
+					     "directory", f);
+	}
 	tl_yaml_field(f, field, "env");
 	if ((n = tl_yaml_get(y, map, "env", NULL)) && parse_env(y, n, f, &wl->env))
 		return -EINVAL;

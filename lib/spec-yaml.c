@@ -42,6 +42,278 @@ static int parser_error(struct tl_yaml *y, const yaml_parser_t *p, const char *t
 	return tl_error_set(y->err, "%s:%zu:%zu: invalid YAML: %s", y->path, line + 1, col + 1, problem);
 }
 
+/* Where an alias was written: the slot of a list or map that refers to its anchor's node. */
+struct alias_use {
+	int container;	/* node index */
+	size_t slot;	/* list item, or 2 * pair + (0 key, 1 value) */
+	yaml_mark_t mark;
+};
+
+static int *slot_of(struct tl_yaml *y, int container, size_t slot)
+{
+	yaml_node_t *c = tl_yaml_node(y, container);
+	yaml_node_pair_t *pair;
+
+	if (c->type == YAML_SEQUENCE_NODE)
+		return &c->data.sequence.items.start[slot];
+	pair = &c->data.mapping.pairs.start[slot / 2];
+	return slot % 2 ? &pair->value : &pair->key;
+}
+
+/* A copy of node `index` that sits at `mark`; shares the children of a list or map. */
+static int copy_at(struct tl_yaml *y, int index, yaml_mark_t mark)
+{
+	yaml_node_t *n = tl_yaml_node(y, index);
+	yaml_document_t *d = &y->doc;
+	int copy = 0;
+
+	switch (n->type) {
+	case YAML_SCALAR_NODE:
+		copy = yaml_document_add_scalar(d, n->tag, n->data.scalar.value, (int)n->data.scalar.length,
+						n->data.scalar.style);
+		break;
+	case YAML_SEQUENCE_NODE:
+		copy = yaml_document_add_sequence(d, n->tag, n->data.sequence.style);
+		/* adding nodes moves them: look the original up by index each time */
+		for (size_t i = 0; copy && i < tl_yaml_count(tl_yaml_node(y, index)); i++)
+			if (!yaml_document_append_sequence_item(d, copy,
+							       tl_yaml_node(y, index)->data.sequence.items.start[i]))
+				copy = 0;
+		break;
+	case YAML_MAPPING_NODE:
+		copy = yaml_document_add_mapping(d, n->tag, n->data.mapping.style);
+		for (size_t i = 0; copy && i < tl_yaml_count(tl_yaml_node(y, index)); i++) {
+			yaml_node_pair_t p = tl_yaml_node(y, index)->data.mapping.pairs.start[i];
+
+			if (!yaml_document_append_mapping_pair(d, copy, p.key, p.value))
+				copy = 0;
+		}
+		break;
+	default:
+		break;
+	}
+	if (copy) {
+		tl_yaml_node(y, copy)->start_mark = mark;
+		tl_yaml_node(y, copy)->end_mark = mark;
+	}
+	return copy;
+}
+
+/*
+ * libyaml's tree makes an alias the very node of its anchor, line and all,
+ * so a value that is wrong where it is used would be reported where it was
+ * defined. Replaying the events finds where each alias was written; the
+ * slot then gets a copy of the node at that place. A list or map copy
+ * shares its children, whose own text is at the anchor.
+ */
+static int place_aliases(struct tl_yaml *y, const char *text)
+{
+	yaml_parser_t parser;
+	yaml_event_t ev;
+	struct { int node; size_t slot; } stack[256];
+	struct alias_use *uses = NULL;
+	size_t depth = 0, nuses = 0;
+	int next = 1, rc = 0, done = 0;
+
+	if (!yaml_parser_initialize(&parser))
+		return tl_error_set(y->err, "%s: out of memory", y->path);
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, strlen(text));
+	/* nodes are numbered in event order: a node event takes the next index */
+	while (!done && yaml_parser_parse(&parser, &ev)) {
+		bool node_ev = ev.type == YAML_SCALAR_EVENT || ev.type == YAML_SEQUENCE_START_EVENT ||
+			       ev.type == YAML_MAPPING_START_EVENT;
+
+		if ((node_ev || ev.type == YAML_ALIAS_EVENT) && depth) {
+			if (ev.type == YAML_ALIAS_EVENT) {
+				struct alias_use *grown = realloc(uses, sizeof(*uses) * (nuses + 1));
+
+				if (!grown) {
+					yaml_event_delete(&ev);
+					rc = tl_error_set(y->err, "out of memory");
+					break;
+				}
+				uses = grown;
+				uses[nuses++] = (struct alias_use){ stack[depth - 1].node, stack[depth - 1].slot,
+								    ev.start_mark };
+			}
+			stack[depth - 1].slot++;
+		}
+		if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT) {
+			if (depth == sizeof(stack) / sizeof(stack[0])) {
+				rc = tl_yaml_error(y, NULL, "nested more than %zu levels deep", depth);
+				yaml_event_delete(&ev);
+				break;
+			}
+			stack[depth].node = next;
+			stack[depth++].slot = 0;
+		}
+		if (ev.type == YAML_SEQUENCE_END_EVENT || ev.type == YAML_MAPPING_END_EVENT)
+			depth--;
+		if (node_ev)
+			next++;
+		done = ev.type == YAML_DOCUMENT_END_EVENT || ev.type == YAML_STREAM_END_EVENT;
+		yaml_event_delete(&ev);
+	}
+	yaml_parser_delete(&parser);
+	for (size_t i = 0; !rc && i < nuses; i++) {
+		int *slot = slot_of(y, uses[i].container, uses[i].slot);
+		int copy = copy_at(y, *slot, uses[i].mark);
+
+		if (!copy)
+			rc = tl_error_set(y->err, "out of memory");
+		else
+			*(slot_of(y, uses[i].container, uses[i].slot)) = copy;
+	}
+	free(uses);
+	return rc;
+}
+
+static bool is_merge_key(const yaml_node_t *k)
+{
+	return k && k->type == YAML_SCALAR_NODE && k->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+	       !strcmp((const char *)k->data.scalar.value, "<<");
+}
+
+static bool has_key(struct tl_yaml *y, const yaml_node_pair_t *pairs, size_t n, const yaml_node_t *key)
+{
+	const char *text = tl_yaml_text(key);
+
+	for (size_t i = 0; text && i < n; i++) {
+		const yaml_node_t *k = tl_yaml_node(y, pairs[i].key);
+
+		if (!is_merge_key(k) && tl_yaml_text(k) && !strcmp(tl_yaml_text(k), text))
+			return true;
+	}
+	return false;
+}
+
+static int expand_merge(struct tl_yaml *y, int index, char *state);
+
+/* Appends the pairs of merge source `src` whose keys the map does not have yet. */
+static int merge_from(struct tl_yaml *y, int index, yaml_node_pair_t **out, size_t *n, size_t *cap,
+		      int src, char *state)
+{
+	yaml_node_t *s = tl_yaml_node(y, src);
+
+	if (!s || s->type != YAML_MAPPING_NODE)
+		return tl_yaml_error(y, s, "'<<' (a merge key) takes a map or a list of maps, got %s",
+				     tl_yaml_kind(s));
+	if (expand_merge(y, src, state))
+		return -EINVAL;
+	s = tl_yaml_node(y, src);
+	for (yaml_node_pair_t *p = s->data.mapping.pairs.start; p < s->data.mapping.pairs.top; p++) {
+		yaml_node_t *mine = tl_yaml_node(y, index);
+		size_t own = tl_yaml_count(mine);
+
+		/* the map's own keys win, then earlier merge sources */
+		if (has_key(y, mine->data.mapping.pairs.start, own, tl_yaml_node(y, p->key)) ||
+		    has_key(y, *out, *n, tl_yaml_node(y, p->key)))
+			continue;
+		if (*n == *cap) {
+			yaml_node_pair_t *grown = realloc(*out, sizeof(**out) * (*cap = *cap * 2 + 8));
+
+			if (!grown)
+				return tl_error_set(y->err, "out of memory");
+			*out = grown;
+		}
+		(*out)[(*n)++] = *p;
+	}
+	return 0;
+}
+
+/*
+ * YAML merge keys: `<<: *anchor` (or a list of anchors) copies the
+ * anchor's pairs into the map where the map does not set them itself.
+ * state[index]: 0 unseen, 1 being expanded (a map merging itself), 2 done.
+ */
+static int expand_merge(struct tl_yaml *y, int index, char *state)
+{
+	yaml_node_t *map = tl_yaml_node(y, index), *mk = NULL;
+	yaml_node_pair_t *out = NULL, *merged = NULL;
+	size_t n = 0, nmerged = 0, mcap = 0, own = 0;
+	int rc = 0;
+
+	if (state[index] == 2)
+		return 0;
+	if (state[index] == 1)
+		return tl_yaml_error(y, map, "'<<' (a merge key) makes this map merge itself");
+	state[index] = 1;
+	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = tl_yaml_node(y, p->key);
+
+		if (!is_merge_key(k))
+			continue;
+		if (mk) {
+			rc = tl_yaml_error(y, k, "'<<' is given twice (first at line %d)", tl_yaml_loc(mk).line);
+			goto out;
+		}
+		mk = k;
+	}
+	if (!mk)
+		goto done;
+	for (size_t i = 0; i < tl_yaml_count(tl_yaml_node(y, index)); i++) {
+		yaml_node_pair_t p = tl_yaml_node(y, index)->data.mapping.pairs.start[i];
+		yaml_node_t *v = tl_yaml_node(y, p.value);
+
+		if (!is_merge_key(tl_yaml_node(y, p.key)))
+			continue;
+		if (v->type == YAML_SEQUENCE_NODE) {
+			for (size_t j = 0; !rc && j < tl_yaml_count(v); j++)
+				rc = merge_from(y, index, &merged, &nmerged, &mcap,
+						tl_yaml_node(y, p.value)->data.sequence.items.start[j], state);
+		} else {
+			rc = merge_from(y, index, &merged, &nmerged, &mcap, p.value, state);
+		}
+		if (rc)
+			goto out;
+	}
+	/* the merged pairs take the merge key's place */
+	map = tl_yaml_node(y, index);
+	own = tl_yaml_count(map);
+	out = malloc(sizeof(*out) * (own + nmerged + 1));
+	if (!out) {
+		rc = tl_error_set(y->err, "out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < own; i++) {
+		yaml_node_pair_t p = map->data.mapping.pairs.start[i];
+
+		if (!is_merge_key(tl_yaml_node(y, p.key))) {
+			out[n++] = p;
+			continue;
+		}
+		for (size_t j = 0; j < nmerged; j++)
+			out[n++] = merged[j];
+	}
+	/* libyaml frees the pair stack with free(): swap in the new one */
+	free(map->data.mapping.pairs.start);
+	map->data.mapping.pairs.start = out;
+	map->data.mapping.pairs.top = out + n;
+	map->data.mapping.pairs.end = out + own + nmerged + 1;
+	out = NULL;
+done:
+	state[index] = 2;
+out:
+	free(out);
+	free(merged);
+	return rc;
+}
+
+static int expand_merges(struct tl_yaml *y)
+{
+	size_t count = (size_t)(y->doc.nodes.top - y->doc.nodes.start);
+	char *state = calloc(count + 1, 1);
+	int rc = 0;
+
+	if (!state)
+		return tl_error_set(y->err, "out of memory");
+	for (size_t i = 1; !rc && i <= count; i++)
+		if (tl_yaml_node(y, (int)i)->type == YAML_MAPPING_NODE)
+			rc = expand_merge(y, (int)i, state);
+	free(state);
+	return rc;
+}
+
 int tl_yaml_load(struct tl_yaml *y, const char *path, const char *text, struct tl_error *err)
 {
 	yaml_parser_t parser;
@@ -59,6 +331,8 @@ int tl_yaml_load(struct tl_yaml *y, const char *path, const char *text, struct t
 		goto out;
 	}
 	y->loaded = true;
+	if ((rc = place_aliases(y, text)) || (rc = expand_merges(y)))
+		goto out;
 	/* A second document would be silently ignored: say so instead. */
 	if (!yaml_parser_load(&parser, &extra)) {
 		rc = parser_error(y, &parser, text);
@@ -351,6 +625,15 @@ int tl_spec_read_file(const char *path, char **text, struct tl_error *err)
 	}
 	fclose(f);
 	buf[len] = '\0';
+	/* everything after a NUL would be cut off unseen by the string-based parser */
+	if (memchr(buf, '\0', len)) {
+		size_t at = (size_t)((char *)memchr(buf, '\0', len) - buf), line, col;
+
+		offset_to_mark(buf, at, &line, &col);
+		free(buf);
+		return tl_error_set(err, "%s:%zu:%zu: the file contains a NUL byte; a spec is text", path,
+				    line + 1, col + 1);
+	}
 	*text = buf;
 	return 0;
 fail:

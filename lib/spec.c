@@ -18,6 +18,7 @@
 #include <string.h>
 #include "hash.h"
 #include "nodeset.h"
+#include "plan.h"
 #include "units.h"
 
 static const char *const top_keys[] = {
@@ -31,6 +32,9 @@ static const char *const runtime_keys[] = {
 
 #define NODE_SYNTAX "numactl node syntax: 0, 0-3, 1,3, all, !2"
 
+/* A directory name has at most NAME_MAX (255) bytes. */
+#define NAME_MAX_LEN 255
+
 /* Names that become directory names and store keys. */
 static bool plain_name(const char *s)
 {
@@ -40,6 +44,12 @@ static bool plain_name(const char *s)
 		if (!isalnum((unsigned char)*s) && !strchr("._-", *s))
 			return false;
 	return true;
+}
+
+/* "." and ".." would put the results beside or above the results directory. */
+static bool only_dots(const char *s)
+{
+	return *s && strspn(s, ".") == strlen(s);
 }
 
 static int parse_workloads(struct tl_yaml *y, yaml_node_t *root, const char *dir, struct tl_spec *spec)
@@ -91,12 +101,17 @@ static int parse_machine(struct tl_yaml *y, yaml_node_t *n, struct tl_spec *spec
 	struct tl_machine *m = &spec->machine;
 	char **slots[] = { &m->fast, &m->slow, &m->cpus };
 	char f[TL_FIELD_MAX];
+	int rc;
 
 	m->loc = tl_yaml_loc(n);
 	if (n->type == YAML_SCALAR_NODE && !tl_yaml_is_null(n)) {
-		if (!plain_name(tl_yaml_text(n)))
+		if (!plain_name(tl_yaml_text(n)) || strlen(tl_yaml_text(n)) > NAME_MAX_LEN)
 			return tl_yaml_error(y, n, "machine: '%s' is not a profile name (letters, digits, . _ -); "
 					     "or give {fast: NODES, slow: NODES, cpus: NODES}", tl_yaml_text(n));
+		/* a profile is looked up by name: ".." would leave the profiles directory */
+		if (only_dots(tl_yaml_text(n)))
+			return tl_yaml_error(y, n, "machine: '%s' is not a profile name (use letters, digits, . _ -, "
+					     "not just dots)", tl_yaml_text(n));
 		return tl_yaml_string(y, n, "machine", &m->profile);
 	}
 	if (tl_yaml_expect_map(y, n, "machine", "{fast: NODES, slow: NODES, cpus: NODES} or a profile name") ||
@@ -111,7 +126,17 @@ static int parse_machine(struct tl_yaml *y, yaml_node_t *n, struct tl_spec *spec
 		if (tl_yaml_string(y, v, f, slots[i]))
 			return -EINVAL;
 		/* 1 (nodes absent here) is fine: a paper-size spec still plans on a small machine */
-		if (tl_nodeset_check(*slots[i]) < 0)
+		rc = tl_nodeset_check(*slots[i]);
+		if (rc == -ENOENT) {
+			char present[128];
+
+			tl_nodeset_present(present, sizeof(present));
+			if (strstr(*slots[i], "all"))
+				return tl_yaml_error(y, v, "%s: '%s' names no nodes", f, *slots[i]);
+			return tl_yaml_error(y, v, "%s: '%s' names no nodes on this machine (present: %s)", f,
+					     *slots[i], present);
+		}
+		if (rc < 0)
 			return tl_yaml_error(y, v, "%s: '%s' is not a NUMA node list (" NODE_SYNTAX ")", f, *slots[i]);
 	}
 	return 0;
@@ -173,6 +198,45 @@ static int parse_timeout(struct tl_yaml *y, yaml_node_t *n, struct tl_spec *spec
 	return 0;
 }
 
+/* Perf event names: each counted once, none empty (they are part of every run key). */
+static int parse_events(struct tl_yaml *y, yaml_node_t *n, struct tl_spec *spec)
+{
+	yaml_node_t *item;
+
+	if (tl_yaml_strlist(y, n, "events", false, &spec->events))
+		return -EINVAL;
+	tl_yaml_for_items(y, n, i, item) {
+		if (!spec->events.v[i][0])
+			return tl_yaml_error(y, item, "events[%zu]: empty value; give a perf event name such as "
+					     "cycles", i);
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(spec->events.v[j], spec->events.v[i]))
+				return tl_yaml_error(y, item, "events: '%s' is given twice (first at line %d)",
+						     spec->events.v[i],
+						     tl_yaml_loc(tl_yaml_node(y, n->data.sequence.items.start[j])).line);
+	}
+	return 0;
+}
+
+/* Exclude rules that drop every configuration leave a plan with nothing to run. */
+static int check_not_empty(struct tl_yaml *y, yaml_node_t *matrix, struct tl_spec *spec)
+{
+	struct tl_plan plan;
+	yaml_node_t *key;
+	size_t n;
+
+	if (!spec->nexclude)
+		return 0;
+	if (tl_plan_build(spec, &plan, y->err))
+		return -EINVAL;
+	n = plan.nconfigs;
+	tl_plan_release(&plan);
+	if (n)
+		return 0;
+	tl_yaml_get(y, matrix, "exclude", &key);
+	return tl_yaml_error(y, key, "matrix.exclude: the rules drop every configuration; nothing would run");
+}
+
 static int parse_spec(struct tl_yaml *y, const char *workloads_dir, struct tl_spec *spec)
 {
 	yaml_node_t *root = tl_yaml_root(y), *n, *key, *policy;
@@ -193,6 +257,12 @@ static int parse_spec(struct tl_yaml *y, const char *workloads_dir, struct tl_sp
 		return -EINVAL;
 	if (!plain_name(spec->name))
 		return tl_yaml_error(y, n, "name: '%s' may only hold letters, digits and . _ -", spec->name);
+	if (only_dots(spec->name))
+		return tl_yaml_error(y, n, "name: '%s' cannot name the experiment's results directory (use "
+				     "letters, digits, . _ -, not just dots)", spec->name);
+	if (strlen(spec->name) > NAME_MAX_LEN)
+		return tl_yaml_error(y, n, "name: is %zu characters long; at most %d (it names the results "
+				     "directory)", strlen(spec->name), NAME_MAX_LEN);
 	if ((n = tl_yaml_get(y, root, "description", NULL))) {
 		if (n->type != YAML_SCALAR_NODE)
 			return tl_yaml_error(y, n, "description: expected text, got %s", tl_yaml_kind(n));
@@ -212,7 +282,7 @@ static int parse_spec(struct tl_yaml *y, const char *workloads_dir, struct tl_sp
 		return -EINVAL;
 	if ((n = tl_yaml_get(y, root, "runtime", NULL)) && parse_runtime(y, n, policy ? key : NULL, spec))
 		return -EINVAL;
-	if ((n = tl_yaml_get(y, root, "events", NULL)) && tl_yaml_strlist(y, n, "events", false, &spec->events))
+	if ((n = tl_yaml_get(y, root, "events", NULL)) && parse_events(y, n, spec))
 		return -EINVAL;
 	if ((n = tl_yaml_get(y, root, "repetitions", NULL)) && parse_repetitions(y, n, spec))
 		return -EINVAL;
@@ -223,7 +293,7 @@ static int parse_spec(struct tl_yaml *y, const char *workloads_dir, struct tl_sp
 	if ((n = tl_yaml_get(y, root, "baseline", NULL)) &&
 	    tl_spec_parse_selector(y, n, "baseline", spec, &spec->baseline))
 		return -EINVAL;
-	return 0;
+	return check_not_empty(y, tl_yaml_get(y, root, "matrix", NULL), spec);
 }
 
 int tl_spec_load_string(const char *path, const char *text, const char *workloads_dir,

@@ -27,6 +27,7 @@ struct number {
 	uint64_t frac_num, frac_den;
 	const char *start, *end;	/* the text of the number (with exponent, if any) */
 	int has_exp;
+	int dropped;	/* nonzero fraction digits beyond 1e-18 were left out of frac_num */
 };
 
 static const char *skip_blanks(const char *s)
@@ -59,6 +60,8 @@ static const char *scan_number(const char *s, int allow_exp, struct number *n)
 			if (n->frac_den < 1000000000000000000ULL) {
 				n->frac_num = n->frac_num * 10 + (uint64_t)(*p - '0');
 				n->frac_den *= 10;
+			} else if (*p != '0') {
+				n->dropped = 1;
 			}
 		}
 	}
@@ -164,9 +167,15 @@ int tl_parse_size(const char *s, uint64_t *bytes)
 	mult = (uint64_t)u->mult;
 	if (__builtin_mul_overflow(n.ip, mult, &whole))
 		return -EINVAL;
-	/* the fraction rounds to the nearest byte */
-	frac = ((unsigned __int128)n.frac_num * mult + n.frac_den / 2) / n.frac_den;
-	part = (uint64_t)frac;
+	/*
+	 * A byte is not divisible: rounding "1.5B" to 2 would run something
+	 * other than what was written. A fraction needing more than 18 digits
+	 * is taken as not whole (only contrived texts such as 2^-40 T are).
+	 */
+	frac = (unsigned __int128)n.frac_num * mult;
+	if (n.dropped || frac % n.frac_den)
+		return -EDOM;
+	part = (uint64_t)(frac / n.frac_den);
 	if (__builtin_add_overflow(whole, part, &whole))
 		return -EINVAL;
 	*bytes = whole;
@@ -213,8 +222,13 @@ int tl_parse_budget(const char *s, struct tl_budget *out)
 		if (tl_parse_percent(s, &b.fraction) || !(b.fraction > 0) || b.fraction > 1)
 			return -EINVAL;
 		b.is_percent = 1;
-	} else if (tl_parse_size(s, &b.bytes) || b.bytes == 0) {
-		return -EINVAL;
+	} else {
+		int rc = tl_parse_size(s, &b.bytes);
+
+		if (rc)
+			return rc;
+		if (b.bytes == 0)
+			return -EINVAL;
 	}
 	*out = b;
 	return 0;

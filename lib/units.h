@@ -18,12 +18,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* -EDOM (not -EINVAL) when the text is a size but not a whole number of bytes ("1.5B"). */
 int tl_parse_size(const char *s, uint64_t *bytes);
 int tl_parse_rate(const char *s, double *hz);
 int tl_parse_duration(const char *s, double *seconds);
 int tl_parse_percent(const char *s, double *fraction);
 
-/* A budget is either a size or a percentage of the managed footprint. */
+/*
+ * The sampling rates a run may ask for: below a thousandth of a hertz a
+ * run never samples, above a megahertz the sampler cannot keep up (the
+ * runtime refuses TIERLAB_RATE above it too).
+ */
+#define TL_RATE_MIN_HZ 0.001
+#define TL_RATE_MAX_HZ 1e6
+
+/* A budget is either a size or a percentage of the managed footprint (-EDOM as for sizes). */
 struct tl_budget {
 	int is_percent;
 	uint64_t bytes;   /* when !is_percent */

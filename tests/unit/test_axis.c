@@ -147,7 +147,13 @@ static void test_canonical(void **state)
 		{ TL_AXIS_POLICY, "lru", "lru" }, { TL_AXIS_POLICY, "all-fast", "all-fast" },
 		{ TL_AXIS_POLICY, "static:1.0,1.0,0.0", "static:1,1,0" },
 		{ TL_AXIS_POLICY, "static: 0.50, .25 ,1.", "static:0.5,0.25,1" },
-		{ TL_AXIS_POLICY, "static:0.333333333", "static:0.333333" },
+		{ TL_AXIS_POLICY, "static:0.333333333", "static:0.333333333" },	/* as written, not %g's 6 digits */
+		{ TL_AXIS_POLICY, "static:0.4,0.25,0.1", "static:0.4,0.25,0.1" },	/* short ones keep their keys */
+		{ TL_AXIS_POLICY, "static:0.10000000000000001", "static:0.1" },	/* the same double */
+		{ TL_AXIS_POLICY, "static:0.1234567,0.1234568", "static:0.1234567,0.1234568" },
+		{ TL_AXIS_POLICY, "static:0.00001,.000015", "static:0.00001,0.000015" },	/* no exponent */
+		{ TL_AXIS_RATE, "1MHz", "1e+06Hz" }, { TL_AXIS_RATE, "0.001", "0.001Hz" },
+		{ TL_AXIS_BUDGET, "1.5K", "1.5KiB" },
 		{ TL_AXIS_POLICY, "./build/lib/tierlab/hot.so", "./build/lib/tierlab/hot.so" },
 		{ TL_AXIS_ALLOCATOR, "jemalloc", "jemalloc" }, { TL_AXIS_ALLOCATOR, "fat", "fat" },
 		{ TL_AXIS_SAMPLER, "uffd-wp", "uffd-wp" }, { TL_AXIS_SAMPLER, "pagefault", "pagefault" },
@@ -172,6 +178,14 @@ static void test_canonical(void **state)
 		{ TL_AXIS_RATE, "0", "'0' is not a rate" },
 		{ TL_AXIS_RATE, "fast", "'fast' is not a rate" },
 		{ TL_AXIS_RATE, "nanHz", "'nanHz' is not a rate" },
+		{ TL_AXIS_RATE, "1e308Hz", "'1e308Hz' is out of range (0.001Hz to 1MHz)" },
+		{ TL_AXIS_RATE, "1e-300Hz", "'1e-300Hz' is out of range (0.001Hz to 1MHz)" },
+		{ TL_AXIS_RATE, "1.000001MHz", "'1.000001MHz' is out of range" },
+		{ TL_AXIS_RATE, "0.0009", "'0.0009' is out of range" },
+		{ TL_AXIS_THRESHOLD, "1.5B", "'1.5B' is not a whole number of bytes" },
+		{ TL_AXIS_THRESHOLD, "1.5", "'1.5' is not a whole number of bytes" },
+		{ TL_AXIS_THRESHOLD, "1.005K", "'1.005K' is not a whole number of bytes" },
+		{ TL_AXIS_BUDGET, "0.5B", "'0.5B' is not a whole number of bytes" },
 		{ TL_AXIS_BUDGET, "0%", "'0%' is not a budget" },
 		{ TL_AXIS_BUDGET, "101%", "'101%' is not a budget" },
 		{ TL_AXIS_POLICY, "lur", "unknown policy 'lur' (did you mean 'lru'?)" },
@@ -223,6 +237,70 @@ static void test_canonical(void **state)
 	assert_int_equal(tl_axis_canonical(TL_AXIS_RATE, "x", &(char *){ NULL }, NULL), -EINVAL);
 	assert_int_equal(tl_axis_canonical(TL_AXIS__COUNT, "x", &(char *){ NULL }, NULL), -EINVAL);
 	assert_int_equal(tl_axis_canonical(TL_AXIS_RATE, NULL, &(char *){ NULL }, NULL), -EINVAL);
+}
+
+/* No fixed limit on a value's length; a static policy is capped at the runtime's fraction count. */
+static void test_long_values(void **state)
+{
+	size_t cap = TL_STATIC_MAX_FRACTIONS * 40 + 64, n;
+	char *in = malloc(cap), *want = malloc(cap), *out = NULL;
+	struct tl_error err = { { 0 } };
+
+	(void)state;
+	assert_non_null(in);
+	assert_non_null(want);
+	/* fractions with 30 digits each, far over the 1023 characters once allowed */
+	n = (size_t)sprintf(in, "  static:");
+	for (int i = 0; i < TL_STATIC_MAX_FRACTIONS; i++)
+		n += (size_t)sprintf(in + n, "%s0.250000000000000000000000000000", i ? "," : "");
+	n = (size_t)sprintf(want, "static:");
+	for (int i = 0; i < TL_STATIC_MAX_FRACTIONS; i++)
+		n += (size_t)sprintf(want + n, "%s0.25", i ? "," : "");
+	if (tl_axis_canonical(TL_AXIS_POLICY, in, &out, &err))
+		fail_msg("%zu characters refused: %s", strlen(in), err.msg);
+	assert_string_equal(out, want);
+	free(out);
+	strcat(in, ",1");
+	assert_int_equal(tl_axis_canonical(TL_AXIS_POLICY, in, &out, &err), -EINVAL);
+	assert_string_equal(err.msg, "static policy has 257 fractions; at most 256 (one per large allocation, "
+			    "the most the runtime takes)");
+	/* a long name is kept whole */
+	memset(in, 'w', 3000);
+	in[3000] = '\0';
+	assert_int_equal(tl_axis_canonical(TL_AXIS_WORKLOAD, in, &out, &err), 0);
+	assert_int_equal(strlen(out), 3000);
+	free(out);
+	free(in);
+	free(want);
+}
+
+/* Canonical fractions read back as the very same double, and never with an exponent. */
+static void test_fraction_round_trip(void **state)
+{
+	struct tl_error err = { { 0 } };
+	uint64_t x = 88172645463325252ULL;
+
+	(void)state;
+	for (int i = 0; i < 20000; i++) {
+		char in[64], *out = NULL;
+		double f, back;
+
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;	/* xorshift64 */
+		f = (double)(x >> 11) / 9007199254740992.0;	/* [0, 1) */
+		if (i % 4 == 1)
+			f = f * 1e-9;	/* small ones, where %g would use an exponent */
+		snprintf(in, sizeof(in), "static:%.17f", f);
+		if (i % 4 == 2)	/* short texts: the canonical form is the text as written */
+			snprintf(in, sizeof(in), "static:0.%d", (int)(x % 1000) + 1000);
+		if (tl_axis_canonical(TL_AXIS_POLICY, in, &out, &err))
+			fail_msg("'%s' refused: %s", in, err.msg);
+		assert_null(strchr(out, 'e'));
+		back = strtod(out + 7, NULL);
+		assert_true(back == strtod(in + 7, NULL));
+		if (i % 4 == 2 && strcmp(in + 9, "") && in[strlen(in) - 1] != '0')
+			assert_string_equal(out, in);
+		free(out);
+	}
 }
 
 static void test_did_you_mean(void **state)
@@ -309,6 +387,8 @@ int main(void)
 		cmocka_unit_test(test_applies),
 		cmocka_unit_test(test_policy_classes),
 		cmocka_unit_test(test_canonical),
+		cmocka_unit_test(test_long_values),
+		cmocka_unit_test(test_fraction_round_trip),
 		cmocka_unit_test(test_did_you_mean),
 		cmocka_unit_test(test_name_lists),
 	};

@@ -573,6 +573,92 @@ static void test_load_string_ownership(void **state)
 	assert_int_equal(strncmp(err.msg, "<spec>:3:9: invalid YAML: ", 26), 0);
 }
 
+/* A NUL byte would cut the text short; it is refused where it sits. */
+static void test_nul_byte(void **state)
+{
+	static const char text[] = "name: nul\nworkload: {command: [true]}\nmatrix: {rate: [1\0Hz]}\n";
+	char path[] = "/tmp/tierlab-nul-XXXXXX", want[128];
+	struct tl_spec s;
+	struct tl_error err = { { 0 } };
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, sizeof(text) - 1), (ssize_t)sizeof(text) - 1);
+	close(fd);
+	assert_int_equal(tl_spec_load(path, "workloads", &s, &err), -EINVAL);
+	unlink(path);
+	snprintf(want, sizeof(want), "%s:3:18: the file contains a NUL byte; a spec is text", path);
+	assert_string_equal(err.msg, want);
+	tl_spec_release(&s);
+}
+
+/* Merge keys: the map's own keys win, then the merge sources in order; nested maps come along. */
+static void test_merge_keys(void **state)
+{
+	static const char text[] =
+		"name: merge\n"
+		"workloads:\n"
+		"  - &a {name: a, command: [./a], env: {A: '1'}, dir: /a}\n"
+		"  - &b {name: b, command: [./b], fom: {regex: 'r=([0-9]+)', unit: ops}}\n"
+		"  - {<<: [*a, *b], name: c}\n"
+		"  - <<: *b\n"
+		"    name: d\n"
+		"    command: [./d]\n";
+	struct tl_spec s;
+	struct tl_error err = { { 0 } };
+	const struct tl_workload *c, *d;
+
+	(void)state;
+	if (tl_spec_load_string("merge.yaml", text, NULL, &s, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(s.nworkloads, 4);
+	c = tl_spec_workload(&s, "c");
+	d = tl_spec_workload(&s, "d");
+	assert_non_null(c);
+	assert_non_null(d);
+	assert_string_equal(c->command.v[0], "./a");	/* *a comes first */
+	assert_string_equal(c->env.v[0], "A=1");
+	assert_string_equal(c->dir, "/a");
+	assert_string_equal(c->fom.unit, "ops");	/* only *b has a fom */
+	assert_string_equal(d->command.v[0], "./d");	/* its own key wins */
+	assert_string_equal(d->fom.regex, "r=([0-9]+)");
+	assert_null(d->dir);
+	tl_spec_release(&s);
+
+	/* an error inside a merged map names the anchor's text, where the bad value is written */
+	assert_int_equal(tl_spec_load_string("m.yaml", "name: m\nworkloads:\n  - &a {command: [./a], dri: x}\n"
+					     "  - {<<: *a, name: b}\n", NULL, &s, &err), -EINVAL);
+	assert_string_equal(err.msg, "m.yaml:3:25: workloads[0]: unknown key 'dri' (did you mean 'dir'?)");
+	/* a quoted '<<' is an ordinary key */
+	assert_int_equal(tl_spec_load_string("q.yaml", "name: q\nworkload: {command: [./a], '<<': {}}\n", NULL, &s,
+					     &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "q.yaml:2:28: workload: unknown key '<<'"));
+	/* two merge keys in one map */
+	assert_int_equal(tl_spec_load_string("t.yaml", "name: t\nworkloads:\n  - &a {command: [./a]}\n"
+					     "  - {<<: *a, <<: *a, name: b}\n", NULL, &s, &err), -EINVAL);
+	assert_string_equal(err.msg, "t.yaml:4:14: '<<' is given twice (first at line 4)");
+}
+
+/* Values have no fixed length limit: a static policy of 256 fractions plans whole. */
+static void test_long_static(void **state)
+{
+	struct tl_spec s;
+	struct tl_error err = { { 0 } };
+	char want[256 * 4 + 32];
+	size_t n;
+
+	(void)state;
+	if (tl_spec_load("good-static-long.yaml", "workloads", &s, &err))
+		fail_msg("%s", err.msg);
+	n = (size_t)sprintf(want, "static:");
+	for (int i = 0; i < 255; i++)
+		n += (size_t)sprintf(want + n, "0.5,");
+	sprintf(want + n, "0.00001");
+	assert_string_equal(s.defaults[TL_AXIS_POLICY], want);
+	tl_spec_release(&s);
+}
+
 static void test_workload_descriptor(void **state)
 {
 	struct tl_workload wl;
@@ -610,6 +696,9 @@ int main(void)
 		cmocka_unit_test(test_set_axis),
 		cmocka_unit_test(test_load_string_ownership),
 		cmocka_unit_test(test_workload_descriptor),
+		cmocka_unit_test(test_nul_byte),
+		cmocka_unit_test(test_merge_keys),
+		cmocka_unit_test(test_long_static),
 	};
 	const size_t nfixed = sizeof(fixed) / sizeof(fixed[0]);
 	struct CMUnitTest *tests;

@@ -44,7 +44,8 @@ static void test_sizes(void **state)
 		{ "32M", 32 * MiB }, { "32MiB", 32 * MiB }, { "  32 MiB ", 32 * MiB }, { "1G", GiB },
 		{ "1GiB", GiB }, { "2T", 2 * TiB }, { "2TiB", 2 * TiB }, { "1kB", 1000 }, { "1MB", 1000000 },
 		{ "1GB", 1000000000ULL }, { "1TB", 1000000000000ULL }, { "231.75MiB", 243007488ULL },
-		{ "1.5K", 1536 }, { ".5K", 512 }, { "1.K", 1024 }, { "0.1K", 102 }, /* 102.4 rounds */
+		{ "1.5K", 1536 }, { ".5K", 512 }, { "1.K", 1024 }, { "1.50K", 1536 }, { "1.5GB", 1500000000ULL },
+		{ "1.000000000000000000000000K", 1024 }, { "0.000000000001TB", 1 },
 		{ "0.0009765625K", 1 }, { "16777215T", 16777215ULL * TiB },
 		{ "18446744073709551615", UINT64_MAX },
 	};
@@ -52,6 +53,10 @@ static void test_sizes(void **state)
 		"99999999999T", "16777216T", "18446744073709551616", "99999999999999999999", "1e3",
 		"1e3M", "1 KB", "1KB", "1k", "1 mb", "1MiBs", "1 M iB", "1%", "1Hz", "1Mi", "1.5.2",
 		"99999999999999999999.5K",
+	};
+	/* sizes, but not whole numbers of bytes: never rounded */
+	static const char *const fractional[] = {
+		"1.5B", "1.5", "0.5", "1.005K", "0.1K", "1.0000000000000000000001K", "0.0000000000001TB",
 	};
 	uint64_t v;
 
@@ -71,6 +76,13 @@ static void test_sizes(void **state)
 		if (tl_parse_size(in, &v) != -EINVAL)
 			fail_msg("'%s' accepted as a size (%llu)", in, (unsigned long long)v);
 		assert_int_equal(v, 12345);	/* *out left alone */
+	}
+	for (size_t i = 0; i < N(fractional); i++) {
+		v = 12345;
+		if (tl_parse_size(fractional[i], &v) != -EDOM)
+			fail_msg("'%s' not refused as a fraction of a byte (%llu)", fractional[i],
+				 (unsigned long long)v);
+		assert_int_equal(v, 12345);
 	}
 	assert_int_equal(tl_parse_size(NULL, &v), -EINVAL);
 }
@@ -168,6 +180,7 @@ static void test_budgets(void **state)
 			fail_msg("'%s' accepted as a budget", bad[i]);
 		assert_int_equal(b.is_percent, (int)0xabababab);
 	}
+	assert_int_equal(tl_parse_budget("1.5B", &b), -EDOM);	/* as for sizes: no byte fractions */
 }
 
 static void test_format_size(void **state)
@@ -213,8 +226,11 @@ static void test_format_rate(void **state)
 		const char *canonical;
 	} cases[] = {
 		{ 10, "10Hz" }, { 100, "100Hz" }, { 1000, "1000Hz" }, { 0.5, "0.5Hz" }, { 100000, "100000Hz" },
-		{ 1e6, "1e+06Hz" },
+		{ 1e6, "1e+06Hz" }, { 0.001, "0.001Hz" },
 	};
+	/* the axis's bounds and rates between: what the spec canonicalises, the runtime reads back in range */
+	static const double in_range[] = { TL_RATE_MIN_HZ, TL_RATE_MAX_HZ, 0.0010000001, 0.00123456789, 999999.9,
+					   123456.789, 3.14159265 };
 	char buf[32];
 	double back;
 
@@ -224,6 +240,12 @@ static void test_format_rate(void **state)
 		assert_string_equal(buf, cases[i].canonical);
 		assert_int_equal(tl_parse_rate(buf, &back), 0);	/* "%g" output parses back */
 		assert_true(back == cases[i].hz);
+	}
+	for (size_t i = 0; i < N(in_range); i++) {
+		tl_format_rate(buf, sizeof(buf), in_range[i]);
+		assert_int_equal(tl_parse_rate(buf, &back), 0);
+		if (back < TL_RATE_MIN_HZ || back > TL_RATE_MAX_HZ)
+			fail_msg("%.10g Hz prints as '%s', outside the rate bounds", in_range[i], buf);
 	}
 }
 
@@ -252,11 +274,13 @@ static const struct {
 	int want;	/* tl_nodeset_check on a machine whose only node is 0 */
 } nodesets[] = {
 	{ "0", 0 }, { "all", 0 }, { "0-0", 0 }, { "+0", 0 }, { "!1", 1 },
-	{ "1", 1 }, { "0-3", 1 }, { "1,3", 1 }, { "0,1", 1 }, { "3-1", 1 }, { "1023", 1 }, { "!3", 1 },
+	{ "1", 1 }, { "0-3", 1 }, { "1,3", 1 }, { "0,1", 1 }, { "3-1", -EINVAL }, { "1023", 1 }, { "!3", 1 },
 	{ "", -EINVAL }, { "x", -EINVAL }, { "hbm", -EINVAL }, { "0,,1", -EINVAL }, { "0-", -EINVAL },
 	{ "-1", -EINVAL }, { "1 2", -EINVAL }, { "0x1", -EINVAL }, { "1024", -EINVAL }, { "99999", -EINVAL },
 	{ "99999999999999999999", -EINVAL }, { ",", -EINVAL }, { "!", -EINVAL }, { "alll", -EINVAL },
 	{ "node0", -EINVAL }, { "0;1", -EINVAL }, { "0--1", -EINVAL }, { "!-1", -EINVAL },
+	{ "1-0", -EINVAL }, { "0,2-1", -EINVAL }, { "2-2", 1 }, { "!0", -ENOENT }, { "!all", -ENOENT },
+	{ "!0-0", -ENOENT },
 };
 
 static int check_rc[N(nodesets)];
