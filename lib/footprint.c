@@ -71,11 +71,20 @@ static int calibrate(const struct tl_plan *plan, const struct tl_config *c, cons
 	struct tl_run_result res;
 	struct tl_ingest ing;
 	struct tl_runenv re;
+	char *all_slow = tl_runenv_libpath("policy-all-slow.so");
 	char **argv;
 	int rc;
 
-	/* the same program and memory settings; nothing sampled, nothing promoted */
-	cal.values[TL_AXIS_POLICY] = "all-slow";
+	if (!all_slow) {
+		snprintf(why, whylen, "the policy plugin policy-all-slow.so is not built");
+		return -EIO;
+	}
+	/*
+	 * The same program and memory settings under the runtime (the plugin
+	 * by path: "all-slow" by name means a plain memory binding); nothing
+	 * sampled, nothing promoted.
+	 */
+	cal.values[TL_AXIS_POLICY] = all_slow;
 	cal.values[TL_AXIS_BUDGET] = NULL;
 	cal.values[TL_AXIS_CHUNKS] = NULL;
 	cal.values[TL_AXIS_RATE] = NULL;
@@ -84,9 +93,11 @@ static int calibrate(const struct tl_plan *plan, const struct tl_config *c, cons
 	cal.values[TL_AXIS_LOG] = "counters";
 	if (mkdir_p(out_dir)) {
 		snprintf(why, whylen, "cannot create '%s': %s", out_dir, strerror(errno));
+		free(all_slow);
 		return -EIO;
 	}
 	rc = tl_runenv_build(plan->spec, &cal, out_dir, spec_dir, 0, &re, why, whylen);
+	free(all_slow);
 	if (rc)
 		return -EIO;
 	argv = calloc(c->argv.n + 1, sizeof(*argv));
