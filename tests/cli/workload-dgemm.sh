@@ -31,7 +31,6 @@ for bad in "--n 0" "--n x" "--repeats 0" "--alpha nope" "--size huge" "--bogus" 
 done
 
 # the tiny preset, the way tierlab runs it (descriptor argv) and by name
-start=$SECONDS
 expect_exit 0 env OMP_NUM_THREADS=1 "$prog" --n 256 --repeats 4
 expect_contains "$out" "validation: passed"
 expect_contains "$out" "threads: 1"
@@ -43,7 +42,6 @@ awk -v f="$fom" 'BEGIN { exit !(f > 0) }' || fail "figure of merit '$fom' is not
 expect_exit 0 env OMP_NUM_THREADS=2 "$prog" --size tiny --alpha 0.5 --beta -0.25
 expect_contains "$out" "alpha=0.5 beta=-0.25"
 expect_contains "$out" "validation: passed"
-[ $((SECONDS - start)) -le 10 ] || fail "tiny runs took $((SECONDS - start)) s"
 
 # The core-type fix. Pretending OpenBLAS chose Prescott: on a CPU with AVX2
 # and FMA the program says so once, re-executes itself with

@@ -30,7 +30,6 @@ for bad in "--iterations 0" "--iterations x" "--grid XXL" "--size huge" "--bogus
 done
 
 # the tiny preset, the way tierlab runs it (descriptor argv) and by name; checked against the table
-start=$SECONDS
 expect_exit 0 env OMP_NUM_THREADS=1 "$prog" --grid XS --iterations 20
 expect_contains "$out" "validation: passed"
 expect_contains "$out" "threads: 1"
@@ -46,7 +45,6 @@ expect_contains "$out" "validation: passed"
 gosa2=$(echo "$out" | sed -n 's/^gosa: //p')
 awk -v a="$gosa1" -v b="$gosa2" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 1e-9 * a) }' ||
 	fail "gosa with 1 thread ($gosa1) and 2 threads ($gosa2) differ"
-[ $((SECONDS - start)) -le 10 ] || fail "tiny runs took $((SECONDS - start)) s"
 
 # the stored value is the one the double-precision reference prints
 expect_exit 0 "$prog" --grid XS --iterations 20 --reference

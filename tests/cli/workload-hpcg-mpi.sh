@@ -9,7 +9,6 @@ command -v mpicc >/dev/null 2>&1 && command -v mpirun >/dev/null 2>&1 || skip "n
 prog="$LIBEXEC/hpcg-mpi"
 [ -x "$prog" ] || fail "$prog not built (mpicc is present)"
 export OMP_NUM_THREADS=1
-start=$SECONDS
 mpi() { local np=$1; shift; mpirun --allow-run-as-root --oversubscribe -np "$np" "$@"; }
 
 # the value after "$2" on the line starting with "$1" in $3
@@ -102,5 +101,4 @@ expect_contains "$out" "1 ok"
 expect_exit 0 "$TIERLAB" report
 expect_contains "$out" "GF/s"
 
-[ $((SECONDS - start)) -le 30 ] || fail "the MPI runs took $((SECONDS - start)) s"
 echo ok

