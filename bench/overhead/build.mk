@@ -1,0 +1,16 @@
+# bench/overhead: the runtime's sampling cost on DGEMM and a streaming
+# kernel. The top Makefile includes bench/build.mk but not bench/*/build.mk,
+# so bench/overhead/run builds these with
+#     make -f Makefile -f bench/overhead/build.mk <targets>
+# (and they join `make all` as soon as some bench/build.mk includes this).
+OVH := $(B)/bench/overhead
+
+$(OVH)/stream: bench/overhead/stream.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $<
+
+$(OVH)/policy-observe.so: bench/overhead/policy-observe.c lib/tiermem/tierlab-policy.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -shared -fPIC -fvisibility=hidden -o $@ $<
+
+TARGETS += $(OVH)/stream $(OVH)/policy-observe.so
