@@ -13,3 +13,13 @@ $(B)/guest/move-check: tests/guest/move-check.c
 $(B)/guest/probe-driver: tests/guest/probe-driver.c $(LIBTIERLAB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -static -o $@ $< $(LIBTIERLAB) $(CORE_LIBS) -lpthread -ldl
+
+# The tiering runtime's core (lib/tiermem without the interposer, and
+# without policy-load.c: the guest has no dlopen, the program loads LRU from
+# libpolicies.a itself) linked statically; tests/cli/tiermem-guest.sh.
+GUEST_TIERMEM_SRC := $(filter-out lib/tiermem/policy-load.c,$(TIERMEM_CORE_SRC))
+$(B)/guest/tiermem-guest: tests/guest/tiermem-guest.c $(GUEST_TIERMEM_SRC) $(wildcard lib/tiermem/*.h) lib/units.h $(POLICY_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -static -pthread -o $@ tests/guest/tiermem-guest.c $(GUEST_TIERMEM_SRC) $(POLICY_LIB) -lnuma -lm
+GUEST_BINS += $(B)/guest/tiermem-guest
+TEST_BINS += $(B)/guest/tiermem-guest

@@ -1,0 +1,603 @@
+/*
+ * The tiering runtime in a 2-node guest (tests/cli/tiermem-guest.sh runs it
+ * with tests/guest/run-in-guest.sh): the only place where a chunk the
+ * runtime calls fast can be checked to really sit on another node than a
+ * slow one. Node 0 is the slow tier (CPUs), node 1 the fast tier
+ * (CPU-less); the LRU policy has a budget of 6 chunks of 2 MiB.
+ *
+ * The core objects are linked in directly (no LD_PRELOAD: the guest has no
+ * loader), configured through tlrt_setup() with the same variables a user
+ * sets, and driven through tlrt_alloc/tlrt_deliver. Two phases:
+ *   1. real samples: the fault sampler (userfaultfd + UFFDIO_MOVE) runs
+ *      while the program touches a hot set that starts in the slow tier,
+ *      until LRU has promoted all of it (skipped, and said, when the guest
+ *      kernel lacks UFFDIO_MOVE);
+ *   2. delivered samples on another set of exactly budget size, so the
+ *      final fast set is known: exactly those chunks.
+ * Then, with the runtime finished (nothing moves any more): every page of
+ * every chunk is on the node of the tier the runtime reports (move_pages
+ * status, a -EBUSY page asked again), the fast tier within the budget, the
+ * counters consistent (both directions, bytes as bytes, fast chunks =
+ * initial + promoted - demoted, no failed migration, the counters file
+ * saying the same) and every word of the data as written.
+ *
+ * The guest has no dynamic loader, so the policy comes from libpolicies.a:
+ * this file provides tlrt_policy_load/unload in place of policy-load.c
+ * (which dlopens a plugin), handing the policy the same parameters.
+ *
+ * Output: lines "TIERMEM-GUEST: ..." on stdout, "FAIL: ..." per failed
+ * check, "TIERMEM-GUEST: PASS" and exit 0, or exit 1; exit 77 with
+ * "SKIP: ..." when there are not two memory nodes.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <numa.h>
+#include <numaif.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "policies/policies.h"
+#include "tiermem/rt.h"
+#include "tiermem/sampler-fault.h"
+#include "tiermem/sampler-uffd.h"
+
+#define MiB (1UL << 20)
+#define CHUNK (2 * MiB)
+#define NARR 3
+#define ARR_BYTES (16 * MiB)
+#define ARR_CHUNKS (ARR_BYTES / CHUNK)
+#define BUDGET 6
+#define SLOW_NODE 0
+#define FAST_NODE 1
+#define PAGE 4096UL
+#define HOT_A 2				/* phase 1: array 2, chunks 0..3 */
+#define HOT_N 4
+#define SET_B 1				/* phase 2: array 1, chunks 2..7 */
+#define SET_B_FIRST 2
+#define PHASE1_SECONDS 20
+#define DRAIN_SECONDS 10
+
+static int failures;
+static uint64_t *arr[NARR];
+static volatile uint64_t sink;
+
+static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("FAIL: ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	failures++;
+}
+
+static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void note(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("TIERMEM-GUEST: ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+}
+
+static double now_s(void)
+{
+	return (double)tlrt_now_ns() / 1e9;
+}
+
+/* ---- the policy, statically (stands in for policy-load.c) ---- */
+
+static void *arena_alloc(size_t bytes)
+{
+	void *p = mmap(NULL, bytes ? bytes : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void arena_free(void *p, size_t bytes)
+{
+	if (p)
+		munmap(p, bytes ? bytes : 1);
+}
+
+int tlrt_policy_load(char *why, size_t whylen)
+{
+	const struct tlp_policy *pol = tlp_policy_find(tlrt.opt.policy);
+	struct tlp_params *pp = &tlrt.params;
+
+	if (!pol) {
+		snprintf(why, whylen, "policy '%s': not linked into this program", tlrt.opt.policy);
+		return -1;
+	}
+	if (pol->abi_version != TLP_ABI_VERSION || !TLP_HAS(pol, on_alloc)) {
+		snprintf(why, whylen, "policy '%s': ABI %u, size %u", tlrt.opt.policy, pol->abi_version, pol->size);
+		return -1;
+	}
+	memset(pp, 0, sizeof(*pp));
+	pp->size = sizeof(*pp);
+	pp->max_chunks = tlrt.max_chunks;
+	pp->budget_chunks = tlrt.budget_chunks;
+	pp->window = tlrt.opt.window;
+	pp->chunk_size = tlrt.opt.chunk_size;
+	pp->fractions = tlrt.opt.nfractions ? tlrt.opt.fractions : NULL;
+	pp->nfractions = tlrt.opt.nfractions;
+	pp->args = tlrt.opt.have_policy_args ? tlrt.opt.policy_args : NULL;
+	pp->alloc = arena_alloc;
+	pp->free = arena_free;
+	tlrt.moves_cap = tlrt.max_chunks > TLP_SAMPLE_DECISIONS ? tlrt.max_chunks : TLP_SAMPLE_DECISIONS;
+	tlrt.moves = arena_alloc((size_t)tlrt.moves_cap * sizeof(struct tlp_move));
+	if (!tlrt.moves) {
+		snprintf(why, whylen, "policy '%s': out of memory", tlrt.opt.policy);
+		return -1;
+	}
+	tlrt.pol_state = NULL;
+	if (TLP_HAS(pol, init) && pol->init && !(tlrt.pol_state = pol->init(pp))) {
+		snprintf(why, whylen, "policy '%s': init failed", tlrt.opt.policy);
+		arena_free(tlrt.moves, (size_t)tlrt.moves_cap * sizeof(struct tlp_move));
+		tlrt.moves = NULL;
+		return -1;
+	}
+	tlrt.pol = pol;
+	tlrt.dl = NULL;
+	return 0;
+}
+
+void tlrt_policy_unload(void)
+{
+	const struct tlp_policy *pol = tlrt.pol;
+
+	if (pol && TLP_HAS(pol, fini) && pol->fini)
+		pol->fini(tlrt.pol_state);
+	tlrt.pol = NULL;
+}
+
+/* ---- the machine ---- */
+
+/* Whether the guest kernel gives userfaultfd with UFFDIO_MOVE (the fault sampler's mechanism). */
+static int uffd_move_works(char *why, size_t len)
+{
+	struct uffdio_api api = { .api = UFFD_API, .features = UFFD_FEATURE_MOVE };
+	int fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+	int ok;
+
+	if (fd < 0) {
+		snprintf(why, len, "userfaultfd: %s", strerror(errno));
+		return 0;
+	}
+	ok = !ioctl(fd, UFFDIO_API, &api) && (api.features & UFFD_FEATURE_MOVE);
+	if (!ok)
+		snprintf(why, len, "UFFDIO_API with UFFD_FEATURE_MOVE: %s", strerror(errno));
+	close(fd);
+	return ok;
+}
+
+static int check_nodes(void)
+{
+	struct bitmask *cpus;
+	int ncpu1;
+
+	if (numa_available() < 0) {
+		printf("SKIP: libnuma says NUMA is unavailable here\n");
+		return 0;
+	}
+	if (numa_num_configured_nodes() < 2 || numa_node_size64(FAST_NODE, NULL) <= 0) {
+		printf("SKIP: needs memory nodes 0 and 1 (run it in the guest: tests/cli/tiermem-guest.sh)\n");
+		return 0;
+	}
+	cpus = numa_allocate_cpumask();
+	ncpu1 = numa_node_to_cpus(FAST_NODE, cpus) ? -1 : (int)numa_bitmask_weight(cpus);
+	numa_free_cpumask(cpus);
+	note("nodes %d, node 1: %lld MiB, %d CPUs", numa_num_configured_nodes(),
+	     numa_node_size64(FAST_NODE, NULL) >> 20, ncpu1);
+	return 1;
+}
+
+/* ---- data ---- */
+
+static uint64_t word(int a, size_t i)
+{
+	return ((uint64_t)(a + 1) << 56) ^ ((uint64_t)i * 0x9E3779B97F4A7C15ULL);
+}
+
+static void fill(int a)
+{
+	for (size_t i = 0; i < ARR_BYTES / 8; i++)
+		arr[a][i] = word(a, i);
+}
+
+static size_t bad_words(int a, size_t *first)
+{
+	size_t bad = 0;
+
+	for (size_t i = 0; i < ARR_BYTES / 8; i++)
+		if (arr[a][i] != word(a, i) && !bad++)
+			*first = i;
+	return bad;
+}
+
+static void *chunk_addr(int a, int c)
+{
+	return (char *)arr[a] + (size_t)c * CHUNK;
+}
+
+/* Reads every cache line and rewrites one word per page of the chunk (same value). */
+static void touch_chunk(int a, int c)
+{
+	volatile uint64_t *p = chunk_addr(a, c);
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < CHUNK / 8; i += 8)
+		sum += p[i];
+	for (size_t i = 0; i < CHUNK / 8; i += PAGE / 8)
+		p[i] = p[i];
+	sink += sum;
+}
+
+static int count_fast(void)
+{
+	int n = 0;
+
+	for (int a = 0; a < NARR; a++)
+		for (int c = 0; c < (int)ARR_CHUNKS; c++)
+			n += tlrt_tier_of(chunk_addr(a, c)) == TLP_FAST;
+	return n;
+}
+
+static void check_budget(const char *when)
+{
+	uint32_t f = tlrt_fast_chunks(), b = tlrt_budget();
+
+	if (f > b || b != BUDGET)
+		fail("%s: %u fast chunks, budget %u (configured %d)", when, f, b, BUDGET);
+}
+
+/* ---- placement ---- */
+
+/*
+ * Pages of [p, p+len) not on `node` (move_pages status query, no move).
+ * A page reported -EBUSY (seen right after a THP move) is asked again
+ * before it counts. *busy: pages that needed asking again.
+ */
+static unsigned long pages_off_node(void *p, size_t len, int node, int *first_status, unsigned long *busy)
+{
+	enum { N = CHUNK / PAGE };
+	static void *pages[N];
+	static int status[N];
+	unsigned long n = len / PAGE, off = 0;
+
+	for (unsigned long i = 0; i < n; i++)
+		pages[i] = (char *)p + i * PAGE;
+	if (move_pages(0, n, pages, NULL, status, 0)) {
+		*first_status = -errno;
+		return n;
+	}
+	for (unsigned long i = 0; i < n; i++) {
+		for (int k = 0; status[i] == -EBUSY && k < 20; k++) {
+			if (!k)
+				(*busy)++;
+			nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+			if (move_pages(0, 1, &pages[i], NULL, &status[i], 0))
+				status[i] = -errno;
+		}
+		if (status[i] != node && !off++)
+			*first_status = status[i];
+	}
+	return off;
+}
+
+/* Every chunk: the tier the runtime reports, and every page on that tier's node. */
+static void check_placement(int *nfast)
+{
+	unsigned long busy = 0;
+
+	*nfast = 0;
+	for (int a = 0; a < NARR; a++) {
+		char line[ARR_CHUNKS + 1];
+
+		for (int c = 0; c < (int)ARR_CHUNKS; c++) {
+			int tier = tlrt_tier_of(chunk_addr(a, c)), node, st = 0;
+			unsigned long off;
+
+			if (tier != TLP_FAST && tier != TLP_SLOW) {
+				fail("array %d chunk %d: the runtime reports tier %d", a, c, tier);
+				line[c] = '?';
+				continue;
+			}
+			*nfast += tier == TLP_FAST;
+			node = tier == TLP_FAST ? FAST_NODE : SLOW_NODE;
+			line[c] = tier == TLP_FAST ? 'F' : 's';
+			off = pages_off_node(chunk_addr(a, c), CHUNK, node, &st, &busy);
+			if (off)
+				fail("array %d chunk %d is %s: %lu of %lu pages not on node %d (first status %d)",
+				     a, c, tier == TLP_FAST ? "fast" : "slow", off, CHUNK / PAGE, node, st);
+		}
+		line[ARR_CHUNKS] = '\0';
+		note("array %d tiers %s (F fast on node %d, s slow on node %d)", a, line, FAST_NODE, SLOW_NODE);
+	}
+	note("placement checked: %d x %lu pages, %lu page(s) reported -EBUSY first and asked again",
+	     NARR * (int)ARR_CHUNKS, CHUNK / PAGE, busy);
+}
+
+/* kB of transparent huge pages in the process (THP moves differ: see ../shared/guest/README.md); -1 unknown */
+static long anon_huge_kb(void)
+{
+	char line[128];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/smaps_rollup", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "AnonHugePages: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+/* ---- phases ---- */
+
+static void phase_real(void)
+{
+	double t0 = now_s(), deadline = t0 + PHASE1_SECONDS;
+	uint64_t s0 = tlrt_stat(RT_STAT_samples_managed);
+	int hot_fast = 0, rounds = 0;
+
+	while (now_s() < deadline) {
+		for (int c = 0; c < HOT_N; c++)
+			touch_chunk(HOT_A, c);
+		rounds++;
+		/*
+		 * Idle time between rounds, as most programs have. Measured without
+		 * it (THP never): arming a block of 512 base pages took ~1.3 s per
+		 * tick while this thread spun, against ~9 ms idle - presumably one
+		 * TLB-shootdown IPI per moved page, each waiting for the busy vCPU's
+		 * turn under single-threaded TCG - so the round robin reached the hot
+		 * set only after ~20 s. With THP one PMD moves per block.
+		 */
+		nanosleep(&(struct timespec){ 0, 10000000 }, NULL);
+		check_budget("phase 1");
+		hot_fast = 0;
+		for (int c = 0; c < HOT_N; c++)
+			hot_fast += tlrt_tier_of(chunk_addr(HOT_A, c)) == TLP_FAST;
+		if (hot_fast == HOT_N && tlrt_stat(RT_STAT_mig_fast_to_slow) > 0)
+			break;
+	}
+	note("phase 1 (fault sampler): %d rounds over %d hot chunks in %.1f s, %llu samples in managed memory, "
+	     "%d/%d hot chunks fast", rounds, HOT_N, now_s() - t0,
+	     (unsigned long long)(tlrt_stat(RT_STAT_samples_managed) - s0), hot_fast, HOT_N);
+	{
+		struct tlrt_fault_counts fc;
+
+		tlrt_sampler_fault_counts(&fc);
+		note("fault sampler: %llu ticks taking %.3f s, %llu blocks armed, %llu faults taken, %llu expired, "
+		     "%llu skipped (%llu shared), %llu copy fallbacks, %llu stray",
+		     (unsigned long long)tlrt_stat(RT_STAT_ticks), (double)tlrt_stat(RT_STAT_sample_ns_total) / 1e9,
+		     (unsigned long long)fc.armed, (unsigned long long)fc.samples, (unsigned long long)fc.expired,
+		     (unsigned long long)(fc.skipped_other + fc.skipped_shared), (unsigned long long)fc.skipped_shared,
+		     (unsigned long long)fc.fallback, (unsigned long long)fc.stray);
+	}
+	if (tlrt_stat(RT_STAT_samples_managed) == s0)
+		fail("phase 1: the fault sampler delivered no sample in %d s of access", PHASE1_SECONDS);
+	else if (hot_fast != HOT_N)
+		fail("phase 1: after %d s of access only %d of %d hot chunks are fast", PHASE1_SECONDS, hot_fast, HOT_N);
+}
+
+static void deliver(void *p, uintptr_t pc)
+{
+	struct rt_sample s = { .t_ns = tlrt_now_ns(), .addr = (uintptr_t)p + 64, .pc = pc, .tid = (pid_t)getpid() };
+
+	tlrt_deliver(&s);
+}
+
+/* Samples on chunks 2..7 of array 1, the size of the budget: they end up exactly the fast set. */
+static void phase_delivered(void)
+{
+	uint64_t before = tlrt_stat(RT_STAT_samples), want = before + BUDGET + 1;
+	double t0 = now_s();
+
+	for (int c = SET_B_FIRST; c < SET_B_FIRST + BUDGET; c++)
+		deliver(chunk_addr(SET_B, c), 0x1000 + (uintptr_t)c);
+	/* a hit on a chunk just promoted */
+	deliver(chunk_addr(SET_B, SET_B_FIRST + BUDGET - 1), 0x2000);
+	/* the runtime thread drains at its tick; nothing touches managed memory meanwhile */
+	while (tlrt_stat(RT_STAT_samples) < want && now_s() < t0 + DRAIN_SECONDS)
+		nanosleep(&(struct timespec){ 0, 5000000 }, NULL);
+	note("phase 2 (delivered): %llu of %d samples drained by the runtime thread in %.2f s",
+	     (unsigned long long)(tlrt_stat(RT_STAT_samples) - before), BUDGET + 1, now_s() - t0);
+	if (tlrt_stat(RT_STAT_samples) < want)
+		fail("phase 2: the runtime thread drained %llu of %d delivered samples in %d s",
+		     (unsigned long long)(tlrt_stat(RT_STAT_samples) - before), BUDGET + 1, DRAIN_SECONDS);
+}
+
+/* ---- counters ---- */
+
+/* A counter from the counters file tlrt wrote, by name; -1 when absent. */
+static long long file_counter(const char *dir, const char *name, uint32_t *complete)
+{
+	char path[256], buf[8192];
+	struct rt_counters_header h;
+	const char *s, *end;
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/tiermem-%d.counters", dir, (int)getpid());
+	if (!(f = fopen(path, "rb")))
+		return -1;
+	n = fread(buf, 1, sizeof(buf), f);
+	fclose(f);
+	if (n < sizeof(h))
+		return -1;
+	memcpy(&h, buf, sizeof(h));
+	if (memcmp(h.magic, RT_COUNTERS_MAGIC, 8) || h.header_size + (size_t)h.nstats * 8 > n)
+		return -1;
+	*complete = h.complete;
+	s = buf + h.header_size + (size_t)h.nstats * 8;
+	end = buf + n;
+	for (uint32_t i = 0; i < h.nstats && s < end; i++, s += strnlen(s, (size_t)(end - s)) + 1)
+		if (strnlen(s, (size_t)(end - s)) < (size_t)(end - s) && !strcmp(s, name)) {
+			uint64_t v;
+
+			memcpy(&v, buf + h.header_size + (size_t)i * 8, 8);
+			return (long long)v;
+		}
+	return -1;
+}
+
+static void check_counters(const char *outdir, int nfast)
+{
+	static const struct {
+		enum rt_stat st;
+		const char *name;
+	} files[] = {
+		{ RT_STAT_mig_initial_fast, "mig_initial_fast" }, { RT_STAT_mig_initial_slow, "mig_initial_slow" },
+		{ RT_STAT_mig_slow_to_fast, "mig_slow_to_fast" }, { RT_STAT_mig_fast_to_slow, "mig_fast_to_slow" },
+		{ RT_STAT_bytes_slow_to_fast, "bytes_slow_to_fast" }, { RT_STAT_bytes_fast_to_slow, "bytes_fast_to_slow" },
+		{ RT_STAT_mig_failed, "mig_failed" }, { RT_STAT_samples_managed, "samples_managed" },
+	};
+	uint64_t ifast = tlrt_stat(RT_STAT_mig_initial_fast), islow = tlrt_stat(RT_STAT_mig_initial_slow);
+	uint64_t s2f = tlrt_stat(RT_STAT_mig_slow_to_fast), f2s = tlrt_stat(RT_STAT_mig_fast_to_slow);
+	uint64_t hits = tlrt_stat(RT_STAT_hits), misses = tlrt_stat(RT_STAT_misses);
+	uint32_t complete = 0;
+
+	note("counters: initial fast %llu, initial slow %llu, slow->fast %llu (%llu bytes), fast->slow %llu (%llu bytes), "
+	     "failed %llu, budget refused %llu, samples %llu (managed %llu: %llu hits, %llu misses), ticks %llu",
+	     (unsigned long long)ifast, (unsigned long long)islow, (unsigned long long)s2f,
+	     (unsigned long long)tlrt_stat(RT_STAT_bytes_slow_to_fast), (unsigned long long)f2s,
+	     (unsigned long long)tlrt_stat(RT_STAT_bytes_fast_to_slow), (unsigned long long)tlrt_stat(RT_STAT_mig_failed),
+	     (unsigned long long)tlrt_stat(RT_STAT_budget_refused), (unsigned long long)tlrt_stat(RT_STAT_samples),
+	     (unsigned long long)tlrt_stat(RT_STAT_samples_managed), (unsigned long long)hits,
+	     (unsigned long long)misses, (unsigned long long)tlrt_stat(RT_STAT_ticks));
+	if (tlrt_stat(RT_STAT_allocs) != NARR)
+		fail("counters: %llu managed allocations, expected %d", (unsigned long long)tlrt_stat(RT_STAT_allocs), NARR);
+	/* LRU places the first chunks fast until the budget is full */
+	if (ifast != BUDGET || islow != NARR * ARR_CHUNKS - BUDGET)
+		fail("counters: initial placement %llu fast + %llu slow, expected %d + %lu", (unsigned long long)ifast,
+		     (unsigned long long)islow, BUDGET, NARR * ARR_CHUNKS - BUDGET);
+	if (!s2f || !f2s)
+		fail("counters: migrations in one direction only (slow->fast %llu, fast->slow %llu)",
+		     (unsigned long long)s2f, (unsigned long long)f2s);
+	if (tlrt_stat(RT_STAT_bytes_initial_fast) != ifast * CHUNK || tlrt_stat(RT_STAT_bytes_initial_slow) != islow * CHUNK ||
+	    tlrt_stat(RT_STAT_bytes_slow_to_fast) != s2f * CHUNK || tlrt_stat(RT_STAT_bytes_fast_to_slow) != f2s * CHUNK)
+		fail("counters: migrated bytes are not chunks x %lu bytes", CHUNK);
+	if (ifast + s2f - f2s != (uint64_t)nfast)
+		fail("counters: %llu initial fast + %llu promoted - %llu demoted != %d fast chunks now",
+		     (unsigned long long)ifast, (unsigned long long)s2f, (unsigned long long)f2s, nfast);
+	if (tlrt_stat(RT_STAT_mig_failed))
+		fail("counters: %llu failed migrations", (unsigned long long)tlrt_stat(RT_STAT_mig_failed));
+	if (hits + misses != tlrt_stat(RT_STAT_samples_managed) || !hits || !misses)
+		fail("counters: %llu hits + %llu misses vs %llu managed samples (both expected)", (unsigned long long)hits,
+		     (unsigned long long)misses, (unsigned long long)tlrt_stat(RT_STAT_samples_managed));
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		long long v = file_counter(outdir, files[i].name, &complete);
+
+		if (v != (long long)tlrt_stat(files[i].st))
+			fail("counters file: %s = %lld, the runtime says %llu", files[i].name, v,
+			     (unsigned long long)tlrt_stat(files[i].st));
+	}
+	if (!complete)
+		fail("counters file: not marked complete after tlrt_finish()");
+}
+
+int main(void)
+{
+	static char out[64] = "TIERLAB_OUT=/tmp";
+	char why[256] = "", sampler[64], chunks[64];
+	char *env[16];
+	int fault_ok, n = 0, nfast;
+	double t0;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!check_nodes())
+		return 77;
+	fault_ok = uffd_move_works(why, sizeof(why));
+	if (fault_ok)
+		note("userfaultfd with UFFDIO_MOVE works: phase 1 uses the fault sampler");
+	else
+		note("no fault sampler here (%s): phase 1 skipped, delivered samples only", why);
+	snprintf(sampler, sizeof(sampler), "TIERLAB_SAMPLER=%s", fault_ok ? "fault" : "none");
+	snprintf(chunks, sizeof(chunks), "TIERLAB_CHUNKS=%d", BUDGET);
+	env[n++] = "TIERLAB_POLICY=lru";
+	env[n++] = "TIERLAB_FAST_NODES=1";
+	env[n++] = "TIERLAB_SLOW_NODES=0";
+	env[n++] = chunks;
+	env[n++] = "TIERLAB_CHUNK_SIZE=2MiB";
+	env[n++] = "TIERLAB_THRESHOLD=1MiB";
+	env[n++] = "TIERLAB_RATE=100Hz";
+	env[n++] = "TIERLAB_LOG=counters";
+	env[n++] = "TIERLAB_VERBOSE=1";
+	env[n++] = "TIERLAB_STRICT=1";
+	env[n++] = sampler;
+	env[n++] = out;
+	env[n] = NULL;
+	if (tlrt_setup(env) != 0) {
+		fail("tlrt_setup refused the variables");
+		return 1;
+	}
+
+	t0 = now_s();
+	for (int a = 0; a < NARR; a++) {
+		arr[a] = tlrt_alloc(ARR_BYTES, 0, 0x4000 + (uintptr_t)a);
+		if (!arr[a] || !tlrt_owns(arr[a]) || tlrt_state() != TLRT_ACTIVE) {
+			fail("tlrt_alloc(%lu) of array %d: %p, runtime state %d", ARR_BYTES, a, (void *)arr[a], tlrt_state());
+			return 1;
+		}
+		fill(a);
+	}
+	note("3 x %lu MiB allocated and filled in %.2f s, %u fast chunks of budget %u, AnonHugePages %ld kB",
+	     ARR_BYTES >> 20, now_s() - t0, tlrt_fast_chunks(), tlrt_budget(), anon_huge_kb());
+	check_budget("after allocation");
+
+	if (fault_ok)
+		phase_real();
+	phase_delivered();
+	check_budget("phase 2");
+
+	/* stop the thread and the sampler: from here on nothing moves */
+	tlrt_finish();
+
+	check_placement(&nfast);
+	if (nfast > BUDGET)
+		fail("%d chunks fast, budget %d", nfast, BUDGET);
+	for (int c = 0; c < (int)ARR_CHUNKS; c++) {
+		int want = c >= SET_B_FIRST && c < SET_B_FIRST + BUDGET;
+
+		if ((tlrt_tier_of(chunk_addr(SET_B, c)) == TLP_FAST) != want)
+			fail("array %d chunk %d: %s, expected %s after the delivered samples", SET_B, c,
+			     want ? "slow" : "fast", want ? "fast" : "slow");
+	}
+	if (count_fast() != BUDGET)
+		fail("%d fast chunks, expected exactly the %d sampled last", count_fast(), BUDGET);
+	for (int a = 0; a < NARR; a++) {
+		size_t first = 0, bad = bad_words(a, &first);
+
+		if (bad)
+			fail("array %d: %zu of %lu words changed (first at word %zu: %016llx, expected %016llx)", a, bad,
+			     ARR_BYTES / 8, first, (unsigned long long)arr[a][first], (unsigned long long)word(a, first));
+	}
+	note("data checked: %d x %lu words", NARR, ARR_BYTES / 8);
+	check_counters("/tmp", nfast);
+	note("AnonHugePages at the end: %ld kB", anon_huge_kb());
+
+	for (int a = 0; a < NARR; a++)
+		tlrt_free(arr[a]);
+	if (failures) {
+		printf("TIERMEM-GUEST: FAIL (%d failed checks)\n", failures);
+		return 1;
+	}
+	printf("TIERMEM-GUEST: PASS\n");
+	return 0;
+}
