@@ -156,7 +156,7 @@ static void test_canonical(void **state)
 		{ TL_AXIS_BUDGET, "1.5K", "1.5KiB" },
 		{ TL_AXIS_POLICY, "./build/lib/tierlab/hot.so", "./build/lib/tierlab/hot.so" },
 		{ TL_AXIS_ALLOCATOR, "jemalloc", "jemalloc" }, { TL_AXIS_ALLOCATOR, "fat", "fat" },
-		{ TL_AXIS_SAMPLER, "uffd-wp", "uffd-wp" }, { TL_AXIS_SAMPLER, "pagefault", "pagefault" },
+		{ TL_AXIS_SAMPLER, "uffd-wp", "uffd-wp" },
 		{ TL_AXIS_SAMPLER, "none", "none" }, { TL_AXIS_LOG, "log", "log" },
 		{ TL_AXIS_WORKLOAD, "hpcg", "hpcg" }, { TL_AXIS_SIZE, "paper", "paper" },
 		{ TL_AXIS_WORKLOAD, "my_app-2.1", "my_app-2.1" },
@@ -203,7 +203,7 @@ static void test_canonical(void **state)
 		{ TL_AXIS_ALLOCATOR, "jemaloc", "unknown allocator 'jemaloc' (did you mean 'jemalloc'?)" },
 		{ TL_AXIS_ALLOCATOR, "tcmalloc", "unknown allocator 'tcmalloc' (known: system, jemalloc, fat)" },
 		{ TL_AXIS_SAMPLER, "faults", "unknown sampler 'faults' (did you mean 'fault'?)" },
-		{ TL_AXIS_SAMPLER, "damon", "unknown sampler 'damon' (known: fault, pagefault, uffd-wp, none)" },
+		{ TL_AXIS_SAMPLER, "damon", "unknown sampler 'damon' (known: fault, uffd-wp, none)" },
 		{ TL_AXIS_LOG, "counter", "unknown log 'counter' (did you mean 'counters'?)" },
 		{ TL_AXIS_WORKLOAD, "my app", "workload name 'my app' may only hold letters, digits and . _ + -" },
 		{ TL_AXIS_SIZE, "x=y", "size name 'x=y' may only hold letters, digits and . _ + -" },
@@ -363,7 +363,7 @@ static void test_name_lists(void **state)
 	} rows[] = {
 		{ tl_policy_names, "none all-fast all-slow static lru window" },
 		{ tl_allocator_names, "system jemalloc fat" },
-		{ tl_sampler_names, "fault pagefault uffd-wp none" },
+		{ tl_sampler_names, "fault uffd-wp none" },
 		{ tl_log_names, "none counters log" },
 	};
 
