@@ -35,4 +35,14 @@ struct run_options {
 };
 int run_spec(const char *spec_path, const struct run_options *o, const char *const *axis_lists);
 
+/* The options `run` and `sweep` share, for their option tables (o: a struct run_options). */
+#define RUN_OPTIONS(o) \
+	OPT_BOOL('n', "dry-run", &(o).dry_run, "print the planned runs and their count, run nothing"), \
+	OPT_BOOL(0, "resume", &(o).resume, "skip runs already stored with status ok"), \
+	OPT_STRING(0, "only", &(o).only, "runs", "only these runs: numbers from --dry-run (3,5-7) or run-key prefixes"), \
+	OPT_STRING(0, "where", &(o).where, "axis=value,..", "only runs whose configuration matches"), \
+	OPT_STRING(0, "events", &(o).events, "list", "perf events to count, replacing the spec's: cycles,{instructions,cache-misses}"), \
+	OPT_STRING(0, "db", &(o).db, "file", "results database (default $TIERLAB_DB or results/tierlab.db)"), \
+	OPT_BOOL('q', "quiet", &(o).quiet, "plain progress lines even on a terminal")
+
 #endif
