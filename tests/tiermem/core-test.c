@@ -224,6 +224,8 @@ static void check_basic_files(void)
 		}
 	}
 	fclose(fp);
+	if (!(a == 3 && f == 3 && s == 5 && dirs == 15 && m >= 9))
+		fprintf(stderr, "log of %d: %d A, %d F, %d S, %d M lines, directions 0x%x\n", (int)pid, a, f, s, m, dirs);
 	CHECK(a == 3 && f == 3 && s == 5 && dirs == 15 && m >= 9);
 }
 
@@ -418,7 +420,12 @@ int main(void)
 		return 1;
 	snprintf(outdir, sizeof(outdir), "%s", tmpl);
 	rc = cmocka_run_group_tests(tests, NULL, NULL);
-	if (!getenv("KEEP"))
-		(void)!system("rm -rf /tmp/tiermem-core-test.*");
+	if (!getenv("KEEP")) {
+		char cmd[300];
+
+		/* only this run's directory: other runs of this test may be going on */
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", outdir);
+		(void)!system(cmd);
+	}
 	return rc;
 }
