@@ -145,7 +145,7 @@ static char *resolve_program(const char *argv0, const char *spec_dir)
 }
 
 static int add_runtime(struct tl_runenv *re, const struct tl_spec *spec, const struct tl_config *c,
-		       const char *out_dir, char *why, size_t whylen)
+		       char *why, size_t whylen)
 {
 	/* axis -> runtime variable; the policy and fractions are split below. */
 	static const struct { enum tl_axis axis; const char *var; } vars[] = {
@@ -179,7 +179,6 @@ static int add_runtime(struct tl_runenv *re, const struct tl_spec *spec, const s
 	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
 		if (c->values[vars[i].axis])
 			rc = rc ?: env_add(re, vars[i].var, c->values[vars[i].axis]);
-	rc = rc ?: env_add(re, "TIERLAB_OUT", out_dir);
 	rc = rc ?: add_preload(re, lib);
 	free(lib);
 	return rc;
@@ -248,6 +247,9 @@ int tl_runenv_build(const struct tl_spec *spec, const struct tl_config *c, const
 		rc = env_add(re, "OMP_NUM_THREADS", c->values[TL_AXIS_THREADS]);
 		rc = rc ?: env_add(re, "OPENBLAS_NUM_THREADS", c->values[TL_AXIS_THREADS]);
 	}
+	/* where the runtime and the allocators leave their files for ingest */
+	if (!rc)
+		rc = env_add(re, "TIERLAB_OUT", out_dir);
 	if (rc)
 		goto fail;
 	/* tierlab's libraries go first (the runtime must see every allocation), the user's after */
@@ -256,7 +258,7 @@ int tl_runenv_build(const struct tl_spec *spec, const struct tl_config *c, const
 	if (rc)
 		goto fail;
 	if (policy && tl_policy_uses_runtime(policy)) {
-		rc = add_runtime(re, spec, c, out_dir, why, whylen);
+		rc = add_runtime(re, spec, c, why, whylen);
 		if (!rc && footprint) {
 			char bytes[32];
 

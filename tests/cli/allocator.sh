@@ -18,4 +18,17 @@ expect_not_contains "$(mapped system)" "libjemalloc"
 # mallocbench names the allocator that answered malloc
 dir=$(q "select out_dir from runs where allocator='jemalloc'")
 grep -qi jemalloc "$dir/stdout.txt" || fail "mallocbench under jemalloc did not report jemalloc"
+
+# the FAT allocator: the run records the pool backing it really got
+if [ -e "$B/lib/tierlab/libfatalloc.so" ]; then
+	expect_exit 0 "$TIERLAB" sweep -q "$scratch/a.yaml" --allocator fat
+	expect_contains "$(mapped fat)" "libfatalloc"
+	backing=$(q "select e.value from environment e join runs r on r.id=e.run_id where r.allocator='fat' and e.key='allocator.backing'")
+	case "$backing" in
+	hugetlb-1G|hugetlb-2M|thp|pages*) ;;
+	*) fail "allocator.backing of the fat run is '$backing'" ;;
+	esac
+	dir=$(q "select out_dir from runs where allocator='fat'")
+	grep -qi fatalloc "$dir/stdout.txt" || fail "mallocbench under fat did not report fatalloc"
+fi
 echo ok
