@@ -22,3 +22,28 @@ $(SAMPLER_BENCH): bench/sampler/sampler.c $(SAMPLER_SRC) $(SAMPLER_HDR)
 
 TEST_BINS += $(SAMPLER_TESTS) $(SAMPLER_HELPERS)
 TARGETS += $(SAMPLER_BENCH)
+
+# The same tests built with ASan+UBSan and with TSan, run by
+# tests/cli/sampler-sanitize.sh. Sanitizers replace malloc, so, as with the
+# core (tests/tiermem/build.mk), the sampler sources are compiled into each
+# test directly. They live in $(B)/tests-helpers/ so tests/run.sh does not
+# also run them as unit tests.
+SAN_ASAN := -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
+SAN_TSAN := -O1 -fno-omit-frame-pointer -fsanitize=thread
+SAMPLER_SAN_TESTS := $(foreach s,asan tsan,$(patsubst tests/sampler/%.c,$(B)/tests-helpers/%-$(s),$(wildcard tests/sampler/test_*.c)))
+SAMPLER_SAN_HELPERS := $(foreach s,asan tsan,$(patsubst tests/sampler/%.c,$(B)/tests-helpers/%-$(s),$(wildcard tests/sampler/sampler-*.c)))
+
+$(filter %-asan,$(SAMPLER_SAN_TESTS)): $(B)/tests-helpers/%-asan: tests/sampler/%.c $(SAMPLER_SRC) $(SAMPLER_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(SAN_ASAN) -Itests -o $@ $< $(SAMPLER_SRC) -lcmocka -lpthread -ldl
+$(filter %-tsan,$(SAMPLER_SAN_TESTS)): $(B)/tests-helpers/%-tsan: tests/sampler/%.c $(SAMPLER_SRC) $(SAMPLER_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(SAN_TSAN) -Itests -o $@ $< $(SAMPLER_SRC) -lcmocka -lpthread -ldl
+$(filter %-asan,$(SAMPLER_SAN_HELPERS)): $(B)/tests-helpers/%-asan: tests/sampler/%.c $(SAMPLER_SRC) $(SAMPLER_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(SAN_ASAN) -Itests -o $@ $< $(SAMPLER_SRC) -lpthread
+$(filter %-tsan,$(SAMPLER_SAN_HELPERS)): $(B)/tests-helpers/%-tsan: tests/sampler/%.c $(SAMPLER_SRC) $(SAMPLER_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(SAN_TSAN) -Itests -o $@ $< $(SAMPLER_SRC) -lpthread
+
+TARGETS += $(SAMPLER_SAN_TESTS) $(SAMPLER_SAN_HELPERS)
