@@ -26,7 +26,8 @@ static struct {
 	uintptr_t base;
 	size_t nblocks;
 	_Atomic size_t cursor;
-	_Atomic size_t nsamples;
+	_Atomic size_t nsamples;	/* published */
+	_Atomic size_t reserved;
 	struct rt_sample samples[H_MAX_SAMPLES];
 	const struct rt_sampler_ops *ops;
 	struct rt_sampler_env env;
@@ -48,12 +49,20 @@ static int h_next_block(struct rt_block *out)
 	return 0;
 }
 
+/*
+ * A slot is reserved with one counter and published with another once
+ * written, so a reader never sees a count ahead of its samples. Slots are
+ * published in order: a writer waits for the ones before it.
+ */
 static void h_deliver(const struct rt_sample *s)
 {
-	size_t i = atomic_fetch_add(&H.nsamples, 1);
+	size_t i = atomic_fetch_add(&H.reserved, 1);
 
 	if (i < H_MAX_SAMPLES)
 		H.samples[i] = *s;
+	while (atomic_load(&H.nsamples) != i)
+		;
+	atomic_store(&H.nsamples, i + 1);
 }
 
 static inline size_t h_nsamples(void)
@@ -65,6 +74,7 @@ static inline size_t h_nsamples(void)
 
 static inline void h_reset_samples(void)
 {
+	atomic_store(&H.reserved, 0);
 	atomic_store(&H.nsamples, 0);
 }
 
