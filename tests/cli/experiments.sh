@@ -3,7 +3,7 @@
 . "$(dirname "$0")/lib.sh"
 
 declare -A want=(
-	[demo]=12 [hpcg-40pct]=84 [dgemm-third]=33 [himeno-L]=30 [himeno-L-ddr-fast]=30
+	[demo]=16 [hpcg-40pct]=84 [dgemm-third]=33 [himeno-L]=30 [himeno-L-ddr-fast]=30
 	[fat-tlb]=63 [hpcg-40pct-paper]=84 [dgemm-third-paper]=45
 )
 n=0
