@@ -31,7 +31,7 @@ for bad in "--n 0" "--n x" "--repeats 0" "--alpha nope" "--size huge" "--bogus" 
 done
 
 # the tiny preset, the way tierlab runs it (descriptor argv) and by name
-expect_exit 0 env OMP_NUM_THREADS=1 "$prog" --n 256 --repeats 4
+expect_exit 0 env OMP_NUM_THREADS=1 "$prog" --n 512 --repeats 4
 expect_contains "$out" "validation: passed"
 expect_contains "$out" "threads: 1"
 expect_contains "$out" "openblas core: "

@@ -17,7 +17,7 @@ static const struct preset {
 	const char *name;
 	int n, repeats;
 } presets[] = {
-	{ "tiny", 256, 4 },
+	{ "tiny", 512, 4 },
 	{ "small", 2048, 10 },
 	{ "paper", 8192, 30 },
 };
