@@ -4,8 +4,7 @@
  * build tree and an installed tree both work); anything ending in ".so" is
  * a path used as is. The loader checks `size` and `abi_version` before it
  * touches anything else, treats entry points beyond the plugin's size as
- * absent, and hands the policy a tlp_params whose alloc/free are backed by
- * mmap (the policy runs inside the allocator).
+ * absent (policy-start.c does the checks and the start).
  */
 #include "tiermem/rt.h"
 
@@ -13,23 +12,6 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
-
-static void *policy_alloc(size_t bytes)
-{
-	void *p;
-
-	if (!bytes)
-		bytes = 1;
-	p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	return p == MAP_FAILED ? NULL : p;
-}
-
-static void policy_free(void *p, size_t bytes)
-{
-	if (p)
-		munmap(p, bytes ? bytes : 1);
-}
 
 static int ends_with(const char *s, const char *suffix)
 {
@@ -68,14 +50,11 @@ too_long:
 	return -1;
 }
 
-#define HAS(pol, field) TLP_HAS(pol, field)
-
 int tlrt_policy_load(char *why, size_t whylen)
 {
 	char path[1024];
 	const struct tlp_policy *pol;
 	tlp_entry_fn entry;
-	struct tlp_params *pp = &tlrt.params;
 	void *dl;
 
 	if (plugin_path(path, sizeof(path), tlrt.opt.policy, why, whylen))
@@ -93,42 +72,10 @@ int tlrt_policy_load(char *why, size_t whylen)
 		goto close;
 	}
 	pol = entry();
-	if (!pol || pol->size < offsetof(struct tlp_policy, on_alloc) + sizeof(pol->on_alloc) ||
-	    pol->abi_version != TLP_ABI_VERSION) {
-		snprintf(why, whylen, "policy '%s': ABI %u, size %u: this runtime needs ABI %d",
-			 tlrt.opt.policy, pol ? pol->abi_version : 0, pol ? pol->size : 0, TLP_ABI_VERSION);
+	if (tlrt_policy_start(pol, why, whylen))
 		goto close;
-	}
-
-	memset(pp, 0, sizeof(*pp));
-	pp->size = sizeof(*pp);
-	pp->max_chunks = tlrt.max_chunks;
-	pp->budget_chunks = tlrt.budget_chunks;
-	pp->window = tlrt.opt.window;
-	pp->chunk_size = tlrt.opt.chunk_size;
-	pp->fractions = tlrt.opt.nfractions ? tlrt.opt.fractions : NULL;
-	pp->nfractions = tlrt.opt.nfractions;
-	pp->args = tlrt.opt.have_policy_args ? tlrt.opt.policy_args : NULL;
-	pp->alloc = policy_alloc;
-	pp->free = policy_free;
-
-	tlrt.moves_cap = tlrt.max_chunks > TLP_SAMPLE_DECISIONS ? tlrt.max_chunks : TLP_SAMPLE_DECISIONS;
-	tlrt.moves = policy_alloc((size_t)tlrt.moves_cap * sizeof(struct tlp_move));
-	if (!tlrt.moves) {
-		snprintf(why, whylen, "policy '%s': out of memory", tlrt.opt.policy);
-		goto close;
-	}
-	tlrt.pol_state = NULL;
-	if (HAS(pol, init) && pol->init && !(tlrt.pol_state = pol->init(pp))) {
-		snprintf(why, whylen, "policy '%s': init failed", tlrt.opt.policy);
-		goto free_moves;
-	}
-	tlrt.pol = pol;
 	tlrt.dl = dl;
 	return 0;
-free_moves:
-	policy_free(tlrt.moves, (size_t)tlrt.moves_cap * sizeof(struct tlp_move));
-	tlrt.moves = NULL;
 close:
 	dlclose(dl);
 	return -1;
@@ -136,12 +83,6 @@ close:
 
 void tlrt_policy_unload(void)
 {
-	const struct tlp_policy *pol = tlrt.pol;
-
-	if (!pol)
-		return;
-	if (HAS(pol, fini) && pol->fini)
-		pol->fini(tlrt.pol_state);
-	tlrt.pol = NULL;
 	/* the plugin stays mapped: a late call into it at exit must not jump into nothing */
+	tlrt_policy_stop();
 }

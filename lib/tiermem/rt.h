@@ -165,6 +165,14 @@ uint32_t tlrt_chunk_of(uintptr_t p);			/* TLRT_NO_CHUNK when none */
 #define TLRT_POL_FN(field) (tlrt.pol && TLP_HAS(tlrt.pol, field) ? tlrt.pol->field : NULL)
 int tlrt_policy_load(char *why, size_t whylen);
 void tlrt_policy_unload(void);
+/*
+ * policy-start.c: checks a policy's size and ABI, gives it its tlp_params
+ * (alloc/free backed by mmap: the policy runs inside the allocator) and
+ * the decision buffer, and inits it; -1 with why. The loader of plugins
+ * and programs that link a policy statically both start it here.
+ */
+int tlrt_policy_start(const struct tlp_policy *pol, char *why, size_t whylen);
+void tlrt_policy_stop(void);
 
 /* core.c: decisions, budget, samples (lock held unless said) */
 void tlrt_apply(const struct tlp_move *v, uint32_t n, int initial);

@@ -99,70 +99,25 @@ static double now_s(void)
 	return (double)tlrt_now_ns() / 1e9;
 }
 
-/* ---- the policy, statically (stands in for policy-load.c) ---- */
-
-static void *arena_alloc(size_t bytes)
-{
-	void *p = mmap(NULL, bytes ? bytes : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	return p == MAP_FAILED ? NULL : p;
-}
-
-static void arena_free(void *p, size_t bytes)
-{
-	if (p)
-		munmap(p, bytes ? bytes : 1);
-}
+/* ---- the policy, statically (stands in for policy-load.c: no dlopen in the guest) ---- */
 
 int tlrt_policy_load(char *why, size_t whylen)
 {
 	const struct tlp_policy *pol = tlp_policy_find(tlrt.opt.policy);
-	struct tlp_params *pp = &tlrt.params;
 
 	if (!pol) {
 		snprintf(why, whylen, "policy '%s': not linked into this program", tlrt.opt.policy);
 		return -1;
 	}
-	if (pol->abi_version != TLP_ABI_VERSION || !TLP_HAS(pol, on_alloc)) {
-		snprintf(why, whylen, "policy '%s': ABI %u, size %u", tlrt.opt.policy, pol->abi_version, pol->size);
+	if (tlrt_policy_start(pol, why, whylen))
 		return -1;
-	}
-	memset(pp, 0, sizeof(*pp));
-	pp->size = sizeof(*pp);
-	pp->max_chunks = tlrt.max_chunks;
-	pp->budget_chunks = tlrt.budget_chunks;
-	pp->window = tlrt.opt.window;
-	pp->chunk_size = tlrt.opt.chunk_size;
-	pp->fractions = tlrt.opt.nfractions ? tlrt.opt.fractions : NULL;
-	pp->nfractions = tlrt.opt.nfractions;
-	pp->args = tlrt.opt.have_policy_args ? tlrt.opt.policy_args : NULL;
-	pp->alloc = arena_alloc;
-	pp->free = arena_free;
-	tlrt.moves_cap = tlrt.max_chunks > TLP_SAMPLE_DECISIONS ? tlrt.max_chunks : TLP_SAMPLE_DECISIONS;
-	tlrt.moves = arena_alloc((size_t)tlrt.moves_cap * sizeof(struct tlp_move));
-	if (!tlrt.moves) {
-		snprintf(why, whylen, "policy '%s': out of memory", tlrt.opt.policy);
-		return -1;
-	}
-	tlrt.pol_state = NULL;
-	if (TLP_HAS(pol, init) && pol->init && !(tlrt.pol_state = pol->init(pp))) {
-		snprintf(why, whylen, "policy '%s': init failed", tlrt.opt.policy);
-		arena_free(tlrt.moves, (size_t)tlrt.moves_cap * sizeof(struct tlp_move));
-		tlrt.moves = NULL;
-		return -1;
-	}
-	tlrt.pol = pol;
 	tlrt.dl = NULL;
 	return 0;
 }
 
 void tlrt_policy_unload(void)
 {
-	const struct tlp_policy *pol = tlrt.pol;
-
-	if (pol && TLP_HAS(pol, fini) && pol->fini)
-		pol->fini(tlrt.pol_state);
-	tlrt.pol = NULL;
+	tlrt_policy_stop();
 }
 
 /* ---- the machine ---- */

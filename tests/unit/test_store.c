@@ -868,7 +868,7 @@ static void expect_refused(const char *path, const char *why)
 static void test_corrupt_files(void **state)
 {
 	const char *random = path_in("random.db"), *text = path_in("notes.txt");
-	const char *stub = path_in("stub.db"), *cut = path_in("cut.db"), *real = path_in("real.db");
+	const char *short_file = path_in("short_file.db"), *cut = path_in("cut.db"), *real = path_in("real.db");
 	struct tl_store *st;
 	struct blob b;
 	char bytes[8192];
@@ -900,8 +900,8 @@ static void test_corrupt_files(void **state)
 	assert_true(b.len > 3 * 4096);
 	write_file(cut, b.data, b.len / 2);
 	expect_refused(cut, "database disk image is malformed");
-	write_file(stub, b.data, 60);
-	expect_refused(stub, "file is not a database");
+	write_file(short_file, b.data, 60);
+	expect_refused(short_file, "file is not a database");
 	free(b.data);
 
 	/* A directory is not a database either; a missing file is not made by open_existing. */
