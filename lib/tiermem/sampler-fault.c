@@ -10,9 +10,22 @@
  * the kernel - never EFAULT, never a signal - until the handler thread
  * reads the event, reads the faulting thread's PC from
  * /proc/self/task/TID/syscall ("-1 SP PC" in a page fault, a syscall
- * number when the access came from a system call), moves the pages back
- * and unregisters the block, which wakes every thread waiting on it. So
- * the program's signal handlers, errno and system calls see nothing.
+ * number when the access came from a system call) and moves the pages
+ * back, which wakes every thread waiting on the block. So the program's
+ * signal handlers, errno and system calls see nothing.
+ *
+ * A block whose every page is present stays registered after it is
+ * restored: registering and unregistering split and merge VMAs under the
+ * mmap write lock, which waits for the program's page faults in flight
+ * (measured ~120 us each with the program running on the other CPU, more
+ * than the rest of a sample together); registering a range that is
+ * already registered changes nothing and is cheap. A registered block
+ * with all its pages present never faults. Should the program make one
+ * missing again (MADV_DONTNEED), its next touch reaches the handler, which
+ * unregisters the block and lets the fault retry the usual way. A block
+ * with holes is unregistered when restored: its first touches must stay
+ * the kernel's. Freeing or moving managed memory maps fresh VMAs over it,
+ * which drops the registration with them.
  *
  * The stash is registered write-protect only (it is a UFFDIO_MOVE target,
  * which must be registered, and nobody ever faults on it). A PMD-level
@@ -31,6 +44,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
@@ -45,6 +59,11 @@
 #define STASH_SLOTS 64
 #define STASH_PART 16		/* remapped a quarter at a time; > NARMED so none is in use */
 #define NTIDFD 16
+/*
+ * One handler thread per CPU of the process's mask, pinned there, when the
+ * mask is this small; one unpinned handler otherwise. See handlers_start().
+ */
+#define MAX_PINNED 8
 #define MOVE_RETRIES 1000
 
 _Static_assert(STASH_SLOTS == 4 * STASH_PART && STASH_PART > NARMED, "stash ring layout");
@@ -53,6 +72,7 @@ struct armed {
 	uintptr_t addr;		/* 0: free */
 	uintptr_t stash;
 	uint64_t seq;
+	int keep;		/* every page was present: stays registered when restored */
 };
 
 struct tid_fd {
@@ -65,8 +85,8 @@ static struct {
 	pthread_mutex_t lock;
 	int fd;			/* the userfaultfd; -1 when off */
 	int wake;		/* eventfd: stop the handler */
-	pthread_t thread;
-	int thread_up;
+	pthread_t threads[MAX_PINNED];
+	int nthreads;		/* handler threads running */
 	_Atomic int stopping;
 	uintptr_t stash;
 	unsigned stash_next;
@@ -169,12 +189,18 @@ static struct armed *find(uintptr_t a)
 	return NULL;
 }
 
+static void wake_block(uintptr_t addr)
+{
+	struct uffdio_range r = { .start = addr, .len = BLOCK };
+
+	ioctl(F.fd, UFFDIO_WAKE, &r);
+}
+
 /*
- * Pages back, block unregistered (which wakes whoever waits on it). Lock
- * held. wake: the move itself wakes the faulting thread, so it waits for
- * the move only, not for the unregistration (a VMA merge under the mmap
- * lock); should it touch a page not back yet, it faults again and the
- * unregistration wakes it.
+ * Pages back, which wakes whoever waits on the block when wake is set (a
+ * sample wakes its thread later, with the lock released). Lock held. A
+ * block with holes is also unregistered; that wakes its waiters too, and
+ * lets their faults on the holes go to the kernel.
  */
 static void restore(struct armed *s, int wake)
 {
@@ -184,8 +210,10 @@ static void restore(struct armed *s, int wake)
 	if (s->stash && move_range(s->addr, s->stash, BLOCK, &moved, wake)) {
 		copy_back(s->addr + moved, s->stash + moved, BLOCK - moved);
 		F.c.fallback++;
+		s->keep = 0;	/* copying may have left holes behind */
 	}
-	tlrt_uffd_unregister(F.fd, s->addr, BLOCK);
+	if (!s->keep)
+		tlrt_uffd_unregister(F.fd, s->addr, BLOCK);
 	s->addr = 0;
 	F.narmed--;
 }
@@ -194,7 +222,7 @@ static void restore_all(void)
 {
 	for (unsigned i = 0; i < NARMED; i++)
 		if (F.armed[i].addr) {
-			restore(&F.armed[i], 0);
+			restore(&F.armed[i], 1);
 			F.c.expired++;
 		}
 }
@@ -230,7 +258,7 @@ static uintptr_t stash_slot(void)
 		 */
 		for (unsigned k = 0; k < NARMED; k++)
 			if (F.armed[k].addr && F.armed[k].stash && F.armed[k].stash - at < STASH_PART * BLOCK) {
-				restore(&F.armed[k], 0);
+				restore(&F.armed[k], 1);
 				F.c.expired++;
 			}
 		if (stash_renew(at, STASH_PART * BLOCK, NULL))
@@ -239,20 +267,22 @@ static uintptr_t stash_slot(void)
 	return F.stash + (uintptr_t)i * BLOCK;
 }
 
+enum fill { FILL_EMPTY, FILL_PARTIAL, FILL_FULL };
+
 /*
- * Whether no page of the block is mapped. Once registered, nothing can
- * fill it but us, so the answer holds until the block is restored.
+ * How many of the block's pages are mapped. Once registered, nothing can
+ * fill a hole but us, so the answer holds until the block is restored.
  */
-static int block_empty(uintptr_t addr)
+static enum fill block_fill(uintptr_t addr)
 {
 	static unsigned char vec[BLOCK / 4096];
+	size_t present = 0;
 
 	if (mincore((void *)addr, BLOCK, vec))
-		return 0;
+		return FILL_PARTIAL;
 	for (size_t i = 0; i < sizeof(vec); i++)
-		if (vec[i] & 1)
-			return 0;
-	return 1;
+		present += vec[i] & 1;
+	return !present ? FILL_EMPTY : present == sizeof(vec) ? FILL_FULL : FILL_PARTIAL;
 }
 
 static void arm(uintptr_t addr)
@@ -260,8 +290,10 @@ static void arm(uintptr_t addr)
 	uintptr_t stash = 0;
 	struct armed *s = NULL;
 	size_t moved = 0;
+	enum fill fill;
 	int err = 0;
 
+	/* a no-op when the block stayed registered from an earlier sample */
 	if (tlrt_uffd_register(F.fd, addr, BLOCK, UFFDIO_REGISTER_MODE_MISSING, NULL)) {
 		F.c.skipped_other++;
 		return;
@@ -271,7 +303,7 @@ static void arm(uintptr_t addr)
 	 * an empty PMD allocates a page table there, and the program's first
 	 * touch would then get 4 KiB pages instead of a THP.
 	 */
-	if (!block_empty(addr)) {
+	if ((fill = block_fill(addr)) != FILL_EMPTY) {
 		if (!(stash = stash_slot())) {
 			tlrt_uffd_unregister(F.fd, addr, BLOCK);
 			F.c.skipped_other++;
@@ -297,7 +329,7 @@ static void arm(uintptr_t addr)
 			s = &F.armed[i];
 			break;
 		}
-	*s = (struct armed){ .addr = addr, .stash = stash, .seq = ++F.seq };
+	*s = (struct armed){ .addr = addr, .stash = stash, .seq = ++F.seq, .keep = fill == FILL_FULL };
 	F.narmed++;
 	F.c.armed++;
 }
@@ -378,15 +410,23 @@ static void on_fault(const struct uffd_msg *m)
 	uintptr_t a = (uintptr_t)m->arg.pagefault.address;
 	struct rt_sample s = { .addr = a, .tid = (pid_t)m->arg.pagefault.feat.ptid };
 	struct armed *slot;
+	int fd;
 
 	pthread_mutex_lock(&F.lock);
 	if (F.fd < 0 || !(slot = find(a))) {
-		/* released meanwhile: its unregister already woke the thread; a wake more is harmless */
-		struct uffdio_range r = { .start = a & ~4095UL, .len = 4096 };
+		unsigned char present = 0;
 
-		if (F.fd >= 0)
-			ioctl(F.fd, UFFDIO_WAKE, &r);
+		/*
+		 * Restored meanwhile (a wake more is harmless), or a hole in a
+		 * block that stayed registered: the program made a page missing
+		 * again. The kernel must fill that, so the block goes back to it.
+		 */
 		F.c.stray++;
+		if (F.fd >= 0) {
+			if (mincore((void *)(a & ~4095UL), 4096, &present) || !(present & 1))
+				tlrt_uffd_unregister(F.fd, a & ~(BLOCK - 1), BLOCK);
+			wake_block(a & ~(BLOCK - 1));
+		}
 		pthread_mutex_unlock(&F.lock);
 		return;
 	}
@@ -395,25 +435,40 @@ static void on_fault(const struct uffd_msg *m)
 		s.flags |= RT_SAMPLE_WRITE;
 	/* before the pages go back: afterwards the thread runs on and the file says "running" */
 	read_pc(s.tid, &s);
-	restore(slot, 1);
+	restore(slot, 0);
 	F.c.samples++;
 	if (s.flags & RT_SAMPLE_KERNEL)
 		F.c.kernel++;
+	fd = F.fd;
 	pthread_mutex_unlock(&F.lock);
 	F.env->deliver(&s);
+	/*
+	 * The faulting thread runs again from here: nothing of ours is
+	 * held, so however soon it takes the CPU back, nobody waits on us.
+	 */
+	ioctl(fd, UFFDIO_WAKE, &(struct uffdio_range){ .start = a & ~(BLOCK - 1), .len = BLOCK });
 }
 
 static void *handler(void *arg)
 {
 	struct uffd_msg msgs[16];
 	struct pollfd p[2] = { { .fd = F.fd, .events = POLLIN }, { .fd = F.wake, .events = POLLIN } };
+	int cpu = (int)(intptr_t)arg;
 
-	(void)arg;
+	if (cpu >= 0) {
+		cpu_set_t one;
+
+		CPU_ZERO(&one);
+		CPU_SET(cpu, &one);
+		/* refused (a cpuset changed meanwhile): it still works, only not locally */
+		sched_setaffinity(0, sizeof(one), &one);
+	}
 	while (!atomic_load(&F.stopping)) {
 		ssize_t n;
 
 		if (poll(p, 2, -1) < 0 || atomic_load(&F.stopping))
 			continue;
+		/* every handler is woken; those that were not on the faulting CPU mostly find nothing */
 		if ((n = read(p[0].fd, msgs, sizeof(msgs))) <= 0)
 			continue;
 		for (size_t i = 0; i < (size_t)n / sizeof(msgs[0]); i++)
@@ -421,6 +476,58 @@ static void *handler(void *arg)
 				on_fault(&msgs[i]);
 	}
 	return NULL;
+}
+
+static void handlers_join(void)
+{
+	uint64_t one = 1;
+	/* a full eventfd counter (EAGAIN) wakes the polls just as well */
+	ssize_t w = write(F.wake, &one, sizeof(one));
+
+	(void)w;
+	while (F.nthreads > 0)
+		pthread_join(F.threads[--F.nthreads], NULL);
+}
+
+/*
+ * A sample stops the faulting thread until a handler has put the block
+ * back. A handler woken on another CPU costs two cross-CPU wake-ups per
+ * sample (~50 us each on the 2-vCPU VM of docs/benchmarks.md); one pinned
+ * to every CPU the program may run on is runnable right there, on the CPU
+ * the faulting thread leaves, and wakes it there. Every poller of the
+ * userfaultfd is woken by each fault, so this pays one wake-up per other
+ * CPU and sample: cheap on a few CPUs, not on a hundred, where one
+ * unpinned handler is left to the scheduler.
+ */
+static int handlers_start(void)
+{
+	cpu_set_t cpus;
+	sigset_t all, old;
+	pthread_attr_t attr;
+	int n = 0, err = 0;
+
+	if (!sched_getaffinity(0, sizeof(cpus), &cpus))
+		n = CPU_COUNT(&cpus);
+	sigfillset(&all);
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 128 * 1024);
+	/* the handlers inherit a full mask: no signal of the program lands on them */
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	if (n < 2 || n > MAX_PINNED) {
+		if (!(err = pthread_create(&F.threads[0], &attr, handler, (void *)(intptr_t)-1)))
+			F.nthreads = 1;
+	} else {
+		for (int c = 0; c < CPU_SETSIZE && F.nthreads < n && !err; c++)
+			if (CPU_ISSET(c, &cpus) &&
+			    !(err = pthread_create(&F.threads[F.nthreads], &attr, handler, (void *)(intptr_t)c)))
+				F.nthreads++;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	for (int i = 0; i < F.nthreads; i++)
+		pthread_setname_np(F.threads[i], "tiermem-fault");
+	/* short of threads, those running serve every CPU, only not locally */
+	return F.nthreads ? 0 : -err;
 }
 
 static void close_all(void)
@@ -438,8 +545,6 @@ static int start_locked(char *why, size_t whylen)
 {
 	size_t len = (STASH_SLOTS + 1) * BLOCK;
 	uint64_t got, ioctls = 0;
-	sigset_t all, old;
-	pthread_attr_t attr;
 	uintptr_t a;
 	void *p;
 	int err;
@@ -479,20 +584,10 @@ static int start_locked(char *why, size_t whylen)
 		goto unmap;
 	}
 	atomic_store(&F.stopping, 0);
-	sigfillset(&all);
-	pthread_attr_init(&attr);
-	pthread_attr_setstacksize(&attr, 128 * 1024);
-	/* the handler inherits a full mask: no signal of the program lands on it */
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	err = -pthread_create(&F.thread, &attr, handler, NULL);
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	pthread_attr_destroy(&attr);
-	if (err) {
+	if ((err = handlers_start())) {
 		tlrt_fmt_str(why, whylen, 0, "cannot start the fault handler thread");
 		goto unmap;
 	}
-	pthread_setname_np(F.thread, "tiermem-fault");
-	F.thread_up = 1;
 	return 0;
 unmap:
 	munmap((void *)F.stash, STASH_SLOTS * BLOCK);
@@ -536,7 +631,7 @@ static void fault_tick(void)
 		for (unsigned i = 0; i < NARMED; i++)
 			if (F.armed[i].addr && (!old || F.armed[i].seq < old->seq))
 				old = &F.armed[i];
-		restore(old, 0);
+		restore(old, 1);
 		F.c.expired++;
 	}
 	if (F.env->next_block(&b))
@@ -560,7 +655,7 @@ static void fault_release_range(uintptr_t addr, size_t len)
 	if (F.fd >= 0)
 		for (unsigned i = 0; i < NARMED; i++)
 			if (F.armed[i].addr && F.armed[i].addr < addr + len && addr < F.armed[i].addr + BLOCK) {
-				restore(&F.armed[i], 0);
+				restore(&F.armed[i], 1);
 				F.c.expired++;
 			}
 	pthread_mutex_unlock(&F.lock);
@@ -570,7 +665,6 @@ static void fault_release_range(uintptr_t addr, size_t len)
 static void fault_stop(void)
 {
 	int saved = errno;
-	uint64_t one = 1;
 
 	pthread_mutex_lock(&F.lock);
 	F.restart = 0;
@@ -581,14 +675,7 @@ static void fault_stop(void)
 	restore_all();
 	atomic_store(&F.stopping, 1);
 	pthread_mutex_unlock(&F.lock);
-	if (F.thread_up) {
-		/* a full eventfd counter (EAGAIN) wakes the poll just as well */
-		ssize_t w = write(F.wake, &one, sizeof(one));
-
-		(void)w;
-		pthread_join(F.thread, NULL);
-		F.thread_up = 0;
-	}
+	handlers_join();
 	pthread_mutex_lock(&F.lock);
 	munmap((void *)F.stash, STASH_SLOTS * BLOCK);
 	F.stash = 0;
@@ -628,7 +715,7 @@ static void fault_atfork_child(void)
 	 */
 	pthread_mutex_init(&F.lock, NULL);
 	close_all();
-	F.thread_up = 0;
+	F.nthreads = 0;
 	F.stash = 0;
 	F.narmed = 0;
 	memset(F.armed, 0, sizeof(F.armed));

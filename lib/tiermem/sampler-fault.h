@@ -16,7 +16,7 @@ struct tlrt_fault_counts {
 	uint64_t skipped_shared;	/* pages shared with a forked child: UFFDIO_MOVE refused */
 	uint64_t skipped_other;	/* could not register or move for another reason */
 	uint64_t fallback;	/* restores that had to copy (the program changed protections while armed) */
-	uint64_t stray;		/* fault events outside any armed block (already released) */
+	uint64_t stray;		/* fault events outside any armed block (already restored, or a hole made again) */
 };
 
 void tlrt_sampler_fault_counts(struct tlrt_fault_counts *out);

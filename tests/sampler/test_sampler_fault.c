@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sched.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -267,6 +268,129 @@ static void cow_shared_skipped(void **state)
 		assert_true(h_check(b));
 }
 
+/* Whether the mapping holding addr is registered for missing faults ("um" in its VmFlags); -1: not found. */
+/*
+ * Written again: after the fork tests the pages are no longer marked the
+ * parent's alone (until written), and UFFDIO_MOVE refuses those.
+ */
+static void rewrite(size_t b)
+{
+	uint8_t *p = (uint8_t *)(H.base + b * H_BLOCK);
+
+	for (size_t i = 0; i < H_BLOCK; i++)
+		p[i] = (uint8_t)((i * 7 + b) & 0xff);
+}
+
+static int registered_missing(uintptr_t addr)
+{
+	FILE *f = fopen("/proc/self/smaps", "r");
+	char line[512];
+	int in = 0, r = -1;
+
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long lo, hi;
+
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2) {
+			in = addr >= lo && addr < hi;
+		} else if (in && !strncmp(line, "VmFlags:", 8)) {
+			r = strstr(line, " um") != NULL;
+			break;
+		}
+	}
+	fclose(f);
+	return r;
+}
+
+/*
+ * A block whose pages were all present stays registered after its sample
+ * (so the next arm costs no VMA split); a page the program drops later is
+ * filled by the kernel as before: zero on the next touch, no hang.
+ */
+static void full_block_stays_registered(void **state)
+{
+	struct tlrt_fault_counts c0, c1;
+	uintptr_t blk, hole;
+	size_t b;
+
+	(void)state;
+	atomic_store(&H.cursor, NBLOCKS - 1);	/* not block 0, which thp_kept checks */
+	rewrite(NBLOCKS - 1);
+	h_reset_samples();
+	b = arm_next();
+	blk = H.base + b * H_BLOCK;
+	assert_int_equal(registered_missing(blk), 1);
+	touch_read((volatile uint8_t *)blk + 777);
+	wait_samples(1);
+	assert_int_equal(h_nsamples(), 1);
+	assert_int_equal(registered_missing(blk), 1);
+	assert_true(h_check(b));
+
+	hole = blk + 65536;
+	tlrt_sampler_fault_counts(&c0);
+	assert_int_equal(madvise((void *)hole, 4096, MADV_DONTNEED), 0);
+	assert_int_equal(touch_read((volatile uint8_t *)hole + 5), 0);
+	tlrt_sampler_fault_counts(&c1);
+	assert_int_equal(c1.stray, c0.stray + 1);
+	assert_int_equal(c1.samples, c0.samples);
+	assert_int_equal(registered_missing(blk), 0);
+	for (size_t i = 0; i < 4096; i++)
+		((uint8_t *)hole)[i] = (uint8_t)((65536 + i) * 7 + b);
+	assert_true(h_check(b));
+}
+
+static int handler_threads(void)
+{
+	char path[64], comm[64];
+	int n = 0;
+
+	for (pid_t tid = 1; tid < 4194304; tid++) {
+		FILE *f;
+
+		if (tid > gettid() + 4096)
+			break;
+		snprintf(path, sizeof(path), "/proc/self/task/%d/comm", (int)tid);
+		if (!(f = fopen(path, "r")))
+			continue;
+		if (fgets(comm, sizeof(comm), f) && !strcmp(comm, "tiermem-fault\n"))
+			n++;
+		fclose(f);
+	}
+	return n;
+}
+
+/* Samples are taken on whichever CPU the program runs; a small CPU mask gets one handler per CPU. */
+static void every_cpu(void **state)
+{
+	cpu_set_t all, one;
+	int ncpu;
+
+	(void)state;
+	assert_int_equal(sched_getaffinity(0, sizeof(all), &all), 0);
+	ncpu = CPU_COUNT(&all);
+	assert_int_equal(handler_threads(), ncpu >= 2 && ncpu <= 8 ? ncpu : 1);
+	for (size_t b = 0; b < NBLOCKS; b++)
+		rewrite(b);
+	for (int c = 0; c < CPU_SETSIZE; c++) {
+		size_t b;
+
+		if (!CPU_ISSET(c, &all))
+			continue;
+		CPU_ZERO(&one);
+		CPU_SET(c, &one);
+		assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+		h_reset_samples();
+		b = arm_next();
+		touch_read((volatile uint8_t *)(H.base + b * H_BLOCK + 4096 * (size_t)(c % 500) + 1));
+		wait_samples(1);
+		assert_int_equal(h_nsamples(), 1);
+		assert_int_equal(H.samples[0].tid, gettid());
+		assert_int_equal(sched_getcpu(), c);
+		assert_true(h_check(b));
+	}
+	assert_int_equal(sched_setaffinity(0, sizeof(all), &all), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -277,6 +401,8 @@ int main(void)
 		cmocka_unit_test(thp_kept),
 		cmocka_unit_test(fork_while_armed),
 		cmocka_unit_test(cow_shared_skipped),
+		cmocka_unit_test(full_block_stays_registered),
+		cmocka_unit_test(every_cpu),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -261,11 +261,19 @@ static void real_segfault_kills(void **state)
 		signal(SIGSEGV, SIG_DFL);	/* cmocka's catcher is not the program's */
 		/* the child samples at 10 kHz itself, then makes a real invalid access */
 		h_ticker_start(10000);
-		/* writes: pages still shared with the parent cannot be moved (see cow_shared_skipped) */
-		for (int i = 0; i < 200; i++)
+		/*
+		 * Writes: pages still shared with the parent cannot be moved (see
+		 * cow_shared_skipped). Until the first sample, or 10 s: under TSan
+		 * the sampler's threads start slowly in a forked child.
+		 */
+		for (int i = 0; i < 20000; i++) {
 			for (size_t off = 0; off < NBLOCKS * H_BLOCK; off += 4096)
 				((volatile uint8_t *)H.base)[off] = ((volatile uint8_t *)H.base)[off];
-		tlrt_sampler_fault_counts(&c);
+			tlrt_sampler_fault_counts(&c);
+			if (c.samples)
+				break;
+			usleep(500);
+		}
 		if (!c.samples)
 			_exit(3);	/* the sampler did not restart in the child */
 		*gone = 1;
