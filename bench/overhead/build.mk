@@ -5,9 +5,9 @@
 # (and they join `make all` as soon as some bench/build.mk includes this).
 OVH := $(B)/bench/overhead
 
-$(OVH)/stream: bench/overhead/stream.c
+$(OVH)/stream: bench/overhead/stream.c bench/overhead/poison-ref.c bench/overhead/poison-ref.h
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $<
+	$(CC) $(ALL_CFLAGS) -o $@ bench/overhead/stream.c bench/overhead/poison-ref.c -lpthread
 
 $(OVH)/policy-observe.so: bench/overhead/policy-observe.c lib/tiermem/tierlab-policy.h
 	@mkdir -p $(dir $@)

@@ -6,10 +6,14 @@
  * touch is slow in these VMs and is not what is measured), then read
  * PASSES times; only those passes are timed.
  *
- *   stream [--gib G] [--passes P]
+ *   stream [--gib G] [--passes P] [--poison-ref HZ]
  * prints "time: S s", "thp: KB kB" (AnonHugePages of the process) and
  * "validation: passed|failed" (the sum of the pattern it wrote).
+ * --poison-ref HZ runs the reference poison sampler (poison-ref.h) over
+ * the block during the timed passes and prints "samples: N".
  */
+#include "poison-ref.h"
+
 #include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -62,9 +66,10 @@ int main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "gib", required_argument, NULL, 'g' },
 		{ "passes", required_argument, NULL, 'p' },
+		{ "poison-ref", required_argument, NULL, 'r' },
 		{ NULL, 0, NULL, 0 },
 	};
-	double gib = 1.0, t;
+	double gib = 1.0, ref_hz = 0, t;
 	long passes = 40;
 	uint64_t *a, want = 0, got = 0;
 	size_t bytes, n;
@@ -78,14 +83,17 @@ int main(int argc, char **argv)
 		case 'p':
 			passes = strtol(optarg, NULL, 10);
 			break;
+		case 'r':
+			ref_hz = strtod(optarg, NULL);
+			break;
 		default:
-			fprintf(stderr, "usage: stream [--gib G] [--passes P]\n");
+			fprintf(stderr, "usage: stream [--gib G] [--passes P] [--poison-ref HZ]\n");
 			return 2;
 		}
 	}
 	bytes = (size_t)(gib * 1073741824.0) / HUGE_2M * HUGE_2M;
-	if (!bytes || passes < 1) {
-		fprintf(stderr, "stream: need --gib >= 0.002 and --passes >= 1\n");
+	if (!bytes || passes < 1 || ref_hz < 0 || ref_hz > 1e6) {
+		fprintf(stderr, "stream: need --gib >= 0.002, --passes >= 1, 0 <= --poison-ref <= 1e6\n");
 		return 2;
 	}
 	n = bytes / sizeof(uint64_t);
@@ -100,6 +108,10 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < n; i++)
 		want += i & 0xffff;
 	pass(a, n);		/* warm: TLB and caches as in the timed passes */
+	if (ref_hz > 0 && poison_ref_start(a, bytes, ref_hz)) {
+		perror("stream: --poison-ref");
+		return 1;
+	}
 	t = now_s();
 	for (long k = 0; k < passes; k++) {
 		uint64_t s;
@@ -114,6 +126,8 @@ int main(int argc, char **argv)
 			ok &= s == got;
 	}
 	t = now_s() - t;
+	if (ref_hz > 0)
+		printf("samples: %ld\n", poison_ref_stop());
 	ok &= got == want;
 	printf("stream: %.3f GiB, %ld passes\n", (double)bytes / 1073741824.0, passes);
 	printf("time: %.4f s\n", t);
