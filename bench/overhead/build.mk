@@ -9,8 +9,12 @@ $(OVH)/stream: bench/overhead/stream.c bench/overhead/poison-ref.c bench/overhea
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ bench/overhead/stream.c bench/overhead/poison-ref.c -lpthread
 
+$(OVH)/gaps: bench/overhead/gaps.c bench/overhead/poison-ref.c bench/overhead/poison-ref.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ bench/overhead/gaps.c bench/overhead/poison-ref.c -lpthread
+
 $(OVH)/policy-observe.so: bench/overhead/policy-observe.c lib/tiermem/tierlab-policy.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -shared -fPIC -fvisibility=hidden -o $@ $<
 
-TARGETS += $(OVH)/stream $(OVH)/policy-observe.so
+TARGETS += $(OVH)/stream $(OVH)/gaps $(OVH)/policy-observe.so
