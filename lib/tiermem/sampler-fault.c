@@ -189,11 +189,12 @@ static struct armed *find(uintptr_t a)
 	return NULL;
 }
 
-static void wake_block(uintptr_t addr)
+/* Wakes every thread waiting on the block holding addr. */
+static void wake_block(int fd, uintptr_t addr)
 {
-	struct uffdio_range r = { .start = addr, .len = BLOCK };
+	struct uffdio_range r = { .start = addr & ~(BLOCK - 1), .len = BLOCK };
 
-	ioctl(F.fd, UFFDIO_WAKE, &r);
+	ioctl(fd, UFFDIO_WAKE, &r);
 }
 
 /*
@@ -425,7 +426,7 @@ static void on_fault(const struct uffd_msg *m)
 		if (F.fd >= 0) {
 			if (mincore((void *)(a & ~4095UL), 4096, &present) || !(present & 1))
 				tlrt_uffd_unregister(F.fd, a & ~(BLOCK - 1), BLOCK);
-			wake_block(a & ~(BLOCK - 1));
+			wake_block(F.fd, a);
 		}
 		pthread_mutex_unlock(&F.lock);
 		return;
@@ -433,7 +434,7 @@ static void on_fault(const struct uffd_msg *m)
 	s.t_ns = now_ns();
 	if (m->arg.pagefault.flags & UFFD_PAGEFAULT_FLAG_WRITE)
 		s.flags |= RT_SAMPLE_WRITE;
-	/* before the pages go back: afterwards the thread runs on and the file says "running" */
+	/* while the thread is still blocked: once woken, the file says "running" */
 	read_pc(s.tid, &s);
 	restore(slot, 0);
 	F.c.samples++;
@@ -446,7 +447,7 @@ static void on_fault(const struct uffd_msg *m)
 	 * The faulting thread runs again from here: nothing of ours is
 	 * held, so however soon it takes the CPU back, nobody waits on us.
 	 */
-	ioctl(fd, UFFDIO_WAKE, &(struct uffdio_range){ .start = a & ~(BLOCK - 1), .len = BLOCK });
+	wake_block(fd, a);
 }
 
 static void *handler(void *arg)
