@@ -247,9 +247,18 @@ int tl_runenv_build(const struct tl_spec *spec, const struct tl_config *c, const
 		rc = env_add(re, "OMP_NUM_THREADS", c->values[TL_AXIS_THREADS]);
 		rc = rc ?: env_add(re, "OPENBLAS_NUM_THREADS", c->values[TL_AXIS_THREADS]);
 	}
-	/* where the runtime and the allocators leave their files for ingest */
-	if (!rc)
-		rc = env_add(re, "TIERLAB_OUT", out_dir);
+	/*
+	 * Where the runtime and the allocators leave their files for ingest;
+	 * absolute, as the workload runs in a directory of its own.
+	 */
+	if (!rc) {
+		char *cwd = out_dir[0] == '/' ? NULL : getcwd(NULL, 0);
+		char *abs = out_dir[0] == '/' || cwd ? resolve_path(cwd, out_dir) : NULL;
+
+		rc = abs ? env_add(re, "TIERLAB_OUT", abs) : -ENOMEM;
+		free(abs);
+		free(cwd);
+	}
 	if (rc)
 		goto fail;
 	/* tierlab's libraries go first (the runtime must see every allocation), the user's after */

@@ -7,7 +7,9 @@
 # per-process counters, the report fills its hit-rate and GiB columns, and
 # every logged sample and migration lies inside a logged allocation. Then a
 # workload that crashes under the runtime: its partial counters are still
-# ingested and the sweep goes on. Skips (77) while the policy plugins of
+# ingested and the sweep goes on. Last, a database given by a relative
+# path, as `make demo` does: the run's files are still found (the workload
+# runs in its output directory). Skips (77) while the policy plugins of
 # lib/policies are not built.
 . "$(dirname "$0")/lib.sh"
 
@@ -173,4 +175,16 @@ cticks=$(q "select max(value) from process_stats where run_id = $cid and name = 
 [ -n "$(q "select value from metrics where run_id = $cid and name = 'rt.allocs'")" ] \
 	|| fail "crashed run: rt.* metrics not stored"
 echo "crash: $callocs allocations, $cticks ticks ingested from the partial counters"
+
+cat >"$scratch/rel.yaml" <<YAML
+name: runtime-e2e-relative
+workload: {name: memaccess, size: tiny}
+machine: {fast: "0", slow: "0"}
+runtime: {threshold: 1MiB, budget: 2MiB, rate: 100Hz}
+matrix:
+  policy: [lru]
+YAML
+expect_exit 0 sh -c "cd '$scratch' && '$TIERLAB' run -q --db relative/x.db rel.yaml"
+[ "$(sqlite3 -batch -noheader "$scratch/relative/x.db" "select count(*) from process_stats")" -gt 0 ] \
+	|| fail "relative --db: the runtime's counters were not ingested"
 echo ok
