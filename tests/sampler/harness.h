@@ -1,7 +1,7 @@
 /*
  * A fake runtime for the sampler tests and the benchmark: a few 2 MiB
  * blocks of its own (THP-advised, pre-touched), a next_block() that walks
- * them round-robin, a deliver() that records samples lock-free, and a
+ * them round-robin, a deliver() that records samples under a lock, and a
  * ticker thread that calls ops->tick() at a rate, signals blocked, as the
  * core's runtime thread does. Header-only: each test includes it once.
  */
@@ -26,8 +26,8 @@ static struct {
 	uintptr_t base;
 	size_t nblocks;
 	_Atomic size_t cursor;
+	pthread_mutex_t lock;		/* orders deliveries and resets */
 	_Atomic size_t nsamples;	/* published */
-	_Atomic size_t reserved;
 	struct rt_sample samples[H_MAX_SAMPLES];
 	const struct rt_sampler_ops *ops;
 	struct rt_sampler_env env;
@@ -35,7 +35,7 @@ static struct {
 	_Atomic int ticking;
 	_Atomic uint64_t ticks;
 	double hz;
-} H;
+} H = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static int h_next_block(struct rt_block *out)
 {
@@ -50,19 +50,21 @@ static int h_next_block(struct rt_block *out)
 }
 
 /*
- * A slot is reserved with one counter and published with another once
- * written, so a reader never sees a count ahead of its samples. Slots are
- * published in order: a writer waits for the ones before it.
+ * Written under a lock, published with the count, so a reader never sees
+ * a count ahead of its samples. The fault sampler delivers from several
+ * handler threads, and a sample the test never waited for may arrive
+ * after a reset: the lock orders it against the reset and the next one.
  */
 static void h_deliver(const struct rt_sample *s)
 {
-	size_t i = atomic_fetch_add(&H.reserved, 1);
+	size_t i;
 
+	pthread_mutex_lock(&H.lock);
+	i = atomic_load(&H.nsamples);
 	if (i < H_MAX_SAMPLES)
 		H.samples[i] = *s;
-	while (atomic_load(&H.nsamples) != i)
-		;
 	atomic_store(&H.nsamples, i + 1);
+	pthread_mutex_unlock(&H.lock);
 }
 
 static inline size_t h_nsamples(void)
@@ -74,8 +76,9 @@ static inline size_t h_nsamples(void)
 
 static inline void h_reset_samples(void)
 {
-	atomic_store(&H.reserved, 0);
+	pthread_mutex_lock(&H.lock);
 	atomic_store(&H.nsamples, 0);
+	pthread_mutex_unlock(&H.lock);
 }
 
 /* Maps nblocks 2 MiB-aligned blocks (THP-advised unless thp is 0), each byte i = (i * 7 + block) & 0xff. */
@@ -107,20 +110,24 @@ static inline int h_check(size_t b)
 	return 1;
 }
 
+/* The child gets the sample lock free, whatever a handler thread was doing. */
 static void h_atfork_prepare(void)
 {
 	if (H.ops)
 		H.ops->atfork_prepare();
+	pthread_mutex_lock(&H.lock);
 }
 
 static void h_atfork_parent(void)
 {
+	pthread_mutex_unlock(&H.lock);
 	if (H.ops)
 		H.ops->atfork_parent();
 }
 
 static void h_atfork_child(void)
 {
+	pthread_mutex_init(&H.lock, NULL);
 	if (H.ops)
 		H.ops->atfork_child();
 }
