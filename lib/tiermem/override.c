@@ -11,7 +11,11 @@
  * allocator is known; such calls are served from a small static buffer,
  * whose pointers free() recognises and ignores. While a thread runs
  * runtime code (tlrt_in_rt), its own allocations are never managed, so the
- * runtime cannot recurse into itself.
+ * runtime cannot recurse into itself. Nothing is managed before this
+ * library's constructor has run: libraries initialised earlier (libstdc++
+ * under jemalloc allocates its exception pool then) would otherwise start
+ * the runtime before libnuma's own constructor, and libnuma exits the
+ * program on its first node mask.
  *
  * errno and return values follow glibc: ENOMEM on failure, overflow checks
  * in calloc/reallocarray/pvalloc, realloc(p, 0) frees and returns NULL,
@@ -54,6 +58,7 @@ static _Atomic int ov_state;
 static __thread int ov_resolving __attribute__((tls_model("initial-exec")));
 static __thread unsigned small_batch __attribute__((tls_model("initial-exec")));
 static _Atomic size_t ov_threshold = SIZE_MAX;	/* SIZE_MAX: nothing is managed */
+static _Atomic int ov_loaded;	/* our constructor ran, so libnuma's did */
 
 /* The bootstrap buffer: a bump allocator for the calls dlsym makes. */
 static _Alignas(64) char boot[64 * 1024];
@@ -158,7 +163,7 @@ static void *managed(size_t n, size_t align, uintptr_t ra)
 {
 	void *p;
 
-	if (tlrt_in_rt)
+	if (tlrt_in_rt || !atomic_load_explicit(&ov_loaded, memory_order_relaxed))
 		return NULL;
 	tlrt_in_rt = 1;
 	p = tlrt_alloc(n, align, ra);
@@ -397,6 +402,7 @@ API size_t malloc_usable_size(void *p)
  */
 __attribute__((constructor)) static void tiermem_load(void)
 {
+	atomic_store(&ov_loaded, 1);
 	if (!ready())
 		return;
 	tlrt_in_rt = 1;

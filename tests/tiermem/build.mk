@@ -8,6 +8,14 @@ $(TIERMEM_TEST_POLICY): tests/tiermem/policy-test.c lib/tiermem/tierlab-policy.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -shared -fPIC -fvisibility=hidden -o $@ $<
 
+# early-wrap.so needs early-alloc.so (found beside it): loaded after
+# libnuma, early-alloc.so is initialised before it.
+$(TMT)/early-alloc.so: tests/tiermem/early-alloc.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -shared -fPIC -Wl,-soname,early-alloc.so -o $@ $<
+$(TMT)/early-wrap.so: tests/tiermem/early-wrap.c $(TMT)/early-alloc.so
+	$(CC) $(ALL_CFLAGS) -shared -fPIC -o $@ $< -Wl,--no-as-needed $(TMT)/early-alloc.so -Wl,-rpath,'$$ORIGIN'
+
 $(TMT)/stress: tests/tiermem/stress.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -pthread -o $@ $< -ldl -lm
@@ -28,5 +36,5 @@ $(TMT)/core-tsan: $(TIERMEM_CORE_DEPS) $(TIERMEM_TEST_POLICY)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -O1 -fsanitize=thread -DTEST_POLICY='"$(abspath $(TIERMEM_TEST_POLICY))"' -pthread -o $@ tests/tiermem/core-test.c $(TIERMEM_CORE_SRC) -ldl -lnuma -lcmocka -lm
 
-TARGETS += $(TIERMEM_TEST_POLICY) $(TMT)/stress $(TMT)/counters-dump $(TMT)/core-asan $(TMT)/core-tsan
+TARGETS += $(TIERMEM_TEST_POLICY) $(TMT)/early-wrap.so $(TMT)/stress $(TMT)/counters-dump $(TMT)/core-asan $(TMT)/core-tsan
 TEST_BINS += $(B)/tests/test_rt_core
