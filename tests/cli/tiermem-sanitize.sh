@@ -53,7 +53,7 @@ fi
 mkdir -p "$scratch/vg"
 expect_exit 0 env LD_PRELOAD="$SO" TIERLAB_POLICY="$T/policy-test.so" TIERLAB_FAST_NODES=0 \
 	TIERLAB_SLOW_NODES=0 TIERLAB_SAMPLER=none TIERLAB_CHUNKS=8 TIERLAB_OUT="$scratch/vg" \
-	STRESS_UNDER_VALGRIND=1 valgrind -q --error-exitcode=9 --soname-synonyms=somalloc=NONE "$T/stress" 4 150
+	STRESS_UNDER_VALGRIND=1 valgrind -q --fair-sched=yes --error-exitcode=9 --soname-synonyms=somalloc=NONE "$T/stress" 4 150
 expect_contains "$out" "0 failures"
 allocs=$(for f in "$scratch"/vg/*.counters; do "$T/counters-dump" "$f"; done | awk '$1 == "allocs" { s += $2 } END { print s + 0 }')
 [ "$allocs" -gt 0 ] || fail "under valgrind the runtime managed nothing"
