@@ -83,27 +83,23 @@ done
 # jemalloc, libstdc++ takes 71 KiB while it starts. The runtime must leave
 # those to the next allocator (libnuma exits the program when asked for a
 # node mask before its constructor ran) and manage what follows.
-early() {
-	env TIERLAB_THRESHOLD=64KiB TIERLAB_POLICY="$policy" TIERLAB_FAST_NODES=0 TIERLAB_SLOW_NODES=0 \
-		TIERLAB_SAMPLER=$sampler TIERLAB_RATE=1kHz TIERLAB_OUT="$outdir" "$@"
+sort_with() {	# sort with a 64 KiB threshold and LD_PRELOAD="$SO $1"; $2 names the case
+	outdir=$scratch/out-${2// /-}; mkdir -p "$outdir"
+	expect_exit 0 env TIERLAB_THRESHOLD=64KiB TIERLAB_POLICY="$policy" TIERLAB_FAST_NODES=0 \
+		TIERLAB_SLOW_NODES=0 TIERLAB_SAMPLER=$sampler TIERLAB_RATE=1kHz TIERLAB_OUT="$outdir" \
+		LD_PRELOAD="$SO $1" sort -S 64M "$scratch/in.txt" -o "$scratch/got.txt"
+	cmp -s "$scratch/want.txt" "$scratch/got.txt" || fail "sort output differs $2"
+	n=$(allocs_of "$outdir")
+	[ "$n" -gt 0 ] || fail "nothing managed $2"
+	echo "sort $2: identical output, $n managed allocations"
 }
 inits=$(LD_DEBUG=files LD_PRELOAD="$SO $T/early-wrap.so" /bin/true 2>&1 | sed -n 's/.*calling init: //p')
 grep -q early-alloc <<<"$(sed '/libnuma/q' <<<"$inits")" \
 	|| echo "note: this loader initialises libnuma before early-alloc.so; the first case checks less here"
-outdir=$scratch/out-early; mkdir -p "$outdir"
-expect_exit 0 early LD_PRELOAD="$SO $T/early-wrap.so" sort -S 64M "$scratch/in.txt" -o "$scratch/got.txt"
-cmp -s "$scratch/want.txt" "$scratch/got.txt" || fail "sort output differs with early-wrap.so preloaded"
-n=$(allocs_of "$outdir")
-[ "$n" -gt 0 ] || fail "nothing managed with early-wrap.so preloaded"
-echo "a constructor's allocation before libnuma's: left to the next allocator, $n managed allocations after"
+sort_with "$T/early-wrap.so" "with early-wrap.so preloaded"
 jemalloc=$(ls /usr/lib/*/libjemalloc.so.2 2>/dev/null | head -n 1)
 if [ -n "$jemalloc" ]; then
-	outdir=$scratch/out-jemalloc; mkdir -p "$outdir"
-	expect_exit 0 early LD_PRELOAD="$SO $jemalloc" sort -S 64M "$scratch/in.txt" -o "$scratch/got.txt"
-	cmp -s "$scratch/want.txt" "$scratch/got.txt" || fail "sort output differs over jemalloc"
-	n=$(allocs_of "$outdir")
-	[ "$n" -gt 0 ] || fail "nothing managed over jemalloc"
-	echo "over jemalloc with a 64 KiB threshold: identical output, $n managed allocations"
+	sort_with "$jemalloc" "over jemalloc"
 else
 	echo "note: jemalloc not installed; the case over it not run"
 fi
