@@ -40,7 +40,7 @@ const struct tl_axis_info tl_axes[] = {
 	[TL_AXIS_WINDOW] = { "window", TL_KIND_INT, false, "window", false, "16",
 			     "window policy length, in samples" },
 	[TL_AXIS_SAMPLER] = { "sampler", TL_KIND_STRING, true, NULL, false, "fault",
-			      "access sampler: fault, uffd-wp, none" },
+			      "access sampler: fault, uffd-wp, perf, damon, none" },
 	[TL_AXIS_LOG] = { "log", TL_KIND_STRING, false, NULL, true, "counters",
 			  "runtime logging: none, counters, log" },
 };
@@ -51,7 +51,7 @@ _Static_assert(TL_STATIC_MAX_FRACTIONS == TLRT_MAX_FRACTIONS, "static policy lim
 /* The fixed policies; static:F,.. and *.so paths are the open-ended ones. */
 const char *const tl_policy_names[] = { "none", "all-fast", "all-slow", "static", "lru", "window", NULL };
 const char *const tl_allocator_names[] = { "system", "jemalloc", "fat", NULL };
-const char *const tl_sampler_names[] = { "fault", "uffd-wp", "none", NULL };
+const char *const tl_sampler_names[] = { "fault", "uffd-wp", "perf", "damon", "none", NULL };
 const char *const tl_log_names[] = { "none", "counters", "log", NULL };
 
 int tl_axis_lookup(const char *name)

@@ -268,6 +268,9 @@ static void *managed_alloc(size_t bytes, size_t align, uintptr_t callsite)
 	tlrt_budget_update();
 	tlrt_log_alloc(r, t, module, off);
 
+	/* the region may lie inside memory a sampler has armed */
+	if (tlrt.sampler_started)
+		tlrt.sampler->release_range(r->addr, r->maplen);
 	for (uint32_t i = 0; i < r->nchunks; i++)
 		tlrt.chunks[r->first_chunk + i].placed = 0;
 	a = alloc_desc(r);
@@ -285,6 +288,7 @@ static void *managed_alloc(size_t bytes, size_t align, uintptr_t callsite)
 			c->placed = 1;
 		}
 	}
+	tlrt_region_populate(r);
 	pthread_mutex_unlock(&tlrt.lock);
 	return (void *)r->addr;
 fail:

@@ -25,7 +25,7 @@ const struct tlrt_option_desc tlrt_option_table[TLRT_OPT__COUNT] = {
 };
 
 /* Must match enum tlrt_sampler and enum tlrt_log. */
-const char *const tlrt_sampler_names[TLRT_SAMPLER__COUNT] = { "fault", "uffd-wp", "none" };
+const char *const tlrt_sampler_names[TLRT_SAMPLER__COUNT] = { "fault", "uffd-wp", "perf", "damon", "none" };
 const char *const tlrt_log_names[TLRT_LOG__COUNT] = { "none", "counters", "log" };
 
 static const char *env_lookup(char *const *envp, const char *name)
@@ -319,7 +319,7 @@ static int parse_one(struct tlrt_options *o, enum tlrt_opt id, char *const *envp
 		return 0;
 	case TLRT_OPT_SAMPLER:
 		if ((i = parse_name(val, tlrt_sampler_names, TLRT_SAMPLER__COUNT)) < 0)
-			return bad(why, len, var, val, "not a sampler (fault, uffd-wp, none)");
+			return bad(why, len, var, val, "not a sampler (fault, uffd-wp, perf, damon, none)");
 		o->sampler = (enum tlrt_sampler)i;
 		return 0;
 	case TLRT_OPT_LOG:

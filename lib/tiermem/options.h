@@ -33,7 +33,7 @@
 	X(RATE,        "TIERLAB_RATE",        NULL,                            TLRT_KIND_RATE,      "10Hz",     "sampling rate (0 = no sampling)") \
 	X(WINDOW,      "TIERLAB_WINDOW",      "SHAMBLES_WINDOW_SIZE",          TLRT_KIND_UINT,      "16",       "window of samples for window-like policies") \
 	X(FRACTIONS,   "TIERLAB_FRACTIONS",   "SHAMBLES_ALLOC_FAST_FRACTIONS", TLRT_KIND_FRACTIONS, NULL,       "fast fraction per allocation, allocation order (static policy)") \
-	X(SAMPLER,     "TIERLAB_SAMPLER",     NULL,                            TLRT_KIND_SAMPLER,   "fault",    "access sampler: fault, uffd-wp, none") \
+	X(SAMPLER,     "TIERLAB_SAMPLER",     NULL,                            TLRT_KIND_SAMPLER,   "fault",    "access sampler: fault, uffd-wp, perf, damon, none") \
 	X(LOG,         "TIERLAB_LOG",         NULL,                            TLRT_KIND_LOG,       "counters", "recording: none, counters, log") \
 	X(OUT,         "TIERLAB_OUT",         NULL,                            TLRT_KIND_STRING,    NULL,       "directory of the counters and log files (default: the working directory)") \
 	X(STRICT,      "TIERLAB_STRICT",      NULL,                            TLRT_KIND_BOOL,      "0",        "exit with status 2 on a bad value instead of standing aside") \
@@ -61,7 +61,10 @@ struct tlrt_option_desc {
 extern const struct tlrt_option_desc tlrt_option_table[TLRT_OPT__COUNT];
 
 /* Must match tlrt_sampler_names / tlrt_log_names in options.c. */
-enum tlrt_sampler { TLRT_SAMPLER_FAULT, TLRT_SAMPLER_UFFD_WP, TLRT_SAMPLER_NONE, TLRT_SAMPLER__COUNT };
+enum tlrt_sampler {
+	TLRT_SAMPLER_FAULT, TLRT_SAMPLER_UFFD_WP, TLRT_SAMPLER_PERF, TLRT_SAMPLER_DAMON, TLRT_SAMPLER_NONE,
+	TLRT_SAMPLER__COUNT
+};
 enum tlrt_log { TLRT_LOG_NONE, TLRT_LOG_COUNTERS, TLRT_LOG_LOG, TLRT_LOG__COUNT };
 extern const char *const tlrt_sampler_names[TLRT_SAMPLER__COUNT];
 extern const char *const tlrt_log_names[TLRT_LOG__COUNT];

@@ -1,23 +1,33 @@
 /*
  * Regions: where managed allocations live. At the first managed
  * allocation the runtime reserves one large PROT_NONE, MAP_NORESERVE range
- * of address space (1 TiB, halved until the kernel agrees), so "is this
- * pointer managed" is a range check without a lock. Each allocation takes
- * whole 2 MiB units of it, mapped read-write with MAP_FIXED (and advised
- * for huge pages); a free maps the units back to PROT_NONE, MAP_NORESERVE,
- * which gives the memory back. Metadata lives in side tables indexed by
- * unit, never in front of the data: a region's data starts on its 2 MiB
- * boundary, so alignments up to 2 MiB come for free and larger ones are a
- * matter of picking the start unit.
+ * of address space (1 TiB, halved until the kernel agrees), 1 GiB-aligned,
+ * so "is this pointer managed" is a range check without a lock.
+ *
+ * The used front of the reservation, the arena [base, base + arena_len),
+ * is one read-write mapping grown a GiB at a time, and stays one VMA: that
+ * is what lets the fault sampler arm all managed memory with a single
+ * page-table move per GiB (see sampler-fault.c). So an allocation takes
+ * whole 2 MiB units of the arena without mapping anything, and a free
+ * gives the memory back with MADV_DONTNEED instead of unmapping. Chunks
+ * get their NUMA policy only while their pages are placed (migrate.c):
+ * a lasting per-chunk policy would split the VMA.
+ *
+ * Metadata lives in side tables indexed by unit, never in front of the
+ * data: a region's data starts on its 2 MiB boundary, so alignments up to
+ * 2 MiB come for free and larger ones are a matter of picking the start
+ * unit.
  */
 #include "tiermem/rt.h"
 
 #include <errno.h>
+#include <numaif.h>
 #include <string.h>
 #include <sys/mman.h>
 
 #define RESERVE_MAX (1ULL << 40)
 #define RESERVE_MIN (1ULL << 30)
+#define ARENA_STEP (1ULL << 30)
 
 static void *map_side(size_t bytes)
 {
@@ -38,19 +48,19 @@ int tlrt_region_reserve(void)
 	while (size > RESERVE_MIN && size / chunk + (size >> TLRT_UNIT_SHIFT) > TLRT_MAX_CHUNKS)
 		size /= 2;
 	for (; size >= RESERVE_MIN; size /= 2) {
-		p = mmap(NULL, size + TLRT_UNIT, PROT_NONE,
+		p = mmap(NULL, size + ARENA_STEP, PROT_NONE,
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 		if (p != MAP_FAILED)
 			break;
 	}
 	if (p == MAP_FAILED)
 		return -ENOMEM;
-	/* trim to a 2 MiB-aligned start; the slack goes back */
-	base = ((uintptr_t)p + TLRT_UNIT - 1) & ~(TLRT_UNIT - 1);
+	/* trim to a 1 GiB-aligned start (the arena moves by whole page-directory entries); the slack goes back */
+	base = ((uintptr_t)p + ARENA_STEP - 1) & ~(uintptr_t)(ARENA_STEP - 1);
 	if (base > (uintptr_t)p)
 		munmap(p, base - (uintptr_t)p);
-	if ((uintptr_t)p + size + TLRT_UNIT > base + size)
-		munmap((void *)(base + size), (uintptr_t)p + size + TLRT_UNIT - (base + size));
+	if ((uintptr_t)p + size + ARENA_STEP > base + size)
+		munmap((void *)(base + size), (uintptr_t)p + size + ARENA_STEP - (base + size));
 
 	tlrt.nunits = (uint32_t)(size >> TLRT_UNIT_SHIFT);
 	tlrt.regions = map_side((size_t)tlrt.nunits * sizeof(*tlrt.regions));
@@ -59,8 +69,42 @@ int tlrt_region_reserve(void)
 		munmap((void *)base, size);
 		return -ENOMEM;
 	}
+	tlrt.arena_len = 0;
 	atomic_store_explicit(&tlrt.size, (size_t)size, memory_order_relaxed);
 	atomic_store_explicit(&tlrt.base, base, memory_order_release);
+	return 0;
+}
+
+/*
+ * The arena covers [base, end). The new part is mapped right after the
+ * old one with the same flags, so the kernel merges the two into one VMA.
+ * Nothing may be armed: the caller released the span first.
+ */
+static int arena_grow(uintptr_t base, uintptr_t end)
+{
+	size_t want = ((end - base) + ARENA_STEP - 1) & ~(size_t)(ARENA_STEP - 1);
+	void *p;
+
+	if (want <= tlrt.arena_len)
+		return 0;
+	if (tlrt.sampler_started)
+		tlrt.sampler->release_range(base, tlrt.arena_len);
+	p = mmap((void *)(base + tlrt.arena_len), want - tlrt.arena_len, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	madvise(p, want - tlrt.arena_len, tlrt.opt.thp ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+	/*
+	 * One touch gives the new VMA its anon_vma before any chunk policy
+	 * splits it. Pieces first faulted while split under different
+	 * policies would each get an anon_vma of their own, and VMAs with
+	 * different anon_vmas never merge again: the arena would stay split.
+	 */
+	if (!tlrt.arena_len) {
+		*(volatile char *)p = 0;
+		madvise(p, TLRT_PAGE, MADV_DONTNEED);
+	}
+	tlrt.arena_len = want;
 	return 0;
 }
 
@@ -71,7 +115,6 @@ struct tlrt_region *tlrt_region_alloc(uint64_t bytes, size_t align)
 	size_t first = 0, step = 1;
 	struct tlrt_region *r;
 	long at;
-	void *p;
 
 	if (!bytes || units64 > tlrt.nunits)
 		return NULL;
@@ -82,23 +125,31 @@ struct tlrt_region *tlrt_region_alloc(uint64_t bytes, size_t align)
 	at = tlrt_bitmap_alloc(&tlrt.units_map, (size_t)units64, first, step);
 	if (at < 0)
 		return NULL;
+	if (arena_grow(base, base + (((uintptr_t)at + units64) << TLRT_UNIT_SHIFT))) {
+		tlrt_bitmap_free(&tlrt.units_map, (size_t)at, (size_t)units64);
+		return NULL;
+	}
 	r = &tlrt.regions[at];
 	memset(r, 0, sizeof(*r));
 	r->addr = base + ((uintptr_t)at << TLRT_UNIT_SHIFT);
 	r->units = (uint32_t)units64;
 	r->maplen = units64 << TLRT_UNIT_SHIFT;
 	r->bytes = bytes;
-	p = mmap((void *)r->addr, r->maplen, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
-	if (p == MAP_FAILED) {
-		tlrt_bitmap_free(&tlrt.units_map, (size_t)at, (size_t)units64);
-		return NULL;
-	}
-	if (tlrt.opt.thp)
-		madvise(p, r->maplen, MADV_HUGEPAGE);
 	for (uint32_t u = 0; u < r->units; u++)
 		tlrt.owner[at + u] = (uint32_t)at;
 	return r;
+}
+
+void tlrt_region_populate(const struct tlrt_region *r)
+{
+	size_t len = (size_t)((r->bytes + TLRT_PAGE - 1) / TLRT_PAGE * TLRT_PAGE);
+
+	/* before Linux 5.14 (EINVAL) a write per page does the same: the memory is fresh zeroes */
+	if (madvise((void *)r->addr, len, MADV_POPULATE_WRITE) && errno == EINVAL)
+		for (size_t off = 0; off < len; off += TLRT_PAGE)
+			*(volatile char *)(r->addr + off) = 0;
+	/* the pages are placed; a lasting policy would split the arena (see above) */
+	mbind((void *)r->addr, r->maplen, MPOL_DEFAULT, NULL, 0, 0);
 }
 
 void tlrt_region_free(struct tlrt_region *r)
@@ -106,9 +157,9 @@ void tlrt_region_free(struct tlrt_region *r)
 	uintptr_t base = atomic_load_explicit(&tlrt.base, memory_order_relaxed);
 	size_t at = (r->addr - base) >> TLRT_UNIT_SHIFT;
 
-	/* replacing the mapping drops its pages and its memory policy */
-	mmap((void *)r->addr, r->maplen, PROT_NONE,
-	     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
+	/* the memory goes back; the mapping stays so the arena stays one VMA */
+	madvise((void *)r->addr, r->maplen, MADV_DONTNEED);
+	mbind((void *)r->addr, r->maplen, MPOL_DEFAULT, NULL, 0, 0);
 	tlrt_bitmap_free(&tlrt.units_map, at, r->units);
 	r->units = 0;
 	r->bytes = 0;

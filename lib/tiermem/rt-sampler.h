@@ -5,7 +5,7 @@
  *
  * The core owns one background thread (the runtime thread). At the
  * sampling rate it calls ops->tick(), which arms the next observation
- * (e.g. makes one 2 MiB block fault on its next access). Samples reach the
+ * (e.g. makes all managed memory fault on its next access). Samples reach the
  * core through env->deliver(), callable from any thread and from a
  * sampler's own threads, lock-free and async-signal-safe; the runtime
  * thread drains them, asks the policy, and migrates.
@@ -22,7 +22,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* A 2 MiB-aligned range of managed memory. */
+/* A range of managed memory. */
 struct rt_block {
 	uintptr_t addr;
 	size_t len;
@@ -42,12 +42,21 @@ struct rt_sample {
 struct rt_sampler_env {
 	double rate_hz;
 	/*
-	 * The next block to observe, round-robin over managed memory; 0 with
-	 * *out filled, or -1 when nothing is managed. Called from tick().
-	 * While a block is handed out, the core will call release_range()
-	 * before it frees, moves or migrates any of it.
+	 * The managed memory to observe: one mapping, [out->addr,
+	 * out->addr + out->len), both multiples of 1 GiB (the runtime keeps all
+	 * its managed allocations in this one VMA so that a single page-table
+	 * operation can cover it). 0 with *out filled, or -1 when nothing is
+	 * managed or the core is busy changing it (skip the tick). Called from
+	 * tick(). The core calls release_range() before it allocates in, frees,
+	 * migrates or grows this span.
 	 */
-	int (*next_block)(struct rt_block *out);
+	int (*span)(struct rt_block *out);
+	/*
+	 * Hands one sample to the core. A sampler delivers at most one sample
+	 * per tick, drawn so that where it lands follows how the program
+	 * accesses memory (see docs/samplers.md): hit rates then mean the same
+	 * thing whatever the sampler.
+	 */
 	void (*deliver)(const struct rt_sample *s);
 };
 
@@ -72,6 +81,8 @@ struct rt_sampler_ops {
 
 extern const struct rt_sampler_ops rt_sampler_fault;	/* "fault" */
 extern const struct rt_sampler_ops rt_sampler_uffd_wp;	/* "uffd-wp": writes, no faults in the program */
+extern const struct rt_sampler_ops rt_sampler_perf;	/* "perf": the PMU's precise memory-access samples */
+extern const struct rt_sampler_ops rt_sampler_damon;	/* "damon": DAMON vaddr region frequencies */
 extern const struct rt_sampler_ops rt_sampler_none;	/* "none" */
 
 #endif

@@ -82,7 +82,7 @@ struct tlrt_rt {
 	struct tlrt_bitmap units_map;
 	struct tlrt_region *regions;	/* indexed by start unit */
 	uint32_t *owner;		/* unit -> start unit of its region */
-	uint32_t sample_cursor;		/* next_block round robin */
+	size_t arena_len;		/* [base, base + arena_len): one read-write VMA, whole GiBs */
 
 	/* chunk table (chunks.c) */
 	uint32_t max_chunks;
@@ -143,6 +143,12 @@ void tlrt_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int tlrt_region_reserve(void);
 /* A region of at least `bytes`, aligned to `align` (power of two), mapped read-write. */
 struct tlrt_region *tlrt_region_alloc(uint64_t bytes, size_t align);
+/*
+ * Faults every page of a freshly placed region in (its chunks' policies
+ * put them on their tiers), then drops those policies: the pages stay
+ * where they are and the arena is one VMA again.
+ */
+void tlrt_region_populate(const struct tlrt_region *r);
 void tlrt_region_free(struct tlrt_region *r);
 /* The region containing p (any interior pointer), or NULL. Lock held. */
 struct tlrt_region *tlrt_region_of(uintptr_t p);

@@ -1,41 +1,38 @@
 /*
- * The `fault` sampler: each tick one 2 MiB block of managed memory is made
- * to fault on its next access; that one fault is taken, its address, PC,
- * thread and time become a sample, and the block is restored.
+ * The `fault` sampler: each tick makes all managed memory fault on its
+ * next access; the first access after the tick, from any thread, in user
+ * mode or inside a system call, is the sample (address, PC, thread, time),
+ * and everything is put back at once. This is what SHAMBLES does by
+ * clearing the one page-directory entry over its sampled range, and it is
+ * what makes the samples follow the program's accesses: a block is
+ * sampled in proportion to how often it is accessed, and the position
+ * within a block is wherever the program was (docs/samplers.md measures
+ * both against programs whose access distribution is known).
  *
- * Mechanism (userfaultfd, no signals): arming registers the block for
- * MISSING faults and moves its pages (whole THP PMDs included, no copy)
- * with UFFDIO_MOVE into a private stash the program never sees. The next
- * access from any thread, in user mode or inside a system call, blocks in
- * the kernel - never EFAULT, never a signal - until the handler thread
- * reads the event, reads the faulting thread's PC from
+ * Mechanism (userfaultfd, no signals, no kernel patch). All managed memory
+ * is one read-write VMA whose start and length are whole GiBs (region.c).
+ * Arming registers it for MISSING faults and moves its page tables out to
+ * a stash reservation with mremap(MREMAP_DONTUNMAP): the kernel moves
+ * whole page-upper-directory entries, one per GiB, with one TLB flush
+ * each, whatever is mapped below them (THPs or 4 KiB pages), so arming
+ * costs the same for 1 GiB as for 2 MiB, and every page goes at once.
+ * The range left behind is the same VMA, empty and registered: the next
+ * access blocks in the kernel - never EFAULT, never a signal - until a
+ * handler thread has read the event, read the faulting thread's PC from
  * /proc/self/task/TID/syscall ("-1 SP PC" in a page fault, a syscall
- * number when the access came from a system call) and moves the pages
- * back, which wakes every thread waiting on the block. So the program's
- * signal handlers, errno and system calls see nothing.
+ * number when a system call touched the memory), and moved the page
+ * tables back with a second mremap, which wakes every waiting thread.
  *
- * A block whose every page is present stays registered after it is
- * restored: registering and unregistering split and merge VMAs under the
- * mmap write lock, which waits for the program's page faults in flight
- * (measured ~120 us each with the program running on the other CPU, more
- * than the rest of a sample together); registering a range that is
- * already registered changes nothing and is cheap. A registered block
- * with all its pages present never faults. Should the program make one
- * missing again (MADV_DONTNEED), its next touch reaches the handler, which
- * unregisters the block and lets the fault retry the usual way. A block
- * with holes is unregistered when restored: its first touches must stay
- * the kernel's. Freeing or moving managed memory maps fresh VMAs over it,
- * which drops the registration with them.
- *
- * The stash is registered write-protect only (it is a UFFDIO_MOVE target,
- * which must be registered, and nobody ever faults on it). A PMD-level
- * move needs an empty PMD at the target, so stash slots are used in a ring
- * and a quarter of the ring is remapped (page tables freed) before reuse:
- * a slot that once held 4 KiB pages would otherwise split the next THP
- * moved into it. For the same reason an empty block is never moved at
- * all: UFFDIO_MOVE over an empty PMD leaves a page table there, and the
- * program's first touch would get 4 KiB pages, each later move 512 PTE
- * moves (~100 us instead of ~5 us per 2 MiB here).
+ * Two kernel rules shape the order of those calls. mremap moves whole
+ * page-table entries out of a userfaultfd-registered VMA only when the
+ * userfaultfd asked for UFFD_FEATURE_EVENT_REMAP (Linux 6.13 and later
+ * move it entry by entry otherwise, a TLB flush per 2 MiB); with it, the
+ * mremap waits until a handler has read the REMAP event, so the ticking
+ * thread never holds the sampler's lock across the move (state ARMING).
+ * The moved-out VMA carries the registration to the stash; it is
+ * unregistered there at once, so the move back is an event-free move of
+ * an unregistered VMA that any single handler can do alone. The memory
+ * comes back unregistered: nothing faults into us between samples.
  */
 #include "tiermem/rt-sampler.h"
 #include "tiermem/sampler-fault.h"
@@ -54,10 +51,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#define BLOCK TLRT_UFFD_BLOCK
-#define NARMED 8		/* blocks armed at once; the oldest untouched one is dropped */
-#define STASH_SLOTS 64
-#define STASH_PART 16		/* remapped a quarter at a time; > NARMED so none is in use */
+#ifndef MREMAP_DONTUNMAP
+#define MREMAP_DONTUNMAP 4
+#endif
+
+#define GIB (1UL << 30)
+#define STASH_MIN (64UL << 30)	/* address space only; doubled when the span outgrows it */
 #define NTIDFD 16
 /*
  * One handler thread per CPU of the process's mask, pinned there, when the
@@ -66,13 +65,10 @@
 #define MAX_PINNED 8
 #define MOVE_RETRIES 1000
 
-_Static_assert(STASH_SLOTS == 4 * STASH_PART && STASH_PART > NARMED, "stash ring layout");
-
-struct armed {
-	uintptr_t addr;		/* 0: free */
-	uintptr_t stash;
-	uint64_t seq;
-	int keep;		/* every page was present: stays registered when restored */
+enum arm_state {
+	IDLE,		/* nothing armed; the memory is where the program left it */
+	ARMING,		/* the ticking thread is moving it out, without the lock */
+	ARMED,		/* moved out: the next access is the sample */
 };
 
 struct tid_fd {
@@ -83,23 +79,27 @@ struct tid_fd {
 static struct {
 	const struct rt_sampler_env *env;
 	pthread_mutex_t lock;
+	pthread_cond_t settled;	/* signalled when ARMING ends */
 	int fd;			/* the userfaultfd; -1 when off */
-	int wake;		/* eventfd: stop the handler */
+	int wake;		/* eventfd: stop the handlers */
 	pthread_t threads[MAX_PINNED];
 	int nthreads;		/* handler threads running */
 	_Atomic int stopping;
-	uintptr_t stash;
-	unsigned stash_next;
-	struct armed armed[NARMED];
-	unsigned narmed;
-	uint64_t seq;
+	uintptr_t stash;	/* 1 GiB-aligned reservation the memory moves to */
+	size_t stash_len;
+	enum arm_state state;
+	struct rt_block armed;	/* the span while ARMING or ARMED */
+	int have_pending;	/* a fault came while ARMING: the sample, once ARMED */
+	struct uffd_msg pending;
 	int paused;		/* between fork prepare and parent */
 	int restart;		/* forked child: start afresh at the next tick */
+	int said;		/* the span could not be armed: said once */
 	struct tid_fd tids[NTIDFD];
 	unsigned tid_next;
 	struct tlrt_fault_counts c;
 } F = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.settled = PTHREAD_COND_INITIALIZER,
 	.fd = -1,
 	.wake = -1,
 };
@@ -146,26 +146,26 @@ static int move_range(uintptr_t dst, uintptr_t src, size_t len, size_t *moved, i
 }
 
 /*
- * The slow way back, when UFFDIO_MOVE refuses (the program mprotect-ed or
- * mlock-ed the block while it was armed): copy each present stash page
- * into the block, then drop the stash pages. Holes stay holes.
+ * The slowest way back, should moving refuse: copy each present stash
+ * page into the registered range, then drop the stash pages. Holes stay
+ * holes.
  */
 static void copy_back(uintptr_t dst, uintptr_t src, size_t len)
 {
-	static unsigned char vec[BLOCK / 4096];
+	static unsigned char vec[512];
 	size_t pg = 4096, n = len / pg, i = 0;
 
-	if (mincore((void *)src, len, vec))
-		memset(vec, 1, n);
 	while (i < n) {
+		if (i % 512 == 0 && mincore((void *)(src + i * pg), (n - i < 512 ? n - i : 512) * pg, vec))
+			memset(vec, 1, sizeof(vec));
 		size_t j = i;
 		struct uffdio_copy cp;
 
-		if (!(vec[i] & 1)) {
+		if (!(vec[i % 512] & 1)) {
 			i++;
 			continue;
 		}
-		while (j < n && (vec[j] & 1))
+		while (j < n && j / 512 == i / 512 && (vec[j % 512] & 1))
 			j++;
 		cp = (struct uffdio_copy){
 			.dst = dst + i * pg,
@@ -179,160 +179,6 @@ static void copy_back(uintptr_t dst, uintptr_t src, size_t len)
 			i += cp.copy > 0 ? (size_t)cp.copy / pg : 1;
 	}
 	madvise((void *)src, len, MADV_DONTNEED);
-}
-
-static struct armed *find(uintptr_t a)
-{
-	for (unsigned i = 0; i < NARMED; i++)
-		if (F.armed[i].addr && a - F.armed[i].addr < BLOCK)
-			return &F.armed[i];
-	return NULL;
-}
-
-/* Wakes every thread waiting on the block holding addr. */
-static void wake_block(int fd, uintptr_t addr)
-{
-	struct uffdio_range r = { .start = addr & ~(BLOCK - 1), .len = BLOCK };
-
-	ioctl(fd, UFFDIO_WAKE, &r);
-}
-
-/*
- * Pages back, which wakes whoever waits on the block when wake is set (a
- * sample wakes its thread later, with the lock released). Lock held. A
- * block with holes is also unregistered; that wakes its waiters too, and
- * lets their faults on the holes go to the kernel.
- */
-static void restore(struct armed *s, int wake)
-{
-	size_t moved;
-
-	/* a hole went out as nothing: a move would leave a page table in the block (no THP on first touch) */
-	if (s->stash && move_range(s->addr, s->stash, BLOCK, &moved, wake)) {
-		copy_back(s->addr + moved, s->stash + moved, BLOCK - moved);
-		F.c.fallback++;
-		s->keep = 0;	/* copying may have left holes behind */
-	}
-	if (!s->keep)
-		tlrt_uffd_unregister(F.fd, s->addr, BLOCK);
-	s->addr = 0;
-	F.narmed--;
-}
-
-static void restore_all(void)
-{
-	for (unsigned i = 0; i < NARMED; i++)
-		if (F.armed[i].addr) {
-			restore(&F.armed[i], 1);
-			F.c.expired++;
-		}
-}
-
-/* A fresh stash part: unmapping frees its page tables, so every PMD in it is empty. */
-static int stash_renew(uintptr_t at, size_t len, uint64_t *ioctls)
-{
-	void *p = mmap((void *)at, len, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
-
-	if (p == MAP_FAILED)
-		return -errno;
-	if (madvise(p, len, MADV_DONTFORK))
-		return -errno;
-	madvise(p, len, MADV_HUGEPAGE);
-	return tlrt_uffd_register(F.fd, at, len, UFFDIO_REGISTER_MODE_WP, ioctls);
-}
-
-static uintptr_t stash_slot(void)
-{
-	unsigned i = F.stash_next;
-
-	F.stash_next = (i + 1) % STASH_SLOTS;
-	if (i % STASH_PART == 0) {
-		/* the part two ahead was last used > STASH_PART arms ago */
-		unsigned part = (i / STASH_PART + 2) % 4;
-		uintptr_t at = F.stash + (uintptr_t)part * STASH_PART * BLOCK;
-
-		/*
-		 * A block armed so long ago that its slot is in this part has
-		 * gone untouched for > STASH_PART arms: expire it rather than
-		 * skip the renewal (a stale slot would split the next THP).
-		 */
-		for (unsigned k = 0; k < NARMED; k++)
-			if (F.armed[k].addr && F.armed[k].stash && F.armed[k].stash - at < STASH_PART * BLOCK) {
-				restore(&F.armed[k], 1);
-				F.c.expired++;
-			}
-		if (stash_renew(at, STASH_PART * BLOCK, NULL))
-			return 0;
-	}
-	return F.stash + (uintptr_t)i * BLOCK;
-}
-
-enum fill { FILL_EMPTY, FILL_PARTIAL, FILL_FULL };
-
-/*
- * How many of the block's pages are mapped. Once registered, nothing can
- * fill a hole but us, so the answer holds until the block is restored.
- */
-static enum fill block_fill(uintptr_t addr)
-{
-	static unsigned char vec[BLOCK / 4096];
-	size_t present = 0;
-
-	if (mincore((void *)addr, BLOCK, vec))
-		return FILL_PARTIAL;
-	for (size_t i = 0; i < sizeof(vec); i++)
-		present += vec[i] & 1;
-	return !present ? FILL_EMPTY : present == sizeof(vec) ? FILL_FULL : FILL_PARTIAL;
-}
-
-static void arm(uintptr_t addr)
-{
-	uintptr_t stash = 0;
-	struct armed *s = NULL;
-	size_t moved = 0;
-	enum fill fill;
-	int err = 0;
-
-	/* a no-op when the block stayed registered from an earlier sample */
-	if (tlrt_uffd_register(F.fd, addr, BLOCK, UFFDIO_REGISTER_MODE_MISSING, NULL)) {
-		F.c.skipped_other++;
-		return;
-	}
-	/*
-	 * An empty block is armed by the registration alone: UFFDIO_MOVE over
-	 * an empty PMD allocates a page table there, and the program's first
-	 * touch would then get 4 KiB pages instead of a THP.
-	 */
-	if ((fill = block_fill(addr)) != FILL_EMPTY) {
-		if (!(stash = stash_slot())) {
-			tlrt_uffd_unregister(F.fd, addr, BLOCK);
-			F.c.skipped_other++;
-			return;
-		}
-		err = move_range(stash, addr, BLOCK, &moved, 0);
-	}
-	if (err) {
-		/* partly moved (e.g. a COW-shared page stopped it): put back what went, never copy */
-		size_t back;
-
-		if (moved && move_range(addr, stash, moved, &back, 0))
-			copy_back(addr + back, stash + back, moved - back);
-		tlrt_uffd_unregister(F.fd, addr, BLOCK);
-		if (err == -EBUSY)
-			F.c.skipped_shared++;
-		else
-			F.c.skipped_other++;
-		return;
-	}
-	for (unsigned i = 0; i < NARMED; i++)
-		if (!F.armed[i].addr) {
-			s = &F.armed[i];
-			break;
-		}
-	*s = (struct armed){ .addr = addr, .stash = stash, .seq = ++F.seq, .keep = fill == FILL_FULL };
-	F.narmed++;
-	F.c.armed++;
 }
 
 static int tid_fd(pid_t tid, int fresh)
@@ -406,48 +252,131 @@ static void read_pc(pid_t tid, struct rt_sample *s)
 		s->flags |= RT_SAMPLE_KERNEL;
 }
 
-static void on_fault(const struct uffd_msg *m)
+
+/* Wakes every thread waiting on a fault in [addr, addr + len). */
+static void wake_range(int fd, uintptr_t addr, size_t len)
 {
-	uintptr_t a = (uintptr_t)m->arg.pagefault.address;
-	struct rt_sample s = { .addr = a, .tid = (pid_t)m->arg.pagefault.feat.ptid };
-	struct armed *slot;
-	int fd;
+	struct uffdio_range r = { .start = addr & ~4095UL, .len = (len + 4095) & ~4095UL };
 
-	pthread_mutex_lock(&F.lock);
-	if (F.fd < 0 || !(slot = find(a))) {
-		unsigned char present = 0;
+	ioctl(fd, UFFDIO_WAKE, &r);
+}
 
-		/*
-		 * Restored meanwhile (a wake more is harmless), or a hole in a
-		 * block that stayed registered: the program made a page missing
-		 * again. The kernel must fill that, so the block goes back to it.
-		 */
-		F.c.stray++;
-		if (F.fd >= 0) {
-			if (mincore((void *)(a & ~4095UL), 4096, &present) || !(present & 1))
-				tlrt_uffd_unregister(F.fd, a & ~(BLOCK - 1), BLOCK);
-			wake_block(F.fd, a);
-		}
-		pthread_mutex_unlock(&F.lock);
-		return;
+static int move_vma(uintptr_t to, uintptr_t from, size_t len)
+{
+	void *p = mremap((void *)from, len, len, MREMAP_MAYMOVE | MREMAP_FIXED | MREMAP_DONTUNMAP, (void *)to);
+
+	return p == MAP_FAILED ? -errno : 0;
+}
+
+/*
+ * The memory back where the program has it. Lock held, state ARMED. The
+ * move leaves an empty VMA behind in the stash, so the reservation stays
+ * ours. Should the kernel refuse (it has no reason to), the pages go back
+ * one by one into the still-registered range: nothing is ever lost.
+ */
+static void restore(void)
+{
+	struct rt_block b = F.armed;
+	size_t moved;
+
+	if (move_vma(b.addr, F.stash, b.len)) {
+		F.c.fallback++;
+		if (move_range(b.addr, F.stash, b.len, &moved, 0))
+			copy_back(b.addr + moved, F.stash + moved, b.len - moved);
+		tlrt_uffd_unregister(F.fd, b.addr, b.len);
 	}
-	s.t_ns = now_ns();
+	F.state = IDLE;
+}
+
+/* Lock held. Waits out an arming in progress; 1 if the memory was armed and is now back. */
+static int disarm(void)
+{
+	while (F.state == ARMING)
+		pthread_cond_wait(&F.settled, &F.lock);
+	if (F.state != ARMED)
+		return 0;
+	restore();
+	F.c.expired++;
+	return 1;
+}
+
+/* A stash at least len long, 1 GiB-aligned as page-upper-directory moves need. Lock held. */
+static int stash_fit(size_t len)
+{
+	size_t want = F.stash_len ? F.stash_len : STASH_MIN;
+	void *p;
+	uintptr_t a;
+
+	if (len <= F.stash_len)
+		return 0;
+	while (want < len)
+		want *= 2;
+	p = mmap(NULL, want + GIB, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	a = ((uintptr_t)p + GIB - 1) & ~(GIB - 1);
+	if (a > (uintptr_t)p)
+		munmap(p, a - (uintptr_t)p);
+	munmap((void *)(a + want), (uintptr_t)p + GIB - a);
+	if (F.stash)
+		munmap((void *)F.stash, F.stash_len);
+	F.stash = a;
+	F.stash_len = want;
+	return 0;
+}
+
+/*
+ * The sample: the faulting thread is still blocked. Lock held on entry,
+ * released on return; the thread is woken last, with nothing of ours held.
+ */
+static void take_sample(const struct uffd_msg *m)
+{
+	struct rt_sample s = {
+		.t_ns = now_ns(),
+		.addr = (uintptr_t)m->arg.pagefault.address,
+		.tid = (pid_t)m->arg.pagefault.feat.ptid,
+	};
+	struct rt_block b = F.armed;
+	int fd = F.fd;
+
 	if (m->arg.pagefault.flags & UFFD_PAGEFAULT_FLAG_WRITE)
 		s.flags |= RT_SAMPLE_WRITE;
 	/* while the thread is still blocked: once woken, the file says "running" */
 	read_pc(s.tid, &s);
-	restore(slot, 0);
+	restore();
 	F.c.samples++;
 	if (s.flags & RT_SAMPLE_KERNEL)
 		F.c.kernel++;
-	fd = F.fd;
 	pthread_mutex_unlock(&F.lock);
 	F.env->deliver(&s);
-	/*
-	 * The faulting thread runs again from here: nothing of ours is
-	 * held, so however soon it takes the CPU back, nobody waits on us.
-	 */
-	wake_block(fd, a);
+	wake_range(fd, b.addr, b.len);
+}
+
+static void on_fault(const struct uffd_msg *m)
+{
+	uintptr_t a = (uintptr_t)m->arg.pagefault.address;
+
+	pthread_mutex_lock(&F.lock);
+	if (F.fd >= 0 && F.state != IDLE && a - F.armed.addr < F.armed.len) {
+		if (F.state == ARMED) {
+			take_sample(m);
+			return;
+		}
+		/* still moving out: the first such fault is the sample once the move is done */
+		if (!F.have_pending) {
+			F.pending = *m;
+			F.have_pending = 1;
+		} else {
+			F.c.stray++;
+		}
+		pthread_mutex_unlock(&F.lock);
+		return;
+	}
+	/* a later thread of the same tick, read after the memory went back: it only needs waking */
+	F.c.stray++;
+	if (F.fd >= 0)
+		wake_range(F.fd, a, 4096);
+	pthread_mutex_unlock(&F.lock);
 }
 
 static void *handler(void *arg)
@@ -469,7 +398,11 @@ static void *handler(void *arg)
 
 		if (poll(p, 2, -1) < 0 || atomic_load(&F.stopping))
 			continue;
-		/* every handler is woken; those that were not on the faulting CPU mostly find nothing */
+		/*
+		 * Every handler is woken; those not on the faulting CPU mostly
+		 * find nothing. Reading a REMAP event is all it needs: the read
+		 * lets the ticking thread's mremap return.
+		 */
 		if ((n = read(p[0].fd, msgs, sizeof(msgs))) <= 0)
 			continue;
 		for (size_t i = 0; i < (size_t)n / sizeof(msgs[0]); i++)
@@ -491,7 +424,7 @@ static void handlers_join(void)
 }
 
 /*
- * A sample stops the faulting thread until a handler has put the block
+ * A sample stops the faulting thread until a handler has put the memory
  * back. A handler woken on another CPU costs two cross-CPU wake-ups per
  * sample (~50 us each on the 2-vCPU VM of docs/benchmarks.md); one pinned
  * to every CPU the program may run on is runnable right there, on the CPU
@@ -544,55 +477,31 @@ static void close_all(void)
 /* Lock held. */
 static int start_locked(char *why, size_t whylen)
 {
-	size_t len = (STASH_SLOTS + 1) * BLOCK;
-	uint64_t got, ioctls = 0;
-	uintptr_t a;
-	void *p;
+	uint64_t got;
 	int err;
 
-	F.fd = tlrt_uffd_open(UFFD_FEATURE_THREAD_ID | UFFD_FEATURE_MOVE, UFFD_FEATURE_EXACT_ADDRESS,
-			      &got, why, whylen);
+	F.fd = tlrt_uffd_open(UFFD_FEATURE_THREAD_ID | UFFD_FEATURE_EVENT_REMAP,
+			      UFFD_FEATURE_EXACT_ADDRESS | UFFD_FEATURE_MOVE, &got, why, whylen);
 	if (F.fd < 0) {
 		err = F.fd;
 		F.fd = -1;
 		return err;
 	}
 	tid_fds_close();
-	if ((p = mmap(NULL, len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0)) == MAP_FAILED) {
-		err = -errno;
-		tlrt_fmt_str(why, whylen, 0, "cannot reserve the stash");
-		goto fail;
-	}
-	a = ((uintptr_t)p + BLOCK - 1) & ~(BLOCK - 1);
-	if (a > (uintptr_t)p)
-		munmap(p, a - (uintptr_t)p);
-	munmap((void *)(a + STASH_SLOTS * BLOCK), (uintptr_t)p + len - a - STASH_SLOTS * BLOCK);
-	F.stash = a;
-	if ((err = stash_renew(a, STASH_SLOTS * BLOCK, &ioctls)) ||
-	    !(ioctls & (1ULL << _UFFDIO_MOVE))) {
-		tlrt_fmt_str(why, whylen, 0, err ? "userfaultfd: cannot register the stash"
-					       : "userfaultfd: UFFDIO_MOVE not allowed on anonymous memory");
-		err = err ? err : -ENOTSUP;
-		goto unmap;
-	}
-	F.stash_next = 0;
-	memset(F.armed, 0, sizeof(F.armed));
-	F.narmed = 0;
+	F.state = IDLE;
+	F.have_pending = 0;
 	F.paused = 0;
 	if ((F.wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0) {
 		err = -errno;
 		tlrt_fmt_str(why, whylen, 0, "eventfd failed");
-		goto unmap;
+		goto fail;
 	}
 	atomic_store(&F.stopping, 0);
 	if ((err = handlers_start())) {
 		tlrt_fmt_str(why, whylen, 0, "cannot start the fault handler thread");
-		goto unmap;
+		goto fail;
 	}
 	return 0;
-unmap:
-	munmap((void *)F.stash, STASH_SLOTS * BLOCK);
-	F.stash = 0;
 fail:
 	close_all();
 	return err;
@@ -612,10 +521,33 @@ static int fault_start(const struct rt_sampler_env *env, char *why, size_t whyle
 	return err;
 }
 
+/* Why a span could not be armed, once: a run whose sampler takes no samples must say why. */
+static void say_once(const char *what, int err)
+{
+	char line[200];
+	size_t at;
+
+	if (F.said++)
+		return;
+	at = tlrt_fmt_str(line, sizeof(line), 0, "tiermem: fault sampler: ");
+	at = tlrt_fmt_str(line, sizeof(line), at, what);
+	at = tlrt_fmt_str(line, sizeof(line), at, ": ");
+	at = tlrt_fmt_str(line, sizeof(line), at, strerror(-err));
+	at = tlrt_fmt_str(line, sizeof(line), at, "\n");
+	if (write(STDERR_FILENO, line, at) < 0) {
+		/* nowhere to say it */
+	}
+}
+
+/*
+ * Arms the whole span. The move out runs without the lock: it waits for a
+ * handler to read its REMAP event, and a handler may need the lock for a
+ * fault meanwhile (it then leaves the fault pending, see on_fault()).
+ */
 static void fault_tick(void)
 {
 	struct rt_block b;
-	int saved = errno;
+	int saved = errno, err;
 
 	pthread_mutex_lock(&F.lock);
 	if (F.restart) {
@@ -624,25 +556,54 @@ static void fault_tick(void)
 		F.restart = 0;
 		start_locked(why, sizeof(why));
 	}
-	if (F.fd < 0 || F.paused)
+	/* still armed from an earlier tick: the program has not touched its memory since */
+	if (F.fd < 0 || F.paused || F.state != IDLE || atomic_load(&F.stopping))
 		goto out;
-	if (F.narmed == NARMED) {
-		struct armed *old = NULL;
-
-		for (unsigned i = 0; i < NARMED; i++)
-			if (F.armed[i].addr && (!old || F.armed[i].seq < old->seq))
-				old = &F.armed[i];
-		restore(old, 1);
-		F.c.expired++;
-	}
-	if (F.env->next_block(&b))
+	if (F.env->span(&b))
 		goto out;
-	if (b.addr % BLOCK || b.len != BLOCK) {
+	if (b.addr % GIB || b.len % GIB || !b.len || (err = stash_fit(b.len))) {
 		F.c.skipped_other++;
 		goto out;
 	}
-	if (!find(b.addr))
-		arm(b.addr);
+	if ((err = tlrt_uffd_register(F.fd, b.addr, b.len, UFFDIO_REGISTER_MODE_MISSING, NULL))) {
+		F.c.skipped_other++;
+		say_once("cannot register managed memory", err);
+		goto out;
+	}
+	F.state = ARMING;
+	F.armed = b;
+	F.have_pending = 0;
+	pthread_mutex_unlock(&F.lock);
+
+	err = move_vma(F.stash, b.addr, b.len);
+	if (!err && tlrt_uffd_unregister(F.fd, F.stash, b.len)) {
+		/* a registered stash would make the move back wait for an event: move back now */
+		move_vma(b.addr, F.stash, b.len);
+		err = -EIO;
+	}
+
+	pthread_mutex_lock(&F.lock);
+	if (err) {
+		/* EFAULT: the program split managed memory into several mappings (mprotect, mlock) */
+		F.state = IDLE;
+		tlrt_uffd_unregister(F.fd, b.addr, b.len);
+		F.c.skipped_other++;
+		say_once("cannot move managed memory out (it is no longer one mapping)", err);
+		pthread_cond_broadcast(&F.settled);
+		pthread_mutex_unlock(&F.lock);
+		wake_range(F.fd, b.addr, b.len);
+		errno = saved;
+		return;
+	}
+	F.state = ARMED;
+	F.c.armed++;
+	pthread_cond_broadcast(&F.settled);
+	if (F.have_pending) {
+		F.have_pending = 0;
+		take_sample(&F.pending);
+		errno = saved;
+		return;
+	}
 out:
 	pthread_mutex_unlock(&F.lock);
 	errno = saved;
@@ -650,22 +611,24 @@ out:
 
 static void fault_release_range(uintptr_t addr, size_t len)
 {
-	int saved = errno;
+	int saved = errno, woke = 0, fd;
+	struct rt_block b;
 
 	pthread_mutex_lock(&F.lock);
-	if (F.fd >= 0)
-		for (unsigned i = 0; i < NARMED; i++)
-			if (F.armed[i].addr && F.armed[i].addr < addr + len && addr < F.armed[i].addr + BLOCK) {
-				restore(&F.armed[i], 1);
-				F.c.expired++;
-			}
+	b = F.armed;
+	fd = F.fd;
+	if (fd >= 0 && F.state != IDLE && addr < b.addr + b.len && b.addr < addr + len)
+		woke = disarm();
 	pthread_mutex_unlock(&F.lock);
+	if (woke)
+		wake_range(fd, b.addr, b.len);
 	errno = saved;
 }
 
 static void fault_stop(void)
 {
 	int saved = errno;
+	struct rt_block b;
 
 	pthread_mutex_lock(&F.lock);
 	F.restart = 0;
@@ -673,13 +636,17 @@ static void fault_stop(void)
 		pthread_mutex_unlock(&F.lock);
 		return;
 	}
-	restore_all();
+	b = F.armed;
+	if (disarm())
+		wake_range(F.fd, b.addr, b.len);
 	atomic_store(&F.stopping, 1);
 	pthread_mutex_unlock(&F.lock);
 	handlers_join();
 	pthread_mutex_lock(&F.lock);
-	munmap((void *)F.stash, STASH_SLOTS * BLOCK);
+	if (F.stash)
+		munmap((void *)F.stash, F.stash_len);
 	F.stash = 0;
+	F.stash_len = 0;
 	close_all();
 	pthread_mutex_unlock(&F.lock);
 	errno = saved;
@@ -688,11 +655,13 @@ static void fault_stop(void)
 static void fault_atfork_prepare(void)
 {
 	int saved = errno;
+	struct rt_block b;
 
-	/* the child must get complete memory: nothing may sit in the (unforked) stash */
+	/* the child must get complete memory: nothing may sit in the stash */
 	pthread_mutex_lock(&F.lock);
-	if (F.fd >= 0)
-		restore_all();
+	b = F.armed;
+	if (F.fd >= 0 && disarm())
+		wake_range(F.fd, b.addr, b.len);
 	F.paused = 1;
 	pthread_mutex_unlock(&F.lock);
 	errno = saved;
@@ -711,15 +680,15 @@ static void fault_atfork_child(void)
 
 	/*
 	 * The fd still names the parent's address space and the handler
-	 * thread does not exist here: drop both, start afresh at the next
-	 * tick (the stash was MADV_DONTFORK, so it is not here either).
+	 * threads do not exist here: drop both, start afresh at the next
+	 * tick. The stash reservation was inherited and stays ours.
 	 */
 	pthread_mutex_init(&F.lock, NULL);
+	pthread_cond_init(&F.settled, NULL);
 	close_all();
 	F.nthreads = 0;
-	F.stash = 0;
-	F.narmed = 0;
-	memset(F.armed, 0, sizeof(F.armed));
+	F.state = IDLE;
+	F.have_pending = 0;
 	F.paused = 0;
 	F.restart = was_on;
 	memset(&F.c, 0, sizeof(F.c));

@@ -9,14 +9,13 @@
 #include <stdint.h>
 
 struct tlrt_fault_counts {
-	uint64_t armed;		/* blocks armed */
-	uint64_t samples;	/* faults taken (one per armed block at most) */
+	uint64_t armed;		/* times all managed memory was armed */
+	uint64_t samples;	/* first accesses taken (one per arming at most) */
 	uint64_t kernel;	/* of which the access came from a system call */
-	uint64_t expired;	/* disarmed untouched: evicted, released, fork, stop */
-	uint64_t skipped_shared;	/* pages shared with a forked child: UFFDIO_MOVE refused */
-	uint64_t skipped_other;	/* could not register or move for another reason */
-	uint64_t fallback;	/* restores that had to copy (the program changed protections while armed) */
-	uint64_t stray;		/* fault events outside any armed block (already restored, or a hole made again) */
+	uint64_t expired;	/* disarmed untouched: released by the core, fork, stop */
+	uint64_t skipped_other;	/* ticks that could not arm (no span, memory split, no stash) */
+	uint64_t fallback;	/* restores the kernel refused to move, done page by page */
+	uint64_t stray;		/* later faults of an arming: threads that only needed waking */
 };
 
 void tlrt_sampler_fault_counts(struct tlrt_fault_counts *out);

@@ -1,51 +1,27 @@
 /*
- * Choosing the sampler. The samplers are another part's files
- * (sampler-*.c); they are referenced weakly so the runtime links and runs
- * without them, and a built-in "none" stands in until sampler-none.c
- * exists. A sampler asked for but not built in is a clear error, not a
- * silent switch to another one.
+ * Choosing the sampler by its enum tlrt_sampler value. The perf and damon
+ * samplers are referenced weakly so that a runtime built without them
+ * still links; asked for but not built in, they are a clear error, never
+ * a silent switch to another sampler.
  */
 #include "tiermem/rt.h"
 
-#pragma weak rt_sampler_fault
-#pragma weak rt_sampler_uffd_wp
-#pragma weak rt_sampler_none
-
-static int none_start(const struct rt_sampler_env *env, char *why, size_t whylen)
-{
-	(void)env, (void)why, (void)whylen;
-	return 0;
-}
-
-static void none_void(void)
-{
-}
-
-static void none_release(uintptr_t addr, size_t len)
-{
-	(void)addr, (void)len;
-}
-
-static const struct rt_sampler_ops builtin_none = {
-	.name = "none",
-	.start = none_start,
-	.tick = none_void,
-	.release_range = none_release,
-	.stop = none_void,
-	.atfork_prepare = none_void,
-	.atfork_parent = none_void,
-	.atfork_child = none_void,
-};
+#pragma weak rt_sampler_perf
+#pragma weak rt_sampler_damon
 
 const struct rt_sampler_ops *tlrt_sampler_find(enum tlrt_sampler s)
 {
 	switch (s) {
 	case TLRT_SAMPLER_FAULT:
-		return &rt_sampler_fault ? &rt_sampler_fault : NULL;
+		return &rt_sampler_fault;
 	case TLRT_SAMPLER_UFFD_WP:
-		return &rt_sampler_uffd_wp ? &rt_sampler_uffd_wp : NULL;
+		return &rt_sampler_uffd_wp;
+	case TLRT_SAMPLER_PERF:
+		return &rt_sampler_perf ? &rt_sampler_perf : NULL;
+	case TLRT_SAMPLER_DAMON:
+		return &rt_sampler_damon ? &rt_sampler_damon : NULL;
 	case TLRT_SAMPLER_NONE:
-		return &rt_sampler_none ? &rt_sampler_none : &builtin_none;
+		return &rt_sampler_none;
 	case TLRT_SAMPLER__COUNT:
 		break;
 	}

@@ -1,19 +1,23 @@
 /*
  * The `uffd-wp` sampler: finds pages the program wrote, with no fault ever
- * reaching the program. Managed blocks are registered for userfaultfd
+ * reaching the program. All managed memory is registered for userfaultfd
  * write-protection in async mode (UFFD_FEATURE_WP_ASYNC, Linux 6.7): a
  * write to a protected page is resolved inside the kernel, which only
- * clears the page's protection. Each tick PAGEMAP_SCAN on
+ * clears the page's protection. Each tick one PAGEMAP_SCAN on
  * /proc/self/pagemap (PM_SCAN_WP_MATCHING | PM_SCAN_CHECK_WPASYNC) lists
- * the pages written since the last scan of that block and protects them
- * again in the same call. Each written page is a sample: address, flag
- * RT_SAMPLE_WRITE, no PC, no thread. It sees writes only: a block that is
- * only read is invisible to it.
+ * the pages written since the last tick and protects them again in the
+ * same call, and one of them, drawn uniformly, is the tick's sample:
+ * address, flag RT_SAMPLE_WRITE, no PC, no thread.
  *
- * Work per tick is bounded: a window of WINDOW blocks, taken round-robin
- * from env->next_block, and at most MAX_SAMPLES samples. Whole 2 MiB
- * blocks are scanned and protected, so THPs are protected as one PMD and
- * never split.
+ * Its bias, stated in docs/samplers.md with the measured figure: it sees
+ * writes only (memory that is only read is invisible), and a page written
+ * once in a tick counts as much as one written a million times, so at low
+ * rates it samples the written footprint rather than the write frequency.
+ *
+ * Protection stays on through the core's frees and migrations (the kernel
+ * keeps it across both, and the program never notices it), so
+ * release_range() has nothing to undo. Whole 2 MiB THPs are protected as
+ * one PMD and never split.
  */
 #include "tiermem/rt-sampler.h"
 #include "tiermem/sampler-uffd.h"
@@ -25,10 +29,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define BLOCK TLRT_UFFD_BLOCK
-#define WINDOW 8		/* blocks scanned per tick */
-#define MAX_SAMPLES 1024	/* per tick: the core's ring holds 4096 */
-#define MAX_BLOCKS 16384	/* registered at once (32 GiB) */
 #define PAGE 4096UL
 
 static struct {
@@ -38,12 +38,13 @@ static struct {
 	int pagemap;
 	int paused;
 	int restart;
-	unsigned nblocks;
-	uintptr_t blocks[MAX_BLOCKS];	/* registered and protected */
+	struct rt_block watched;	/* registered and protected; len 0 = nothing */
+	uint64_t rng;
 } W = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.fd = -1,
 	.pagemap = -1,
+	.rng = 0x9e3779b97f4a7c15ULL,
 };
 
 static uint64_t now_ns(void)
@@ -54,60 +55,61 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-static int known(uintptr_t a)
+static uint64_t next_random(void)
 {
-	for (unsigned i = 0; i < W.nblocks; i++)
-		if (W.blocks[i] == a)
-			return 1;
-	return 0;
+	W.rng ^= W.rng << 13;
+	W.rng ^= W.rng >> 7;
+	W.rng ^= W.rng << 17;
+	return W.rng;
 }
 
-/* Register and protect a block not seen before; its first scan reports nothing. */
-static int watch(uintptr_t a)
+/* Register and protect the whole span; its first scan reports nothing. */
+static int watch(const struct rt_block *b)
 {
-	struct uffdio_writeprotect wp = { .range = { .start = a, .len = BLOCK }, .mode = UFFDIO_WRITEPROTECT_MODE_WP };
+	struct uffdio_writeprotect wp = { .range = { .start = b->addr, .len = b->len },
+					  .mode = UFFDIO_WRITEPROTECT_MODE_WP };
 
-	if (W.nblocks == MAX_BLOCKS || tlrt_uffd_register(W.fd, a, BLOCK, UFFDIO_REGISTER_MODE_WP, NULL))
+	if (tlrt_uffd_register(W.fd, b->addr, b->len, UFFDIO_REGISTER_MODE_WP, NULL))
 		return -1;
 	if (ioctl(W.fd, UFFDIO_WRITEPROTECT, &wp)) {
-		tlrt_uffd_unregister(W.fd, a, BLOCK);
+		tlrt_uffd_unregister(W.fd, b->addr, b->len);
 		return -1;
 	}
-	W.blocks[W.nblocks++] = a;
+	W.watched = *b;
 	return 0;
 }
 
-static unsigned scan(uintptr_t a, unsigned budget)
+/* The pages written since the last scan, protected again; one drawn uniformly, or 0. */
+static uintptr_t scan_draw(const struct rt_block *b)
 {
-	struct page_region v[32];
+	struct page_region v[64];
 	struct pm_scan_arg arg = {
 		.size = sizeof(arg),
 		.flags = PM_SCAN_WP_MATCHING | PM_SCAN_CHECK_WPASYNC,
-		.start = a,
-		.end = a + BLOCK,
+		.start = b->addr,
+		.end = b->addr + b->len,
 		.vec = (uintptr_t)v,
-		.vec_len = 32,
+		.vec_len = 64,
 		.category_mask = PAGE_IS_WRITTEN,
 		.return_mask = PAGE_IS_WRITTEN,
 	};
-	uint64_t t = now_ns();
-	unsigned sent = 0;
+	uint64_t seen = 0;
+	uintptr_t pick = 0;
 	int n;
 
 	/* walk_end says where a full vector stopped: go on from there */
 	while (arg.start < arg.end && (n = ioctl(W.pagemap, PAGEMAP_SCAN, &arg)) > 0) {
-		for (int i = 0; i < n; i++)
-			for (uint64_t p = v[i].start; p < v[i].end; p += PAGE) {
-				struct rt_sample s = { .t_ns = t, .addr = p, .flags = RT_SAMPLE_WRITE };
+		for (int i = 0; i < n; i++) {
+			uint64_t pages = (v[i].end - v[i].start) / PAGE;
 
-				if (sent < budget) {
-					W.env->deliver(&s);
-					sent++;
-				}
-			}
+			/* reservoir of one over runs of pages: each written page equally likely */
+			seen += pages;
+			if (next_random() % seen < pages)
+				pick = v[i].start + (next_random() % pages) * PAGE;
+		}
 		arg.start = arg.walk_end;
 	}
-	return sent;
+	return pick;
 }
 
 static int wp_start_locked(char *why, size_t whylen)
@@ -128,7 +130,7 @@ static int wp_start_locked(char *why, size_t whylen)
 		W.fd = -1;
 		return err;
 	}
-	W.nblocks = 0;
+	W.watched.len = 0;
 	W.paused = 0;
 	return 0;
 }
@@ -149,7 +151,8 @@ static int wp_start(const struct rt_sampler_env *env, char *why, size_t whylen)
 
 static void wp_tick(void)
 {
-	unsigned sent = 0;
+	struct rt_block b;
+	struct rt_sample smp = { .flags = RT_SAMPLE_WRITE };
 	int saved = errno;
 
 	pthread_mutex_lock(&W.lock);
@@ -159,44 +162,24 @@ static void wp_tick(void)
 		W.restart = 0;
 		wp_start_locked(why, sizeof(why));
 	}
-	if (W.fd < 0 || W.paused)
+	if (W.fd < 0 || W.paused || W.env->span(&b))
 		goto out;
-	for (int i = 0; i < WINDOW && sent < MAX_SAMPLES; i++) {
-		struct rt_block b;
-
-		if (W.env->next_block(&b) || b.addr % BLOCK || b.len != BLOCK)
-			break;
-		if (!known(b.addr))
-			watch(b.addr);
-		else
-			sent += scan(b.addr, MAX_SAMPLES - sent);
+	/* the span grew (or is new): its new part was never protected, so nothing to report yet */
+	if (b.addr != W.watched.addr || b.len != W.watched.len) {
+		watch(&b);
+		goto out;
 	}
+	smp.t_ns = now_ns();
+	if ((smp.addr = scan_draw(&b)))
+		W.env->deliver(&smp);
 out:
 	pthread_mutex_unlock(&W.lock);
 	errno = saved;
 }
 
-/* Unregistering also clears the protection of every page in the range. Lock held. */
-static void unwatch_range(uintptr_t addr, size_t len)
-{
-	for (unsigned i = 0; i < W.nblocks;)
-		if (W.blocks[i] < addr + len && addr < W.blocks[i] + BLOCK) {
-			tlrt_uffd_unregister(W.fd, W.blocks[i], BLOCK);
-			W.blocks[i] = W.blocks[--W.nblocks];
-		} else {
-			i++;
-		}
-}
-
 static void wp_release_range(uintptr_t addr, size_t len)
 {
-	int saved = errno;
-
-	pthread_mutex_lock(&W.lock);
-	if (W.fd >= 0)
-		unwatch_range(addr, len);
-	pthread_mutex_unlock(&W.lock);
-	errno = saved;
+	(void)addr, (void)len;
 }
 
 static void wp_stop(void)
@@ -206,7 +189,10 @@ static void wp_stop(void)
 	pthread_mutex_lock(&W.lock);
 	W.restart = 0;
 	if (W.fd >= 0) {
-		unwatch_range(0, UINTPTR_MAX);
+		/* unregistering also clears the protection of every page */
+		if (W.watched.len)
+			tlrt_uffd_unregister(W.fd, W.watched.addr, W.watched.len);
+		W.watched.len = 0;
 		close(W.fd);
 		close(W.pagemap);
 		W.fd = W.pagemap = -1;
@@ -241,7 +227,7 @@ static void wp_atfork_child(void)
 		close(W.pagemap);
 	}
 	W.fd = W.pagemap = -1;
-	W.nblocks = 0;
+	W.watched.len = 0;
 	W.paused = 0;
 	W.restart = was_on;
 }

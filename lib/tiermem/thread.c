@@ -20,10 +20,9 @@
 #define DRAIN_BATCH 256
 #define DRAIN_MAX 4096
 
-static int next_block(struct rt_block *out)
+static int span(struct rt_block *out)
 {
-	uintptr_t base;
-	long u;
+	int r = -1;
 
 	/*
 	 * trylock: a sampler may hold its own lock in tick() while the core,
@@ -31,17 +30,13 @@ static int next_block(struct rt_block *out)
 	 */
 	if (pthread_mutex_trylock(&tlrt.lock))
 		return -1;
-	u = tlrt_bitmap_next_set(&tlrt.units_map, tlrt.sample_cursor);
-	if (u < 0)
-		u = tlrt_bitmap_next_set(&tlrt.units_map, 0);
-	if (u >= 0) {
-		base = atomic_load_explicit(&tlrt.base, memory_order_relaxed);
-		out->addr = base + ((uintptr_t)u << TLRT_UNIT_SHIFT);
-		out->len = TLRT_UNIT;
-		tlrt.sample_cursor = (uint32_t)u + 1;
+	if (tlrt.arena_len && tlrt.live_chunks) {
+		out->addr = atomic_load_explicit(&tlrt.base, memory_order_relaxed);
+		out->len = tlrt.arena_len;
+		r = 0;
 	}
 	pthread_mutex_unlock(&tlrt.lock);
-	return u < 0 ? -1 : 0;
+	return r;
 }
 
 int tlrt_sampler_setup(char *why, size_t whylen)
@@ -58,7 +53,7 @@ int tlrt_sampler_setup(char *why, size_t whylen)
 	tlrt.sampler = ops;
 	tlrt.sampler_env = (struct rt_sampler_env){
 		.rate_hz = tlrt.opt.rate_hz,
-		.next_block = next_block,
+		.span = span,
 		.deliver = tlrt_ring_push,
 	};
 	if (ops->start(&tlrt.sampler_env, reason, sizeof(reason))) {

@@ -338,12 +338,11 @@ static void phase_real(void)
 		struct tlrt_fault_counts fc;
 
 		tlrt_sampler_fault_counts(&fc);
-		note("fault sampler: %llu ticks taking %.3f s, %llu blocks armed, %llu faults taken, %llu expired, "
-		     "%llu skipped (%llu shared), %llu copy fallbacks, %llu stray",
+		note("fault sampler: %llu ticks taking %.3f s, armed %llu times, %llu samples taken, %llu expired, "
+		     "%llu skipped, %llu fallbacks, %llu stray",
 		     (unsigned long long)tlrt_stat(RT_STAT_ticks), (double)tlrt_stat(RT_STAT_sample_ns_total) / 1e9,
 		     (unsigned long long)fc.armed, (unsigned long long)fc.samples, (unsigned long long)fc.expired,
-		     (unsigned long long)(fc.skipped_other + fc.skipped_shared), (unsigned long long)fc.skipped_shared,
-		     (unsigned long long)fc.fallback, (unsigned long long)fc.stray);
+		     (unsigned long long)fc.skipped_other, (unsigned long long)fc.fallback, (unsigned long long)fc.stray);
 	}
 	if (tlrt_stat(RT_STAT_samples_managed) == s0)
 		fail("phase 1: the fault sampler delivered no sample in %d s of access", PHASE1_SECONDS);

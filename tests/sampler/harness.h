@@ -1,7 +1,8 @@
 /*
- * A fake runtime for the sampler tests and the benchmark: a few 2 MiB
- * blocks of its own (THP-advised, pre-touched), a next_block() that walks
- * them round-robin, a deliver() that records samples under a lock, and a
+ * A fake runtime for the sampler tests and the benchmark: a 1 GiB arena
+ * of its own laid out as the core lays out managed memory (one read-write
+ * VMA, 1 GiB-aligned), a few 2 MiB blocks of it pre-touched, a span()
+ * that hands the arena out, a deliver() that records samples under a lock, and a
  * ticker thread that calls ops->tick() at a rate, signals blocked, as the
  * core's runtime thread does. Header-only: each test includes it once.
  */
@@ -20,12 +21,13 @@
 #include <unistd.h>
 
 #define H_BLOCK (2UL << 20)
+#define H_ARENA (1UL << 30)
 #define H_MAX_SAMPLES 65536
 
 static struct {
 	uintptr_t base;
 	size_t nblocks;
-	_Atomic size_t cursor;
+	_Atomic int span_off;		/* span() says nothing is managed */
 	pthread_mutex_t lock;		/* orders deliveries and resets */
 	_Atomic size_t nsamples;	/* published */
 	struct rt_sample samples[H_MAX_SAMPLES];
@@ -37,15 +39,12 @@ static struct {
 	double hz;
 } H = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-static int h_next_block(struct rt_block *out)
+static int h_span(struct rt_block *out)
 {
-	size_t i;
-
-	if (!H.nblocks)
+	if (!H.nblocks || atomic_load(&H.span_off))
 		return -1;
-	i = atomic_fetch_add(&H.cursor, 1) % H.nblocks;
-	out->addr = H.base + i * H_BLOCK;
-	out->len = H_BLOCK;
+	out->addr = H.base;
+	out->len = H_ARENA;
 	return 0;
 }
 
@@ -81,17 +80,23 @@ static inline void h_reset_samples(void)
 	pthread_mutex_unlock(&H.lock);
 }
 
-/* Maps nblocks 2 MiB-aligned blocks (THP-advised unless thp is 0), each byte i = (i * 7 + block) & 0xff. */
+/*
+ * Maps the arena (THP-advised unless thp is 0) and fills its first
+ * nblocks 2 MiB blocks: byte i of block b = (i * 7 + b) & 0xff. The rest
+ * of the arena is never touched.
+ */
 static inline uintptr_t h_map(size_t nblocks, int thp)
 {
-	size_t len = (nblocks + 1) * H_BLOCK;
-	uint8_t *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint8_t *p = mmap(NULL, 2 * H_ARENA, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	uintptr_t a;
 
 	if (p == MAP_FAILED)
 		return 0;
-	a = ((uintptr_t)p + H_BLOCK - 1) & ~(H_BLOCK - 1);
-	madvise((void *)a, nblocks * H_BLOCK, thp ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+	a = ((uintptr_t)p + H_ARENA - 1) & ~(H_ARENA - 1);
+	if (mmap((void *)a, H_ARENA, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED,
+		 -1, 0) == MAP_FAILED)
+		return 0;
+	madvise((void *)a, H_ARENA, thp ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
 	for (size_t b = 0; b < nblocks; b++)
 		for (size_t i = 0; i < H_BLOCK; i++)
 			((uint8_t *)a)[b * H_BLOCK + i] = (uint8_t)((i * 7 + b) & 0xff);
@@ -139,7 +144,7 @@ static inline int h_start(const struct rt_sampler_ops *ops, double hz, char *why
 
 	if (!registered++)
 		pthread_atfork(h_atfork_prepare, h_atfork_parent, h_atfork_child);
-	H.env = (struct rt_sampler_env){ .rate_hz = hz, .next_block = h_next_block, .deliver = h_deliver };
+	H.env = (struct rt_sampler_env){ .rate_hz = hz, .span = h_span, .deliver = h_deliver };
 	H.hz = hz;
 	H.ops = ops;
 	return ops->start(&H.env, why, whylen);

@@ -1,8 +1,9 @@
 /*
  * The fault sampler against a fake runtime (harness.h): samples carry the
- * right address, PC, thread and flags; the program's errno, signal
- * handlers, crashes and system calls are exactly as without sampling;
- * the rate holds; fork, holes, COW-shared pages and THPs are handled.
+ * right address, PC, thread and flags; the first access anywhere after a
+ * tick is the one sample; the program's errno and system calls are
+ * exactly as without sampling; fork, holes, COW-shared pages, split
+ * mappings, racing threads and THPs are handled.
  */
 #include "harness.h"
 #include "tiermem/sampler-fault.h"
@@ -45,21 +46,19 @@ static int teardown(void **state)
 {
 	(void)state;
 	ops->stop();
-	munmap((void *)H.base, NBLOCKS * H_BLOCK);
+	munmap((void *)H.base, H_ARENA);
 	return 0;
 }
 
-/* Arms the next block of the round robin; returns its index. */
-static size_t arm_next(void)
+/* Arms all of the arena; asserts that it did. */
+static void arm(void)
 {
-	size_t b = atomic_load(&H.cursor) % H.nblocks;
 	struct tlrt_fault_counts c0, c1;
 
 	tlrt_sampler_fault_counts(&c0);
 	ops->tick();
 	tlrt_sampler_fault_counts(&c1);
 	assert_int_equal(c1.armed, c0.armed + 1);
-	return b;
 }
 
 static void wait_samples(size_t n)
@@ -75,13 +74,13 @@ static __attribute__((noinline)) uint8_t touch_read(volatile uint8_t *p)
 
 static void sample_fields(void **state)
 {
-	size_t b, off = 123457;
+	size_t b = 5, off = 123457;
 	volatile uint8_t *p;
 	uint8_t v;
 
 	(void)state;
 	h_reset_samples();
-	b = arm_next();
+	arm();
 	p = (volatile uint8_t *)(H.base + b * H_BLOCK + off);
 	errno = 4242;
 	v = touch_read(p);
@@ -95,21 +94,47 @@ static void sample_fields(void **state)
 	assert_true(H.samples[0].pc != 0);
 	/* touch_read is a load and a return: its code is well under 64 bytes */
 	assert_in_range(H.samples[0].pc, (uintptr_t)touch_read, (uintptr_t)touch_read + 63);
-	assert_true(h_check(b));
+	for (size_t i = 0; i < NBLOCKS; i++)
+		assert_true(h_check(i));
+}
+
+/*
+ * One arming covers every block at once: the first access anywhere is the
+ * sample, wherever it lands, and later accesses until the next tick are
+ * not samples.
+ */
+static void first_access_wins(void **state)
+{
+	(void)state;
+	for (size_t round = 0; round < 2 * NBLOCKS; round++) {
+		size_t first = (round * 5 + 3) % NBLOCKS, second = (first + 1) % NBLOCKS;
+		size_t off = 4096 * round + 64 * round + 1;
+
+		h_reset_samples();
+		arm();
+		touch_read((volatile uint8_t *)(H.base + first * H_BLOCK + off));
+		touch_read((volatile uint8_t *)(H.base + second * H_BLOCK + 7));
+		wait_samples(1);
+		usleep(2000);
+		assert_int_equal(h_nsamples(), 1);
+		assert_int_equal(H.samples[0].addr, H.base + first * H_BLOCK + off);
+	}
+	for (size_t i = 0; i < NBLOCKS; i++)
+		assert_true(h_check(i));
 }
 
 static void sample_from_read(void **state)
 {
 	int fds[2];
 	char msg[64] = "written by the pipe into armed memory";
-	size_t b;
+	size_t b = 2;
 	uint8_t *dst;
 	ssize_t n;
 
 	(void)state;
 	assert_int_equal(pipe(fds), 0);
 	h_reset_samples();
-	b = arm_next();
+	arm();
 	dst = (uint8_t *)(H.base + b * H_BLOCK + 8192 + 5);
 	assert_int_equal(write(fds[1], msg, sizeof(msg)), (ssize_t)sizeof(msg));
 	n = read(fds[0], dst, sizeof(msg));
@@ -127,161 +152,33 @@ static void sample_from_read(void **state)
 	close(fds[1]);
 }
 
-/* A hole of an armed block reads as zero and allocates on first touch, as before. */
+/* Never-touched parts of the arena read as zero and allocate on first touch, armed or not. */
 static void holes(void **state)
 {
-	uint8_t *p = mmap(NULL, 2 * H_BLOCK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	uintptr_t a = ((uintptr_t)p + H_BLOCK - 1) & ~(H_BLOCK - 1);
-	uintptr_t base = H.base;
-	size_t nb = H.nblocks;
+	uintptr_t hole = H.base + (NBLOCKS + 3) * H_BLOCK;
+	int fds[2];
 
 	(void)state;
-	madvise((void *)a, H_BLOCK, MADV_NOHUGEPAGE);
-	((uint8_t *)a)[0] = 1;			/* page 0 present, the rest holes */
-	H.base = a;
-	H.nblocks = 1;
 	h_reset_samples();
-	arm_next();
-	assert_int_equal(((volatile uint8_t *)a)[40960], 0);	/* a hole */
+	arm();
+	assert_int_equal(((volatile uint8_t *)hole)[40960], 0);
 	wait_samples(1);
 	assert_int_equal(h_nsamples(), 1);
-	assert_int_equal(((uint8_t *)a)[0], 1);
-	((uint8_t *)a)[40960] = 9;
-	assert_int_equal(((uint8_t *)a)[40960], 9);
-	/* armed again with a hole written inside a system call */
-	arm_next();
-	{
-		int fds[2];
-
-		assert_int_equal(pipe(fds), 0);
-		assert_int_equal(write(fds[1], "xyz", 3), 3);
-		assert_int_equal(read(fds[0], (void *)(a + 81920), 3), 3);
-		assert_memory_equal((void *)(a + 81920), "xyz", 3);
-		close(fds[0]);
-		close(fds[1]);
-	}
-	assert_int_equal(((uint8_t *)a)[0], 1);
-	assert_int_equal(((uint8_t *)a)[40960], 9);
-	H.base = base;
-	H.nblocks = nb;
-	munmap(p, 2 * H_BLOCK);
-}
-
-static void release_restores(void **state)
-{
-	struct tlrt_fault_counts c0, c1;
-	size_t b;
-
-	(void)state;
-	h_reset_samples();
-	tlrt_sampler_fault_counts(&c0);
-	b = arm_next();
-	ops->release_range(H.base + b * H_BLOCK, H_BLOCK);
-	tlrt_sampler_fault_counts(&c1);
-	assert_int_equal(c1.expired, c0.expired + 1);
-	assert_true(h_check(b));
-	assert_int_equal(h_nsamples(), 0);
-}
-
-/* Blocks moved out and back stay one huge page each, also after 4 KiB blocks used the stash. */
-static void thp_kept(void **state)
-{
-	uint8_t *p = mmap(NULL, 2 * H_BLOCK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	uintptr_t small = ((uintptr_t)p + H_BLOCK - 1) & ~(H_BLOCK - 1);
-	uintptr_t base = H.base;
-	size_t nb = H.nblocks;
-	int huge0;
-
-	(void)state;
-	madvise((void *)small, H_BLOCK, MADV_NOHUGEPAGE);
-	memset((void *)small, 3, H_BLOCK);
-	huge0 = tlrt_block_is_huge(base);
-	if (huge0 != 1)
-		skip();		/* no THP here: nothing to keep */
-	for (int round = 0; round < 80; round++) {
-		/* alternate a 4 KiB block and a huge one through the stash ring */
-		H.base = (round & 1) ? base : small;
-		H.nblocks = 1;
-		atomic_store(&H.cursor, 0);
-		arm_next();
-		touch_read((volatile uint8_t *)H.base + 4096 * (size_t)round);
-		wait_samples(0);
-		for (int i = 0; i < 1000 && ({ struct tlrt_fault_counts c; tlrt_sampler_fault_counts(&c); c.armed != c.samples + c.expired; }); i++)
-			usleep(100);
-	}
-	H.base = base;
-	H.nblocks = nb;
-	assert_int_equal(tlrt_block_is_huge(base), 1);
-	assert_true(h_check(0));
-	munmap(p, 2 * H_BLOCK);
-}
-
-static void fork_while_armed(void **state)
-{
-	pid_t pid;
-	int st;
-
-	(void)state;
-	for (int i = 0; i < NBLOCKS / 2; i++)
-		arm_next();
-	pid = fork();
-	assert_true(pid >= 0);
-	if (!pid) {
-		for (size_t b = 0; b < NBLOCKS; b++)
-			if (!h_check(b))
-				_exit(1);
-		_exit(0);
-	}
-	assert_int_equal(waitpid(pid, &st, 0), pid);
-	assert_true(WIFEXITED(st));
-	assert_int_equal(WEXITSTATUS(st), 0);
-	for (size_t b = 0; b < NBLOCKS; b++)
-		assert_true(h_check(b));
-}
-
-/* Pages still shared with a child cannot move: the block is skipped and counted, never copied. */
-static void cow_shared_skipped(void **state)
-{
-	struct tlrt_fault_counts c0, c1;
-	int go[2];
-	pid_t pid;
-	char c;
-
-	(void)state;
-	assert_int_equal(pipe(go), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (!pid) {
-		ssize_t r = read(go[0], &c, 1);	/* keeps the pages shared until told */
-
-		_exit(r == 1 ? 0 : 1);
-	}
-	tlrt_sampler_fault_counts(&c0);
-	ops->tick();
-	tlrt_sampler_fault_counts(&c1);
-	assert_int_equal(c1.skipped_shared, c0.skipped_shared + 1);
-	assert_int_equal(c1.armed, c0.armed);
-	assert_int_equal(write(go[1], "x", 1), 1);
-	waitpid(pid, NULL, 0);
-	close(go[0]);
-	close(go[1]);
-	for (size_t b = 0; b < NBLOCKS; b++)
-		assert_true(h_check(b));
+	((uint8_t *)hole)[40960] = 9;
+	assert_int_equal(((uint8_t *)hole)[40960], 9);
+	/* armed again, a hole written inside a system call */
+	arm();
+	assert_int_equal(pipe(fds), 0);
+	assert_int_equal(write(fds[1], "xyz", 3), 3);
+	assert_int_equal(read(fds[0], (void *)(hole + 81920), 3), 3);
+	assert_memory_equal((void *)(hole + 81920), "xyz", 3);
+	close(fds[0]);
+	close(fds[1]);
+	assert_int_equal(((uint8_t *)hole)[40960], 9);
+	assert_int_equal(madvise((void *)hole, H_BLOCK, MADV_DONTNEED), 0);
 }
 
 /* Whether the mapping holding addr is registered for missing faults ("um" in its VmFlags); -1: not found. */
-/*
- * Written again: after the fork tests the pages are no longer marked the
- * parent's alone (until written), and UFFDIO_MOVE refuses those.
- */
-static void rewrite(size_t b)
-{
-	uint8_t *p = (uint8_t *)(H.base + b * H_BLOCK);
-
-	for (size_t i = 0; i < H_BLOCK; i++)
-		p[i] = (uint8_t)((i * 7 + b) & 0xff);
-}
-
 static int registered_missing(uintptr_t addr)
 {
 	FILE *f = fopen("/proc/self/smaps", "r");
@@ -304,40 +201,182 @@ static int registered_missing(uintptr_t addr)
 }
 
 /*
- * A block whose pages were all present stays registered after its sample
- * (so the next arm costs no VMA split); a page the program drops later is
- * filled by the kernel as before: zero on the next touch, no hang.
+ * Released (the core frees or migrates inside it), the memory is back and
+ * unregistered; a release outside the span leaves the arming alone.
  */
-static void full_block_stays_registered(void **state)
+static void release_restores(void **state)
 {
 	struct tlrt_fault_counts c0, c1;
-	uintptr_t blk, hole;
-	size_t b;
 
 	(void)state;
-	atomic_store(&H.cursor, NBLOCKS - 1);	/* not block 0, which thp_kept checks */
-	rewrite(NBLOCKS - 1);
 	h_reset_samples();
-	b = arm_next();
-	blk = H.base + b * H_BLOCK;
-	assert_int_equal(registered_missing(blk), 1);
-	touch_read((volatile uint8_t *)blk + 777);
+	tlrt_sampler_fault_counts(&c0);
+	arm();
+	assert_int_equal(registered_missing(H.base), 1);
+	ops->release_range(H.base + H_ARENA, H_BLOCK);
+	tlrt_sampler_fault_counts(&c1);
+	assert_int_equal(c1.expired, c0.expired);
+	ops->release_range(H.base + 3 * H_BLOCK, H_BLOCK);
+	tlrt_sampler_fault_counts(&c1);
+	assert_int_equal(c1.expired, c0.expired + 1);
+	assert_int_equal(registered_missing(H.base), 0);
+	for (size_t i = 0; i < NBLOCKS; i++)
+		assert_true(h_check(i));
+	assert_int_equal(h_nsamples(), 0);
+}
+
+/* Memory moved out and back stays in huge pages: the moves are whole page-table entries. */
+static void thp_kept(void **state)
+{
+	(void)state;
+	if (tlrt_block_is_huge(H.base) != 1)
+		skip();		/* no THP here: nothing to keep */
+	for (int round = 0; round < 50; round++) {
+		h_reset_samples();
+		arm();
+		touch_read((volatile uint8_t *)H.base + (size_t)round * 40961 % (NBLOCKS * H_BLOCK));
+		wait_samples(1);
+		assert_int_equal(h_nsamples(), 1);
+	}
+	for (size_t i = 0; i < NBLOCKS; i++) {
+		assert_int_equal(tlrt_block_is_huge(H.base + i * H_BLOCK), 1);
+		assert_true(h_check(i));
+	}
+}
+
+static void fork_while_armed(void **state)
+{
+	pid_t pid;
+	int st;
+
+	(void)state;
+	arm();
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		for (size_t b = 0; b < NBLOCKS; b++)
+			if (!h_check(b))
+				_exit(1);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	for (size_t b = 0; b < NBLOCKS; b++)
+		assert_true(h_check(b));
+}
+
+/* Pages still shared with a child move like any other: both sides keep their contents. */
+static void cow_shared(void **state)
+{
+	int go[2], st;
+	pid_t pid;
+	char c;
+
+	(void)state;
+	assert_int_equal(pipe(go), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		ssize_t r = read(go[0], &c, 1);	/* keeps the pages shared until told */
+
+		for (size_t b = 0; b < NBLOCKS; b++)
+			if (!h_check(b))
+				_exit(2);
+		_exit(r == 1 ? 0 : 1);
+	}
+	h_reset_samples();
+	arm();
+	touch_read((volatile uint8_t *)H.base + 3 * H_BLOCK + 11);
 	wait_samples(1);
 	assert_int_equal(h_nsamples(), 1);
-	assert_int_equal(registered_missing(blk), 1);
-	assert_true(h_check(b));
+	assert_int_equal(write(go[1], "x", 1), 1);
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	close(go[0]);
+	close(go[1]);
+	for (size_t b = 0; b < NBLOCKS; b++)
+		assert_true(h_check(b));
+}
 
-	hole = blk + 65536;
+/*
+ * The program split managed memory into two mappings (mprotect of one
+ * page): the tick cannot arm it, says so, counts it and leaves it as it
+ * was; once one mapping again, it arms.
+ */
+static void split_mapping_not_armed(void **state)
+{
+	struct tlrt_fault_counts c0, c1;
+	uintptr_t page = H.base + 5 * H_BLOCK + 4096;
+
+	(void)state;
+	assert_int_equal(mprotect((void *)page, 4096, PROT_READ), 0);
 	tlrt_sampler_fault_counts(&c0);
-	assert_int_equal(madvise((void *)hole, 4096, MADV_DONTNEED), 0);
-	assert_int_equal(touch_read((volatile uint8_t *)hole + 5), 0);
+	ops->tick();
 	tlrt_sampler_fault_counts(&c1);
-	assert_int_equal(c1.stray, c0.stray + 1);
-	assert_int_equal(c1.samples, c0.samples);
-	assert_int_equal(registered_missing(blk), 0);
-	for (size_t i = 0; i < 4096; i++)
-		((uint8_t *)hole)[i] = (uint8_t)((65536 + i) * 7 + b);
-	assert_true(h_check(b));
+	assert_int_equal(c1.armed, c0.armed);
+	assert_int_equal(c1.skipped_other, c0.skipped_other + 1);
+	assert_int_equal(registered_missing(H.base), 0);
+	assert_int_equal(touch_read((volatile uint8_t *)page + 1), (uint8_t)((4097 * 7 + 5) & 0xff));
+	assert_int_equal(mprotect((void *)page, 4096, PROT_READ | PROT_WRITE), 0);
+	h_reset_samples();
+	arm();
+	touch_read((volatile uint8_t *)page);
+	wait_samples(1);
+	assert_int_equal(h_nsamples(), 1);
+	for (size_t b = 0; b < NBLOCKS; b++)
+		assert_true(h_check(b));
+}
+
+struct toucher {
+	_Atomic int *stop;
+	unsigned seed;
+	uint64_t sum;
+};
+
+static void *touch_loop(void *arg)
+{
+	struct toucher *t = arg;
+	unsigned x = t->seed;
+
+	while (!atomic_load(t->stop)) {
+		x = x * 1103515245u + 12345u;
+		t->sum += ((volatile uint8_t *)H.base)[(x >> 4) % (NBLOCKS * H_BLOCK)];
+	}
+	return NULL;
+}
+
+/* Several threads racing into armed memory at 5 kHz: one sample per arming, every byte intact. */
+static void threads_race(void **state)
+{
+	struct toucher t[4];
+	pthread_t th[4];
+	_Atomic int stop = 0;
+	struct tlrt_fault_counts c0, c1;
+
+	(void)state;
+	tlrt_sampler_fault_counts(&c0);
+	h_reset_samples();
+	for (int i = 0; i < 4; i++) {
+		t[i] = (struct toucher){ &stop, (unsigned)i * 7919u + 1, 0 };
+		assert_int_equal(pthread_create(&th[i], NULL, touch_loop, &t[i]), 0);
+	}
+	h_ticker_start(5000);
+	usleep(300000);
+	h_ticker_stop();
+	atomic_store(&stop, 1);
+	for (int i = 0; i < 4; i++)
+		pthread_join(th[i], NULL);
+	ops->release_range(H.base, H_ARENA);
+	tlrt_sampler_fault_counts(&c1);
+	assert_true(c1.samples - c0.samples > 100);
+	assert_int_equal(c1.samples - c0.samples, h_nsamples());
+	assert_int_equal(c1.armed - c0.armed, (c1.samples - c0.samples) + (c1.expired - c0.expired));
+	for (size_t i = 0; i < h_nsamples(); i++)
+		assert_true(H.samples[i].addr - H.base < NBLOCKS * H_BLOCK);
+	for (size_t b = 0; b < NBLOCKS; b++)
+		assert_true(h_check(b));
 }
 
 static int handler_threads(void)
@@ -374,10 +413,8 @@ static void every_cpu(void **state)
 	assert_int_equal(sched_getaffinity(0, sizeof(all), &all), 0);
 	ncpu = CPU_COUNT(&all);
 	assert_int_equal(handler_threads(), ncpu >= 2 && ncpu <= 8 ? ncpu : 1);
-	for (size_t b = 0; b < NBLOCKS; b++)
-		rewrite(b);
 	for (int c = 0; c < CPU_SETSIZE; c++) {
-		size_t b;
+		size_t b = (size_t)c % NBLOCKS;
 
 		if (!CPU_ISSET(c, &all))
 			continue;
@@ -385,7 +422,7 @@ static void every_cpu(void **state)
 		CPU_SET(c, &one);
 		assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
 		h_reset_samples();
-		b = arm_next();
+		arm();
 		touch_read((volatile uint8_t *)(H.base + b * H_BLOCK + 4096 * (size_t)(c % 500) + 1));
 		wait_samples(1);
 		assert_int_equal(h_nsamples(), 1);
@@ -400,13 +437,15 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(sample_fields),
+		cmocka_unit_test(first_access_wins),
 		cmocka_unit_test(sample_from_read),
 		cmocka_unit_test(holes),
 		cmocka_unit_test(release_restores),
 		cmocka_unit_test(thp_kept),
 		cmocka_unit_test(fork_while_armed),
-		cmocka_unit_test(cow_shared_skipped),
-		cmocka_unit_test(full_block_stays_registered),
+		cmocka_unit_test(cow_shared),
+		cmocka_unit_test(split_mapping_not_armed),
+		cmocka_unit_test(threads_race),
 		cmocka_unit_test(every_cpu),
 	};
 

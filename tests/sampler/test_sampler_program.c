@@ -234,9 +234,9 @@ static void own_sigsegv_handler(void **state)
 	h_ticker_stop();
 	tlrt_sampler_fault_counts(&c1);
 	signal(SIGSEGV, SIG_DFL);
-	print_message("armed %llu samples %llu expired %llu skipped %llu/%llu fallback %llu stray %llu\n",
+	print_message("armed %llu samples %llu expired %llu skipped %llu fallback %llu stray %llu\n",
 		      (unsigned long long)(c1.armed - c0.armed), (unsigned long long)(c1.samples - c0.samples),
-		      (unsigned long long)(c1.expired - c0.expired), (unsigned long long)(c1.skipped_shared - c0.skipped_shared),
+		      (unsigned long long)(c1.expired - c0.expired),
 		      (unsigned long long)(c1.skipped_other - c0.skipped_other), (unsigned long long)(c1.fallback - c0.fallback),
 		      (unsigned long long)(c1.stray - c0.stray));
 	assert_int_equal(own_faults, faults);

@@ -203,7 +203,7 @@ static void test_canonical(void **state)
 		{ TL_AXIS_ALLOCATOR, "jemaloc", "unknown allocator 'jemaloc' (did you mean 'jemalloc'?)" },
 		{ TL_AXIS_ALLOCATOR, "tcmalloc", "unknown allocator 'tcmalloc' (known: system, jemalloc, fat)" },
 		{ TL_AXIS_SAMPLER, "faults", "unknown sampler 'faults' (did you mean 'fault'?)" },
-		{ TL_AXIS_SAMPLER, "damon", "unknown sampler 'damon' (known: fault, uffd-wp, none)" },
+		{ TL_AXIS_SAMPLER, "ibs", "unknown sampler 'ibs' (known: fault, uffd-wp, perf, damon, none)" },
 		{ TL_AXIS_LOG, "counter", "unknown log 'counter' (did you mean 'counters'?)" },
 		{ TL_AXIS_WORKLOAD, "my app", "workload name 'my app' may only hold letters, digits and . _ + -" },
 		{ TL_AXIS_SIZE, "x=y", "size name 'x=y' may only hold letters, digits and . _ + -" },
@@ -363,7 +363,7 @@ static void test_name_lists(void **state)
 	} rows[] = {
 		{ tl_policy_names, "none all-fast all-slow static lru window" },
 		{ tl_allocator_names, "system jemalloc fat" },
-		{ tl_sampler_names, "fault uffd-wp none" },
+		{ tl_sampler_names, "fault uffd-wp perf damon none" },
 		{ tl_log_names, "none counters log" },
 	};
 

@@ -137,7 +137,7 @@ static void test_bad_values(void **state)
 		{ "TIERLAB_WINDOW=1.5", "TIERLAB_WINDOW='1.5': not a positive number of samples" },
 		{ "TIERLAB_FRACTIONS=1,2", "TIERLAB_FRACTIONS='1,2': not a comma list of fractions in [0, 1] (e.g. 1,0.5,0)" },
 		{ "TIERLAB_FRACTIONS=1,,0", "TIERLAB_FRACTIONS='1,,0': not a comma list of fractions in [0, 1] (e.g. 1,0.5,0)" },
-		{ "TIERLAB_SAMPLER=pebs", "TIERLAB_SAMPLER='pebs': not a sampler (fault, uffd-wp, none)" },
+		{ "TIERLAB_SAMPLER=pebs", "TIERLAB_SAMPLER='pebs': not a sampler (fault, uffd-wp, perf, damon, none)" },
 		{ "TIERLAB_LOG=all", "TIERLAB_LOG='all': not a log mode (none, counters, log)" },
 		{ "TIERLAB_STRICT=maybe", "TIERLAB_STRICT='maybe': not a boolean (0 or 1)" },
 		{ "TIERLAB_THP=2", "TIERLAB_THP='2': not a boolean (0 or 1)" },
