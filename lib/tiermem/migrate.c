@@ -3,8 +3,8 @@
  * chunk's range, then a move_pages() status query to see where its pages
  * really are, then the policy is dropped again (MPOL_DEFAULT): managed
  * memory must stay one VMA (region.c), and its pages stay where they were
- * put. Untouched pages (-ENOENT) are fine: the bind policy places
- * them on first touch. A page reported -EBUSY right after a huge-page move
+ * put. Pages not present (-ENOENT: the program dropped them) need
+ * nothing. A page reported -EBUSY right after a huge-page move
  * is asked again (the guest showed such pages on the target node a moment
  * later) and only counts as a failure if it stays busy.
  *

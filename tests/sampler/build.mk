@@ -20,8 +20,12 @@ $(SAMPLER_BENCH): bench/sampler/sampler.c $(SAMPLER_SRC) $(SAMPLER_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< $(SAMPLER_SRC) -lpthread
 
+$(B)/bench/sampler-mechanisms: bench/sampler/mechanisms.c lib/tiermem/sampler-uffd.c $(SAMPLER_HDR)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< lib/tiermem/sampler-uffd.c -lpthread
+
 TEST_BINS += $(SAMPLER_TESTS) $(SAMPLER_HELPERS)
-TARGETS += $(SAMPLER_BENCH)
+TARGETS += $(SAMPLER_BENCH) $(B)/bench/sampler-mechanisms
 
 # The same tests built with ASan+UBSan and with TSan, run by
 # tests/cli/sampler-sanitize.sh. Sanitizers replace malloc, so, as with the
