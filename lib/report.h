@@ -14,8 +14,15 @@
  *
  * Rows are configurations in order of first appearance of their
  * config_key; a configuration's axis values, unit and direction come from
- * its first run. Failed, timed-out and crashed runs are counted in
- * status_count and left out of every statistic; so are non-finite values.
+ * its first run, except that an axis its first run left NULL takes the
+ * value of a later run that has one (one key is one configuration: static
+ * runs stored before they took a rate have none). Failed, timed-out and
+ * crashed runs are counted in status_count and left out of every
+ * statistic; so are non-finite values.
+ *
+ * Sampling: a run's achieved rate is its samples per second of runtime
+ * activity (tl_run_achieved); a configuration's is the mean over its ok
+ * runs, and it is short when more than 10% below the rate asked.
  */
 #ifndef TL_REPORT_H
 #define TL_REPORT_H
@@ -42,6 +49,9 @@ struct tl_report_row {
 	double hit_rate;		/* mean over runs that carried it, 0..1 */
 	double migrated_gib;		/* mean GiB migrated per run */
 	double wall_mean;		/* seconds, over ok runs */
+	size_t n_achieved;		/* ok runs with an achieved sampling rate */
+	double achieved_hz, ticks_hz;	/* their mean samples and ticks per second */
+	bool rate_short;		/* achieved_hz more than 10% below the rate asked */
 };
 
 struct tl_report {
@@ -49,13 +59,44 @@ struct tl_report {
 	struct tl_report_row *rows;
 	size_t nrows;
 	bool axis_varies[TL_AXIS__COUNT];	/* show a column for this axis: >1 distinct value (NULL
-						 * counts as one) across rows; workload always */
+						 * counts as one) across rows; workload always, rate
+						 * whenever a row has an achieved rate */
 	bool has_baseline;
 	struct tl_selector baseline;
 	char *baseline_text;		/* as given, for the header */
 	char **extra_notes;		/* notes the caller knows of (tl_report_add_note) */
 	size_t nextra;
 };
+
+/* An achieved rate below this share of the rate asked is short. */
+#define TL_RATE_SHORT 0.9
+
+/*
+ * A run's achieved sampling: samples and ticks per second of runtime
+ * activity, over the run's processes (rt.samples and rt.ticks over
+ * rt.run_ns). false when it has none to show: no runtime counters (no
+ * runtime, log none), sampler none, or no time active.
+ */
+bool tl_run_achieved(const struct tl_run_row *run, double *samples_hz, double *ticks_hz);
+
+/*
+ * When samples_hz is more than 10% below the rate asked (canonical text,
+ * e.g. "1000Hz"), says so into buf and returns true: "rate 1000Hz achieved
+ * 488 Hz (49%): the sampler could not keep up" when the ticks fell behind
+ * too, else why samples are missing although the ticks kept up (buf may
+ * be NULL with len 0). false (buf untouched) when not short, or when asked
+ * is NULL or not a rate.
+ */
+bool tl_rate_short(const char *asked, double samples_hz, double ticks_hz, char *buf, size_t len);
+
+/*
+ * One run's sampling for people, as the report words it: "rate 250Hz,
+ * achieved 233 Hz (93%), ticks 240 Hz" into line, and tl_rate_short's
+ * warning into warning ("" when not short). false (nothing written) when
+ * the run has no achieved rate.
+ */
+bool tl_run_sampling_text(const struct tl_run_row *run, char *line, size_t len, char *warning,
+			  size_t wlen);
 
 /* A note the rows cannot tell (e.g. the tiers were simulated); printed after the model's own. */
 int tl_report_add_note(struct tl_report *rep, const char *text);
