@@ -75,7 +75,7 @@ static void row(const struct tl_report *rep, const struct tl_report_row *r, FILE
 	number(out, r->n_hit_rate > 0, r->hit_rate);
 	number(out, r->n_migrated > 0, r->migrated_gib);
 	number(out, r->n_ok > 0, r->wall_mean);
-	number(out, r->n_achieved > 0, r->achieved_hz);
+	number(out, r->n_achieved > 0, r->achieved.samples_hz);
 	field(out, !r->n_achieved ? NULL : r->rate_short ? "true" : "false", false);
 	fputs("\r\n", out);
 }

@@ -191,7 +191,7 @@ static char *cell(const struct tl_report_row *r, const struct col *c, bool markd
 	case COL_AXIS:
 		return tl_fmt_visible(r->values[c->axis], markdown);
 	case COL_ACHIEVED:
-		return num_cell(r->n_achieved > 0, r->achieved_hz, 3);
+		return num_cell(r->n_achieved > 0, r->achieved.samples_hz, 3);
 	case COL_FOM:
 		return fom_cell(r);
 	case COL_UNIT:
@@ -366,7 +366,7 @@ int tl_report_warning(const struct tl_report *rep, size_t i, char **out)
 
 	*out = NULL;
 	if (!r->rate_short ||
-	    !tl_rate_short(r->values[TL_AXIS_RATE], r->achieved_hz, r->ticks_hz, why, sizeof(why)))
+	    !tl_rate_short(r->values[TL_AXIS_RATE], &r->achieved, why, sizeof(why)))
 		return 0;
 	f = open_memstream(&desc, &len);
 	if (!f)

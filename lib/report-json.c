@@ -101,7 +101,7 @@ static void row(const struct tl_report_row *r, FILE *out)
 	fputs(",\n      \"wall_s\": ", out);
 	number(out, r->n_ok > 0, r->wall_mean);
 	fputs(",\n      \"rate_achieved_hz\": ", out);
-	number(out, r->n_achieved > 0, r->achieved_hz);
+	number(out, r->n_achieved > 0, r->achieved.samples_hz);
 	fprintf(out, ",\n      \"rate_short\": %s", !r->n_achieved ? "null" : boolean(r->rate_short));
 	fputs("\n    }", out);
 }

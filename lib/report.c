@@ -32,7 +32,8 @@ _Static_assert(sizeof(printers) / sizeof(printers[0]) == TL_FMT__COUNT, "one pri
 
 /* Running sums for one row; the squares are taken in a second pass around the mean. */
 struct acc {
-	double fom_sum, fom_sq, hit_sum, mig_sum, wall_sum, achieved_sum, ticks_sum;
+	double fom_sum, fom_sq, hit_sum, mig_sum, wall_sum;
+	struct tl_sampling sampled;	/* sums */
 	size_t n_wall;
 };
 
@@ -91,7 +92,7 @@ static int fill_values(struct tl_report_row *r, const struct tl_run_row *run)
 	return oom ? -ENOMEM : 0;
 }
 
-bool tl_run_achieved(const struct tl_run_row *run, double *samples_hz, double *ticks_hz)
+bool tl_run_achieved(const struct tl_run_row *run, struct tl_sampling *out)
 {
 	const char *sampler = run->values[TL_AXIS_SAMPLER];
 	double s = run->run_ns / 1e9;
@@ -99,28 +100,30 @@ bool tl_run_achieved(const struct tl_run_row *run, double *samples_hz, double *t
 	/* none ticks and never samples: a 0 Hz there is no shortfall */
 	if (!run->has_sampling || !(s > 0) || (sampler && !strcmp(sampler, "none")))
 		return false;
-	*samples_hz = run->samples / s;
-	*ticks_hz = run->ticks / s;
-	return isfinite(*samples_hz) && isfinite(*ticks_hz);
+	out->samples_hz = run->samples / s;
+	out->ticks_hz = run->ticks / s;
+	out->seconds = s;
+	return isfinite(out->samples_hz) && isfinite(out->ticks_hz);
 }
 
-bool tl_rate_short(const char *asked, double samples_hz, double ticks_hz, char *buf, size_t len)
+bool tl_rate_short(const char *asked, const struct tl_sampling *s, char *buf, size_t len)
 {
 	char got[64], ticks[64];
 	double hz;
 
-	if (!asked || tl_parse_rate(asked, &hz) || !(hz > 0) || !(samples_hz < TL_RATE_SHORT * hz))
+	if (!asked || tl_parse_rate(asked, &hz) || !(hz > 0) || hz * s->seconds < TL_RATE_MIN_PERIODS ||
+	    !(s->samples_hz < TL_RATE_SHORT * hz))
 		return false;
-	tl_fmt_sig(got, sizeof(got), samples_hz, 3);
-	if (ticks_hz < TL_RATE_SHORT * hz) {
+	tl_fmt_sig(got, sizeof(got), s->samples_hz, 3);
+	if (s->ticks_hz < TL_RATE_SHORT * hz) {
 		snprintf(buf, len, "rate %s achieved %s Hz (%.0f%%): the sampler could not keep up", asked, got,
-			 100 * samples_hz / hz);
+			 100 * s->samples_hz / hz);
 	} else {
 		/* the runtime ticked on time; the sampler found nothing to take after some ticks */
-		tl_fmt_sig(ticks, sizeof(ticks), ticks_hz, 3);
+		tl_fmt_sig(ticks, sizeof(ticks), s->ticks_hz, 3);
 		snprintf(buf, len, "rate %s achieved %s Hz (%.0f%%): ticks kept up (%s Hz) but %.0f%% of "
-			 "them took no sample", asked, got, 100 * samples_hz / hz, ticks,
-			 100 * (1 - samples_hz / ticks_hz));
+			 "them took no sample", asked, got, 100 * s->samples_hz / hz, ticks,
+			 100 * (1 - s->samples_hz / s->ticks_hz));
 	}
 	return true;
 }
@@ -130,16 +133,17 @@ bool tl_run_sampling_text(const struct tl_run_row *run, char *line, size_t len, 
 {
 	const char *rate = run->values[TL_AXIS_RATE];
 	char got[64], ticks[64], pct[32] = "";
-	double hz, tick_hz, asked;
+	struct tl_sampling s;
+	double asked;
 
-	if (!tl_run_achieved(run, &hz, &tick_hz))
+	if (!tl_run_achieved(run, &s))
 		return false;
-	tl_fmt_sig(got, sizeof(got), hz, 3);
-	tl_fmt_sig(ticks, sizeof(ticks), tick_hz, 3);
+	tl_fmt_sig(got, sizeof(got), s.samples_hz, 3);
+	tl_fmt_sig(ticks, sizeof(ticks), s.ticks_hz, 3);
 	if (rate && !tl_parse_rate(rate, &asked) && asked > 0)
-		snprintf(pct, sizeof(pct), " (%.0f%%)", 100 * hz / asked);
+		snprintf(pct, sizeof(pct), " (%.0f%%)", 100 * s.samples_hz / asked);
 	snprintf(line, len, "rate %s, achieved %s Hz%s, ticks %s Hz", rate ? rate : "-", got, pct, ticks);
-	if (wlen && !tl_rate_short(rate, hz, tick_hz, warning, wlen))
+	if (wlen && !tl_rate_short(rate, &s, warning, wlen))
 		warning[0] = '\0';
 	return true;
 }
@@ -152,7 +156,7 @@ static int group_runs(struct tl_report *rep, const struct tl_run_row *runs, size
 		const struct tl_run_row *run = &runs[i];
 		size_t g = find_row(rep, run->config_key ? run->config_key : "");
 		struct tl_report_row *r;
-		double achieved, ticks;
+		struct tl_sampling sampled;
 		int ret;
 
 		if (g == rep->nrows && (ret = add_row(rep, run)))
@@ -185,10 +189,11 @@ static int group_runs(struct tl_report *rep, const struct tl_run_row *runs, size
 			acc[g].n_wall++;
 			acc[g].wall_sum += run->wall;
 		}
-		if (tl_run_achieved(run, &achieved, &ticks)) {
+		if (tl_run_achieved(run, &sampled)) {
 			r->n_achieved++;
-			acc[g].achieved_sum += achieved;
-			acc[g].ticks_sum += ticks;
+			acc[g].sampled.samples_hz += sampled.samples_hz;
+			acc[g].sampled.ticks_hz += sampled.ticks_hz;
+			acc[g].sampled.seconds += sampled.seconds;
 		}
 	}
 	return 0;
@@ -210,10 +215,10 @@ static void finish_stats(struct tl_report *rep, const struct tl_run_row *runs, s
 		if (acc[g].n_wall)
 			r->wall_mean = acc[g].wall_sum / acc[g].n_wall;
 		if (r->n_achieved) {
-			r->achieved_hz = acc[g].achieved_sum / r->n_achieved;
-			r->ticks_hz = acc[g].ticks_sum / r->n_achieved;
-			r->rate_short = tl_rate_short(r->values[TL_AXIS_RATE], r->achieved_hz, r->ticks_hz,
-						      NULL, 0);
+			r->achieved.samples_hz = acc[g].sampled.samples_hz / r->n_achieved;
+			r->achieved.ticks_hz = acc[g].sampled.ticks_hz / r->n_achieved;
+			r->achieved.seconds = acc[g].sampled.seconds / r->n_achieved;
+			r->rate_short = tl_rate_short(r->values[TL_AXIS_RATE], &r->achieved, NULL, 0);
 		}
 	}
 	for (size_t i = 0; i < n; i++) {

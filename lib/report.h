@@ -32,6 +32,11 @@
 #include "plan.h"
 #include "store.h"
 
+/* Sampling achieved: samples and ticks per second over `seconds` of runtime activity. */
+struct tl_sampling {
+	double samples_hz, ticks_hz, seconds;
+};
+
 struct tl_report_row {
 	char *config_key;
 	char *values[TL_AXIS__COUNT];
@@ -50,8 +55,8 @@ struct tl_report_row {
 	double migrated_gib;		/* mean GiB migrated per run */
 	double wall_mean;		/* seconds, over ok runs */
 	size_t n_achieved;		/* ok runs with an achieved sampling rate */
-	double achieved_hz, ticks_hz;	/* their mean samples and ticks per second */
-	bool rate_short;		/* achieved_hz more than 10% below the rate asked */
+	struct tl_sampling achieved;	/* their means */
+	bool rate_short;		/* achieved more than 10% below the rate asked (tl_rate_short) */
 };
 
 struct tl_report {
@@ -68,26 +73,33 @@ struct tl_report {
 	size_t nextra;
 };
 
-/* An achieved rate below this share of the rate asked is short. */
+/*
+ * An achieved rate below this share of the rate asked is short, once the
+ * runtime was active for TL_RATE_MIN_PERIODS periods of it: over fewer, one
+ * tick more or less (the last period is cut by the exit) is 10% or more.
+ */
 #define TL_RATE_SHORT 0.9
+#define TL_RATE_MIN_PERIODS 10
 
 /*
  * A run's achieved sampling: samples and ticks per second of runtime
  * activity, over the run's processes (rt.samples and rt.ticks over
- * rt.run_ns). false when it has none to show: no runtime counters (no
- * runtime, log none), sampler none, or no time active.
+ * rt.run_ns, so per process as the rate asked is). false when it has none
+ * to show: no runtime counters (no runtime, log none), sampler none, or no
+ * time active.
  */
-bool tl_run_achieved(const struct tl_run_row *run, double *samples_hz, double *ticks_hz);
+bool tl_run_achieved(const struct tl_run_row *run, struct tl_sampling *out);
 
 /*
- * When samples_hz is more than 10% below the rate asked (canonical text,
- * e.g. "1000Hz"), says so into buf and returns true: "rate 1000Hz achieved
- * 488 Hz (49%): the sampler could not keep up" when the ticks fell behind
- * too, else why samples are missing although the ticks kept up (buf may
- * be NULL with len 0). false (buf untouched) when not short, or when asked
- * is NULL or not a rate.
+ * When s->samples_hz is more than 10% below the rate asked (canonical
+ * text, e.g. "1000Hz") over at least TL_RATE_MIN_PERIODS periods, says so
+ * into buf and returns true: "rate 1000Hz achieved 488 Hz (49%): the
+ * sampler could not keep up" when the ticks fell behind too, else why
+ * samples are missing although the ticks kept up (buf may be NULL with
+ * len 0). false (buf untouched) when not short, too short a run to tell,
+ * or when asked is NULL or not a rate.
  */
-bool tl_rate_short(const char *asked, double samples_hz, double ticks_hz, char *buf, size_t len);
+bool tl_rate_short(const char *asked, const struct tl_sampling *s, char *buf, size_t len);
 
 /*
  * One run's sampling for people, as the report words it: "rate 250Hz,

@@ -210,10 +210,11 @@ static void test_achieved_rate(void **state)
 		run("nort", "w", "all-fast", TL_STATUS_OK, 1),
 		run("old", "w", "static:1", TL_STATUS_OK, 1),
 		run("old", "w", "static:1", TL_STATUS_OK, 1),
+		run("brief", "w", "lru", TL_STATUS_OK, 1),
 	};
 	struct tl_report rep;
 	const struct tl_report_row *r;
-	double hz, ticks;
+	struct tl_sampling got;
 	char *w;
 
 	(void)state;
@@ -227,17 +228,20 @@ static void test_achieved_rate(void **state)
 	/* a static run stored before it took a rate, then one stored after: one configuration */
 	sampled(&runs[7], NULL, 10, 10, 1);
 	sampled(&runs[8], "10Hz", 2, 2, 1);
-	assert_int_equal(tl_report_build("exp", runs, 9, NULL, &rep), 0);
+	/* 0.9 s at 10Hz: nine periods, too few to tell a tick lost at exit from a shortfall */
+	sampled(&runs[9], "10Hz", 7, 7, 0.9);
+	assert_int_equal(tl_report_build("exp", runs, 10, NULL, &rep), 0);
 
 	r = row_of(&rep, "ok");
 	assert_int_equal(r->n_achieved, 2);
-	assert_near(r->achieved_hz, 940, 1e-9);
-	assert_near(r->ticks_hz, 990, 1e-9);
+	assert_near(r->achieved.samples_hz, 940, 1e-9);
+	assert_near(r->achieved.ticks_hz, 990, 1e-9);
+	assert_near(r->achieved.seconds, 7.5, 1e-9);
 	assert_false(r->rate_short);
 	assert_false(row_of(&rep, "edge")->rate_short);
 	r = row_of(&rep, "short");
 	assert_true(r->rate_short);
-	assert_near(r->achieved_hz, 488, 1e-9);
+	assert_near(r->achieved.samples_hz, 488, 1e-9);
 	r = row_of(&rep, "none");
 	assert_int_equal(r->n_achieved, 0);
 	assert_false(r->rate_short);
@@ -246,8 +250,12 @@ static void test_achieved_rate(void **state)
 	r = row_of(&rep, "old");
 	assert_string_equal(r->values[TL_AXIS_RATE], "10Hz");
 	assert_int_equal(r->n_achieved, 2);
-	assert_near(r->achieved_hz, 6, 1e-9);
-	assert_true(r->rate_short);
+	assert_near(r->achieved.samples_hz, 6, 1e-9);
+	assert_true(r->rate_short);	/* 6 Hz of 10Hz over ten periods (1 s) */
+	r = row_of(&rep, "brief");
+	assert_int_equal(r->n_achieved, 1);
+	assert_near(r->achieved.samples_hz, 7 / 0.9, 1e-9);
+	assert_false(r->rate_short);
 	assert_true(rep.axis_varies[TL_AXIS_RATE]);
 
 	/* one warning per short configuration, naming it; none for the others */
@@ -261,11 +269,12 @@ static void test_achieved_rate(void **state)
 	}
 	tl_report_release(&rep);
 
-	assert_true(tl_run_achieved(&runs[3], &hz, &ticks));
-	assert_near(hz, 488, 1e-9);
-	assert_near(ticks, 500, 1e-9);
-	assert_false(tl_run_achieved(&runs[4], &hz, &ticks));
-	assert_false(tl_run_achieved(&runs[6], &hz, &ticks));
+	assert_true(tl_run_achieved(&runs[3], &got));
+	assert_near(got.samples_hz, 488, 1e-9);
+	assert_near(got.ticks_hz, 500, 1e-9);
+	assert_near(got.seconds, 1, 1e-12);
+	assert_false(tl_run_achieved(&runs[4], &got));
+	assert_false(tl_run_achieved(&runs[6], &got));
 }
 
 static void test_rate_short_words(void **state)
@@ -273,16 +282,19 @@ static void test_rate_short_words(void **state)
 	char buf[256] = "untouched";
 
 	(void)state;
-	assert_false(tl_rate_short("1000Hz", 900, 1000, buf, sizeof(buf)));
-	assert_false(tl_rate_short(NULL, 1, 1, buf, sizeof(buf)));
-	assert_false(tl_rate_short("fast", 1, 1, buf, sizeof(buf)));
+	assert_false(tl_rate_short("1000Hz", &(struct tl_sampling){ 900, 1000, 1 }, buf, sizeof(buf)));
+	assert_false(tl_rate_short(NULL, &(struct tl_sampling){ 1, 1, 1 }, buf, sizeof(buf)));
+	assert_false(tl_rate_short("fast", &(struct tl_sampling){ 1, 1, 1 }, buf, sizeof(buf)));
+	/* nothing in 9 ms at 1kHz: fewer than ten periods, nothing to judge by */
+	assert_false(tl_rate_short("1000Hz", &(struct tl_sampling){ 0, 0, 0.009 }, buf, sizeof(buf)));
 	assert_string_equal(buf, "untouched");
-	assert_true(tl_rate_short("1000Hz", 899.9, 1000, NULL, 0));
+	assert_true(tl_rate_short("1000Hz", &(struct tl_sampling){ 0, 0, 0.010 }, NULL, 0));
+	assert_true(tl_rate_short("1000Hz", &(struct tl_sampling){ 899.9, 1000, 1 }, NULL, 0));
 	/* the ticks fell behind too: the runtime could not tick that fast */
-	assert_true(tl_rate_short("1000Hz", 488, 490, buf, sizeof(buf)));
+	assert_true(tl_rate_short("1000Hz", &(struct tl_sampling){ 488, 490, 1 }, buf, sizeof(buf)));
 	assert_string_equal(buf, "rate 1000Hz achieved 488 Hz (49%): the sampler could not keep up");
 	/* the ticks kept time: the sampler found nothing to take after most of them */
-	assert_true(tl_rate_short("10Hz", 2.5, 9.95, buf, sizeof(buf)));
+	assert_true(tl_rate_short("10Hz", &(struct tl_sampling){ 2.5, 9.95, 4 }, buf, sizeof(buf)));
 	assert_string_equal(buf, "rate 10Hz achieved 2.50 Hz (25%): ticks kept up (9.95 Hz) but 75% of them "
 				 "took no sample");
 }
@@ -808,7 +820,7 @@ static void test_fixture_numbers(void **state)
 	assert_false(row_of(&rep, "c05")->has_pct);
 	/* the achieved rate: mean over ok runs (c04's failed run left out), short when below 9 Hz */
 	assert_int_equal(row_of(&rep, "c04")->n_achieved, 2);
-	assert_near(row_of(&rep, "c04")->achieved_hz, (640 / 65.0 + 660 / 66.5) / 2, 1e-9);
+	assert_near(row_of(&rep, "c04")->achieved.samples_hz, (640 / 65.0 + 660 / 66.5) / 2, 1e-9);
 	assert_false(row_of(&rep, "c04")->rate_short);
 	assert_true(row_of(&rep, "c06")->rate_short);
 	assert_true(row_of(&rep, "c08")->rate_short);
