@@ -1,7 +1,7 @@
 /*
  * tierlab show: one stored run whole — configuration, status, figure of
- * merit, rusage, metrics, where its files are, and the end of its stderr
- * when it did not succeed.
+ * merit, the sampling rate it achieved, rusage, metrics, where its files
+ * are, and the end of its stderr when it did not succeed.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +11,7 @@
 #include "error.h"
 #include "parse-options.h"
 #include "paths.h"
+#include "report.h"
 #include "store.h"
 
 static void print_time(const char *label, double t)
@@ -57,6 +58,17 @@ static void print_tail(const char *dir, const char *name, int lines)
 		free(buf);
 	}
 	fclose(f);
+}
+
+static void print_sampling(const struct tl_run_row *r)
+{
+	char line[256], warning[320];
+
+	if (!tl_run_sampling_text(r, line, sizeof(line), warning, sizeof(warning)))
+		return;
+	printf("%-14s %s\n", "sampling", line);
+	if (warning[0])
+		printf("warning: %s\n", warning);
 }
 
 static void print_counter(void *arg, const char *event, const double *value, const char *status,
@@ -126,6 +138,7 @@ int cmd_show(int argc, const char **argv)
 		       r.higher_is_better ? "higher" : "lower");
 	else
 		printf("%-14s -\n", "fom");
+	print_sampling(&r);
 	printf("%-14s wall %.3fs  user %.3fs  sys %.3fs  max rss %ld KiB\n", "rusage", r.wall, r.user,
 	       r.sys, r.maxrss_kb);
 	print_time("started", r.started_at);

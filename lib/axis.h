@@ -71,7 +71,10 @@ int tl_axis_canonical(enum tl_axis axis, const char *value, char **out, struct t
  * none, all-fast and all-slow need no runtime: all-fast/all-slow bind the
  * whole process's memory to the fast/slow nodes (numactl --membind), the
  * clean baseline. static, lru, window and plugins (.so paths) run under
- * libtiermem; lru, window and plugins are dynamic (they sample).
+ * libtiermem, and all of them sample (a static run's hit rate is the share
+ * of samples that land in the fast tier under a fixed placement); lru,
+ * window and plugins are dynamic: they move chunks as samples arrive,
+ * within a budget.
  */
 bool tl_policy_uses_runtime(const char *policy);
 bool tl_policy_is_dynamic(const char *policy);

@@ -156,9 +156,10 @@ static int summarise(struct tl_ingest *ing)
 		snprintf(name, sizeof(name), "rt.%s", stat_names[s]);
 		rc = add_metric(ing, name, (double)sum[s], stat_units[s]);
 	}
-	if (!rc && sum[RT_STAT_hits] + sum[RT_STAT_misses])
+	/* pooled over processes, one sample one vote, whichever sampler took it */
+	if (!rc && sum[RT_STAT_samples_managed])
 		rc = add_metric(ing, "hit_rate",
-				(double)sum[RT_STAT_hits] / (double)(sum[RT_STAT_hits] + sum[RT_STAT_misses]), NULL);
+				(double)sum[RT_STAT_hits] / (double)sum[RT_STAT_samples_managed], NULL);
 	if (!rc)
 		rc = add_metric(ing, "migrated_bytes",
 				(double)(sum[RT_STAT_bytes_slow_to_fast] + sum[RT_STAT_bytes_fast_to_slow]), "bytes");

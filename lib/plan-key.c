@@ -6,12 +6,17 @@
  * nothing when unset. It holds everything that changes what a run does
  * and nothing that does not (the spec's name, description, repetitions,
  * timeout, the figure of merit's unit).
+ *
+ * The same promise holds when an axis starts to apply to configurations
+ * that ran without it: at the value those runs had anyway, its line is
+ * left out, so their keys stay and resume finds them.
  */
 #include "plan.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Fields hold no newlines; \x1f (unit separator) cannot be typed into a YAML plain scalar by accident. */
 #define SEP "\x1f"
@@ -34,6 +39,25 @@ static void put(FILE *f, const char *name, const char *value)
 		fprintf(f, "%s=%s\n", name, value);
 }
 
+/*
+ * Static policies took no rate and no sampler until tierlab gave them
+ * both: the runtime sampled them at its defaults then, 10Hz with the fault
+ * sampler. Those values are history, not the current defaults, and must
+ * never change.
+ */
+static const char *const static_had[TL_AXIS__COUNT] = {
+	[TL_AXIS_RATE] = "10Hz",
+	[TL_AXIS_SAMPLER] = "fault",
+};
+
+static bool as_stored_before(enum tl_axis a, const char *const values[TL_AXIS__COUNT])
+{
+	const char *policy = values[TL_AXIS_POLICY];
+
+	return static_had[a] && values[a] && !strcmp(values[a], static_had[a]) &&
+	       tl_policy_uses_runtime(policy) && !tl_policy_is_dynamic(policy);
+}
+
 int tl_plan_canonical(const struct tl_spec *spec, const char *const values[TL_AXIS__COUNT],
 		      const struct tl_workload *wl, const struct tl_size_preset *preset, char **out)
 {
@@ -45,7 +69,8 @@ int tl_plan_canonical(const struct tl_spec *spec, const char *const values[TL_AX
 	if (!f)
 		return -ENOMEM;
 	for (int a = 0; a < TL_AXIS__COUNT; a++)
-		put(f, tl_axes[a].name, values[a]);
+		if (!as_stored_before(a, values))
+			put(f, tl_axes[a].name, values[a]);
 	put_list(f, "command", &wl->command, preset ? &preset->args : NULL);
 	put_list(f, "env", &wl->env, NULL);
 	put(f, "dir", wl->dir);

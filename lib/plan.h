@@ -56,8 +56,9 @@ void tl_plan_release(struct tl_plan *plan);
  * "name=value" line for each axis in values that is set, in enum order,
  * then command (argv joined with \x1f, size preset args included), env,
  * dir, fom (regex, \x1f and file), fast, slow, cpus and events. An unset
- * field adds no line, so a field added later leaves old keys alone.
- * Returns 0 or -ENOMEM.
+ * field adds no line, so a field added later leaves old keys alone; so
+ * does rate=10Hz and sampler=fault for a static policy, which ran at those
+ * before either applied to it. Returns 0 or -ENOMEM.
  */
 int tl_plan_canonical(const struct tl_spec *spec, const char *const values[TL_AXIS__COUNT],
 		      const struct tl_workload *wl, const struct tl_size_preset *preset, char **out);

@@ -4,7 +4,9 @@
  * (quotes doubled). Every axis has a column whether or not it varies, so
  * files from different experiments line up; numbers are raw (the shortest
  * text that reads back exactly) and a missing value is an empty field.
- * Units are in the column names, or in fom_unit.
+ * Units are in the column names, or in fom_unit. Columns are only ever
+ * added at the end (rate_achieved_hz, rate_short came last), so scripts
+ * that read by position keep working.
  */
 #include "report-format.h"
 
@@ -52,7 +54,7 @@ static void header(FILE *out)
 	fputs(",fom_mean,fom_sd,fom_n,fom_unit,higher_is_better,pct_of_baseline,is_baseline", out);
 	for (int s = 0; s < TL_STATUS__COUNT; s++)
 		fprintf(out, ",runs_%s", tl_status_names[s]);
-	fputs(",hit_rate,migrated_gib,wall_s\r\n", out);
+	fputs(",hit_rate,migrated_gib,wall_s,rate_achieved_hz,rate_short\r\n", out);
 }
 
 static void row(const struct tl_report *rep, const struct tl_report_row *r, FILE *out)
@@ -73,6 +75,8 @@ static void row(const struct tl_report *rep, const struct tl_report_row *r, FILE
 	number(out, r->n_hit_rate > 0, r->hit_rate);
 	number(out, r->n_migrated > 0, r->migrated_gib);
 	number(out, r->n_ok > 0, r->wall_mean);
+	number(out, r->n_achieved > 0, r->achieved.samples_hz);
+	field(out, !r->n_achieved ? NULL : r->rate_short ? "true" : "false", false);
 	fputs("\r\n", out);
 }
 

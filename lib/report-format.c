@@ -153,7 +153,7 @@ static char *fmt(const char *f, ...)
 	return r < 0 ? NULL : s;
 }
 
-enum col_kind { COL_AXIS, COL_FOM, COL_UNIT, COL_PCT, COL_STATUS, COL_HIT, COL_GIB, COL_WALL };
+enum col_kind { COL_AXIS, COL_ACHIEVED, COL_FOM, COL_UNIT, COL_PCT, COL_STATUS, COL_HIT, COL_GIB, COL_WALL };
 
 struct col {
 	enum col_kind kind;
@@ -190,6 +190,8 @@ static char *cell(const struct tl_report_row *r, const struct col *c, bool markd
 	switch (c->kind) {
 	case COL_AXIS:
 		return tl_fmt_visible(r->values[c->axis], markdown);
+	case COL_ACHIEVED:
+		return num_cell(r->n_achieved > 0, r->achieved.samples_hz, 3);
 	case COL_FOM:
 		return fom_cell(r);
 	case COL_UNIT:
@@ -235,6 +237,7 @@ static char *header(const struct col *c, const char *unit, bool markdown)
 
 	switch (c->kind) {
 	case COL_AXIS: return strdup(tl_axes[c->axis].name);
+	case COL_ACHIEVED: return strdup("achieved Hz");
 	case COL_FOM:
 		if (!unit)
 			return strdup("fom");
@@ -253,14 +256,26 @@ static char *header(const struct col *c, const char *unit, bool markdown)
 	return NULL;
 }
 
+static bool any_achieved(const struct tl_report *rep)
+{
+	for (size_t i = 0; i < rep->nrows; i++)
+		if (rep->rows[i].n_achieved)
+			return true;
+	return false;
+}
+
 static size_t pick_columns(const struct tl_report *rep, struct col *cols, const char **unit)
 {
 	size_t n = 0;
 	bool mixed;
 
-	for (int a = 0; a < TL_AXIS__COUNT; a++)
+	for (int a = 0; a < TL_AXIS__COUNT; a++) {
 		if (rep->axis_varies[a])
 			cols[n++] = (struct col){ COL_AXIS, a, false };
+		/* the achieved rate beside the one asked */
+		if (a == TL_AXIS_RATE && any_achieved(rep))
+			cols[n++] = (struct col){ COL_ACHIEVED, 0, true };
+	}
 	cols[n++] = (struct col){ COL_FOM, 0, true };
 	*unit = common_unit(rep, &mixed);
 	if (mixed)
@@ -339,6 +354,64 @@ int tl_report_title(const struct tl_report *rep, bool markdown, char **out)
 	free(base);
 	free(name);
 	return *out ? 0 : -ENOMEM;
+}
+
+int tl_report_warning(const struct tl_report *rep, size_t i, char **out)
+{
+	const struct tl_report_row *r = &rep->rows[i];
+	char why[320], *desc = NULL;
+	size_t len = 0;
+	const char *sep = "";
+	FILE *f;
+
+	*out = NULL;
+	if (!r->rate_short ||
+	    !tl_rate_short(r->values[TL_AXIS_RATE], &r->achieved, why, sizeof(why)))
+		return 0;
+	f = open_memstream(&desc, &len);
+	if (!f)
+		return -ENOMEM;
+	for (int a = 0; a < TL_AXIS__COUNT; a++) {
+		/* the rate is in the words that follow */
+		if (!rep->axis_varies[a] || !r->values[a] || a == TL_AXIS_RATE)
+			continue;
+		fprintf(f, "%s%s=%s", sep, tl_axes[a].name, r->values[a]);
+		sep = " ";
+	}
+	fprintf(f, "%s%s", sep[0] ? ": " : "", why);
+	if (fclose(f)) {
+		free(desc);
+		return -ENOMEM;
+	}
+	*out = desc;
+	return 0;
+}
+
+int tl_report_put_warnings(const struct tl_report *rep, bool markdown, const char *prefix, FILE *out)
+{
+	for (size_t i = 0; i < rep->nrows; i++) {
+		char *raw, *shown;
+
+		if (tl_report_warning(rep, i, &raw))
+			return -ENOMEM;
+		if (!raw)
+			continue;
+		shown = tl_fmt_visible(raw, markdown);
+		free(raw);
+		if (!shown)
+			return -ENOMEM;
+		fprintf(out, "%s%s\n", prefix, shown);
+		free(shown);
+	}
+	return 0;
+}
+
+bool tl_report_has_warnings(const struct tl_report *rep)
+{
+	for (size_t i = 0; i < rep->nrows; i++)
+		if (rep->rows[i].rate_short)
+			return true;
+	return false;
 }
 
 static void add_note(struct tl_report_notes *notes, const char *f, ...)

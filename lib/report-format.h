@@ -63,6 +63,18 @@ void tl_report_table_release(struct tl_report_table *t);
 int tl_report_title(const struct tl_report *rep, bool markdown, char **out);
 
 /*
+ * Row i's warning, when its achieved sampling rate is short:
+ * "workload=hpcg policy=lru chunks=8: rate 1000Hz achieved 488 Hz (49%):
+ * the sampler could not keep up" (the axes the table shows, then
+ * tl_rate_short's words), raw text (make it visible to print it).
+ * Returns 0 with *out malloc'd, or NULL when the row has none; -ENOMEM.
+ */
+int tl_report_warning(const struct tl_report *rep, size_t i, char **out);
+/* Every row's warning, made visible, one line each: prefix, the text, a newline. 0 or -ENOMEM. */
+int tl_report_put_warnings(const struct tl_report *rep, bool markdown, const char *prefix, FILE *out);
+bool tl_report_has_warnings(const struct tl_report *rep);
+
+/*
  * What a reader must know that the table does not say (no baseline run
  * succeeded, configurations without a successful run, ...), one sentence
  * each, lowercase, no final period.

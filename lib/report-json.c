@@ -1,14 +1,16 @@
 /*
  * The report as one JSON object, for scripts and plots: the experiment,
  * the baseline selector, one object per configuration with its figure of
- * merit (mean, sd, n, unit, direction), % of baseline, status counts and
- * tier numbers, then the notes. Always valid JSON: strings escaped here
- * (invalid UTF-8 becomes U+FFFD), and a value that is missing or not
- * finite is null, never NaN.
+ * merit (mean, sd, n, unit, direction), % of baseline, status counts,
+ * tier numbers and the achieved sampling rate, then the warnings (rates
+ * short of what was asked) and the notes. Always valid JSON: strings
+ * escaped here (invalid UTF-8 becomes U+FFFD), and a value that is
+ * missing or not finite is null, never NaN.
  */
 #include "report-format.h"
 
 #include <errno.h>
+#include <stdlib.h>
 
 static void string(FILE *out, const char *s)
 {
@@ -98,7 +100,31 @@ static void row(const struct tl_report_row *r, FILE *out)
 	number(out, r->n_migrated > 0, r->migrated_gib);
 	fputs(",\n      \"wall_s\": ", out);
 	number(out, r->n_ok > 0, r->wall_mean);
+	fputs(",\n      \"rate_achieved_hz\": ", out);
+	number(out, r->n_achieved > 0, r->achieved.samples_hz);
+	fprintf(out, ",\n      \"rate_short\": %s", !r->n_achieved ? "null" : boolean(r->rate_short));
 	fputs("\n    }", out);
+}
+
+/* The warnings as a list of strings; -ENOMEM when one could not be made. */
+static int warnings(const struct tl_report *rep, FILE *out)
+{
+	size_t n = 0;
+
+	fputs(",\n  \"warnings\": [", out);
+	for (size_t i = 0; i < rep->nrows; i++) {
+		char *w;
+
+		if (tl_report_warning(rep, i, &w))
+			return -ENOMEM;
+		if (!w)
+			continue;
+		fputs(n++ ? ",\n    " : "\n    ", out);
+		string(out, w);
+		free(w);
+	}
+	fputs(n ? "\n  ]" : "]", out);
+	return 0;
 }
 
 int tl_report_print_json(const struct tl_report *rep, FILE *out)
@@ -117,7 +143,10 @@ int tl_report_print_json(const struct tl_report *rep, FILE *out)
 		fputs(i ? ",\n" : "\n", out);
 		row(&rep->rows[i], out);
 	}
-	fputs(rep->nrows ? "\n  ],\n  \"notes\": [" : "],\n  \"notes\": [", out);
+	fputs(rep->nrows ? "\n  ]" : "]", out);
+	if (warnings(rep, out))
+		return -ENOMEM;
+	fputs(",\n  \"notes\": [", out);
 	tl_report_notes(rep, &notes);
 	for (size_t i = 0; i < notes.n; i++) {
 		fputs(i ? ",\n    " : "\n    ", out);

@@ -1,8 +1,9 @@
 /*
  * The report as GitHub-flavoured markdown: a heading, a pipe table with
  * the same cells as the text table (numbers right-aligned through the
- * separator row, padded so the source reads as a table too), and the notes
- * as a list.
+ * separator row, padded so the source reads as a table too), and the
+ * warnings (configurations that sampled short of their rate) and notes as
+ * a list.
  */
 #include "report-format.h"
 
@@ -67,10 +68,12 @@ int tl_report_print_markdown(const struct tl_report *rep, FILE *out)
 	for (size_t row = 1; row < t.nrows; row++)
 		print_row(&t, row, out);
 	tl_report_notes(rep, &notes);
-	if (notes.n || !rep->nrows)
+	if (notes.n || !rep->nrows || tl_report_has_warnings(rep))
 		fputc('\n', out);
 	if (!rep->nrows)
 		fputs("- no runs\n", out);
+	if (tl_report_put_warnings(rep, true, "- warning: ", out))
+		goto release_table;
 	for (size_t i = 0; i < notes.n; i++) {
 		if (!(note = tl_fmt_visible(notes.text[i], true)))
 			goto release_table;

@@ -1,8 +1,9 @@
 /*
  * The report as an aligned table for a terminal: a title line, one line
- * per configuration, then a "note:" line for anything the numbers alone
- * would hide. Cells come from report-format.c; this file only lays them
- * out (two spaces between columns, numbers right-aligned).
+ * per configuration, a "warning:" line for each configuration that
+ * sampled short of its rate, then a "note:" line for anything the numbers
+ * alone would hide. Cells come from report-format.c; this file only lays
+ * them out (two spaces between columns, numbers right-aligned).
  */
 #include "report-format.h"
 
@@ -49,6 +50,8 @@ int tl_report_print_text(const struct tl_report *rep, FILE *out)
 		print_line(&t, row, out);
 	if (!rep->nrows)
 		fputs("no runs\n", out);
+	if (tl_report_put_warnings(rep, false, "warning: ", out))
+		goto release_table;
 	tl_report_notes(rep, &notes);
 	for (size_t i = 0; i < notes.n; i++) {
 		if (!(note = tl_fmt_visible(notes.text[i], false)))

@@ -12,6 +12,7 @@
 #include <string.h>
 #include "error.h"
 #include "report-format.h"
+#include "units.h"
 
 /* Must match enum tl_report_format. */
 const char *const tl_report_format_names[TL_FMT__COUNT] = {
@@ -32,6 +33,7 @@ _Static_assert(sizeof(printers) / sizeof(printers[0]) == TL_FMT__COUNT, "one pri
 /* Running sums for one row; the squares are taken in a second pass around the mean. */
 struct acc {
 	double fom_sum, fom_sq, hit_sum, mig_sum, wall_sum;
+	struct tl_sampling sampled;	/* sums */
 	size_t n_wall;
 };
 
@@ -79,6 +81,73 @@ static int add_row(struct tl_report *rep, const struct tl_run_row *run)
 	return oom ? -ENOMEM : 0;
 }
 
+/* What a configuration's first run left NULL and this one has (stored before the axis applied). */
+static int fill_values(struct tl_report_row *r, const struct tl_run_row *run)
+{
+	bool oom = false;
+
+	for (int a = 0; a < TL_AXIS__COUNT; a++)
+		if (!r->values[a])
+			r->values[a] = dup_or_null(run->values[a], &oom);
+	return oom ? -ENOMEM : 0;
+}
+
+bool tl_run_achieved(const struct tl_run_row *run, struct tl_sampling *out)
+{
+	const char *sampler = run->values[TL_AXIS_SAMPLER];
+	double s = run->run_ns / 1e9;
+
+	/* none ticks and never samples: a 0 Hz there is no shortfall */
+	if (!run->has_sampling || !(s > 0) || (sampler && !strcmp(sampler, "none")))
+		return false;
+	out->samples_hz = run->samples / s;
+	out->ticks_hz = run->ticks / s;
+	out->seconds = s;
+	return isfinite(out->samples_hz) && isfinite(out->ticks_hz);
+}
+
+bool tl_rate_short(const char *asked, const struct tl_sampling *s, char *buf, size_t len)
+{
+	char got[64], ticks[64];
+	double hz;
+
+	if (!asked || tl_parse_rate(asked, &hz) || !(hz > 0) || hz * s->seconds < TL_RATE_MIN_PERIODS ||
+	    !(s->samples_hz < TL_RATE_SHORT * hz))
+		return false;
+	tl_fmt_sig(got, sizeof(got), s->samples_hz, 3);
+	if (s->ticks_hz < TL_RATE_SHORT * hz) {
+		snprintf(buf, len, "rate %s achieved %s Hz (%.0f%%): the sampler could not keep up", asked, got,
+			 100 * s->samples_hz / hz);
+	} else {
+		/* the runtime ticked on time; the sampler found nothing to take after some ticks */
+		tl_fmt_sig(ticks, sizeof(ticks), s->ticks_hz, 3);
+		snprintf(buf, len, "rate %s achieved %s Hz (%.0f%%): ticks kept up (%s Hz) but %.0f%% of "
+			 "them took no sample", asked, got, 100 * s->samples_hz / hz, ticks,
+			 100 * (1 - s->samples_hz / s->ticks_hz));
+	}
+	return true;
+}
+
+bool tl_run_sampling_text(const struct tl_run_row *run, char *line, size_t len, char *warning,
+			  size_t wlen)
+{
+	const char *rate = run->values[TL_AXIS_RATE];
+	char got[64], ticks[64], pct[32] = "";
+	struct tl_sampling s;
+	double asked;
+
+	if (!tl_run_achieved(run, &s))
+		return false;
+	tl_fmt_sig(got, sizeof(got), s.samples_hz, 3);
+	tl_fmt_sig(ticks, sizeof(ticks), s.ticks_hz, 3);
+	if (rate && !tl_parse_rate(rate, &asked) && asked > 0)
+		snprintf(pct, sizeof(pct), " (%.0f%%)", 100 * s.samples_hz / asked);
+	snprintf(line, len, "rate %s, achieved %s Hz%s, ticks %s Hz", rate ? rate : "-", got, pct, ticks);
+	if (wlen && !tl_rate_short(rate, &s, warning, wlen))
+		warning[0] = '\0';
+	return true;
+}
+
 /* First pass: counts and sums; returns the row of every run in group[]. */
 static int group_runs(struct tl_report *rep, const struct tl_run_row *runs, size_t n,
 		      size_t *group, struct acc *acc)
@@ -87,12 +156,15 @@ static int group_runs(struct tl_report *rep, const struct tl_run_row *runs, size
 		const struct tl_run_row *run = &runs[i];
 		size_t g = find_row(rep, run->config_key ? run->config_key : "");
 		struct tl_report_row *r;
+		struct tl_sampling sampled;
 		int ret;
 
 		if (g == rep->nrows && (ret = add_row(rep, run)))
 			return ret;
 		group[i] = g;
 		r = &rep->rows[g];
+		if ((ret = fill_values(r, run)))
+			return ret;
 		/* An out-of-range status is a damaged store, not a success. */
 		r->status_count[(unsigned)run->status < TL_STATUS__COUNT ? run->status
 									: TL_STATUS_FAILED]++;
@@ -117,6 +189,12 @@ static int group_runs(struct tl_report *rep, const struct tl_run_row *runs, size
 			acc[g].n_wall++;
 			acc[g].wall_sum += run->wall;
 		}
+		if (tl_run_achieved(run, &sampled)) {
+			r->n_achieved++;
+			acc[g].sampled.samples_hz += sampled.samples_hz;
+			acc[g].sampled.ticks_hz += sampled.ticks_hz;
+			acc[g].sampled.seconds += sampled.seconds;
+		}
 	}
 	return 0;
 }
@@ -136,6 +214,12 @@ static void finish_stats(struct tl_report *rep, const struct tl_run_row *runs, s
 			r->migrated_gib = acc[g].mig_sum / r->n_migrated;
 		if (acc[g].n_wall)
 			r->wall_mean = acc[g].wall_sum / acc[g].n_wall;
+		if (r->n_achieved) {
+			r->achieved.samples_hz = acc[g].sampled.samples_hz / r->n_achieved;
+			r->achieved.ticks_hz = acc[g].sampled.ticks_hz / r->n_achieved;
+			r->achieved.seconds = acc[g].sampled.seconds / r->n_achieved;
+			r->rate_short = tl_rate_short(r->values[TL_AXIS_RATE], &r->achieved, NULL, 0);
+		}
 	}
 	for (size_t i = 0; i < n; i++) {
 		const struct tl_run_row *run = &runs[i];
@@ -160,8 +244,10 @@ static void find_varying(struct tl_report *rep)
 			if (!same_value(rep->rows[0].values[a], rep->rows[i].values[a]))
 				rep->axis_varies[a] = true;
 	}
-	/* A reader needs to know what ran even when it is one thing. */
+	/* A reader needs to know what ran even when it is one thing, and the rate asked beside the one achieved. */
 	rep->axis_varies[TL_AXIS_WORKLOAD] = true;
+	for (size_t i = 0; i < rep->nrows; i++)
+		rep->axis_varies[TL_AXIS_RATE] |= rep->rows[i].n_achieved > 0;
 }
 
 /* Do a and b agree on every axis the selector leaves open and both have? */

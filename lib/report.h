@@ -14,8 +14,15 @@
  *
  * Rows are configurations in order of first appearance of their
  * config_key; a configuration's axis values, unit and direction come from
- * its first run. Failed, timed-out and crashed runs are counted in
- * status_count and left out of every statistic; so are non-finite values.
+ * its first run, except that an axis its first run left NULL takes the
+ * value of a later run that has one (one key is one configuration: static
+ * runs stored before they took a rate have none). Failed, timed-out and
+ * crashed runs are counted in status_count and left out of every
+ * statistic; so are non-finite values.
+ *
+ * Sampling: a run's achieved rate is its samples per second of runtime
+ * activity (tl_run_achieved); a configuration's is the mean over its ok
+ * runs, and it is short when more than 10% below the rate asked.
  */
 #ifndef TL_REPORT_H
 #define TL_REPORT_H
@@ -24,6 +31,11 @@
 #include <stdio.h>
 #include "plan.h"
 #include "store.h"
+
+/* Sampling achieved: samples and ticks per second over `seconds` of runtime activity. */
+struct tl_sampling {
+	double samples_hz, ticks_hz, seconds;
+};
 
 struct tl_report_row {
 	char *config_key;
@@ -42,6 +54,9 @@ struct tl_report_row {
 	double hit_rate;		/* mean over runs that carried it, 0..1 */
 	double migrated_gib;		/* mean GiB migrated per run */
 	double wall_mean;		/* seconds, over ok runs */
+	size_t n_achieved;		/* ok runs with an achieved sampling rate */
+	struct tl_sampling achieved;	/* their means */
+	bool rate_short;		/* achieved more than 10% below the rate asked (tl_rate_short) */
 };
 
 struct tl_report {
@@ -49,13 +64,51 @@ struct tl_report {
 	struct tl_report_row *rows;
 	size_t nrows;
 	bool axis_varies[TL_AXIS__COUNT];	/* show a column for this axis: >1 distinct value (NULL
-						 * counts as one) across rows; workload always */
+						 * counts as one) across rows; workload always, rate
+						 * whenever a row has an achieved rate */
 	bool has_baseline;
 	struct tl_selector baseline;
 	char *baseline_text;		/* as given, for the header */
 	char **extra_notes;		/* notes the caller knows of (tl_report_add_note) */
 	size_t nextra;
 };
+
+/*
+ * An achieved rate below this share of the rate asked is short, once the
+ * runtime was active for TL_RATE_MIN_PERIODS periods of it: over fewer, one
+ * tick more or less (the last period is cut by the exit) is 10% or more.
+ */
+#define TL_RATE_SHORT 0.9
+#define TL_RATE_MIN_PERIODS 10
+
+/*
+ * A run's achieved sampling: samples and ticks per second of runtime
+ * activity, over the run's processes (rt.samples and rt.ticks over
+ * rt.run_ns, so per process as the rate asked is). false when it has none
+ * to show: no runtime counters (no runtime, log none), sampler none, or no
+ * time active.
+ */
+bool tl_run_achieved(const struct tl_run_row *run, struct tl_sampling *out);
+
+/*
+ * When s->samples_hz is more than 10% below the rate asked (canonical
+ * text, e.g. "1000Hz") over at least TL_RATE_MIN_PERIODS periods, says so
+ * into buf and returns true: "rate 1000Hz achieved 488 Hz (49%): the
+ * sampler could not keep up" when the ticks fell behind too, else why
+ * samples are missing although the ticks kept up (buf may be NULL with
+ * len 0). false (buf untouched) when not short, too short a run to tell,
+ * or when asked is NULL or not a rate.
+ */
+bool tl_rate_short(const char *asked, const struct tl_sampling *s, char *buf, size_t len);
+
+/*
+ * One run's sampling for people, as the report words it: "rate 250Hz,
+ * achieved 233 Hz (93%), ticks 240 Hz" into line, and tl_rate_short's
+ * warning into warning ("" when not short). false (nothing written) when
+ * the run has no achieved rate.
+ */
+bool tl_run_sampling_text(const struct tl_run_row *run, char *line, size_t len, char *warning,
+			  size_t wlen);
 
 /* A note the rows cannot tell (e.g. the tiers were simulated); printed after the model's own. */
 int tl_report_add_note(struct tl_report *rep, const char *text);

@@ -21,7 +21,7 @@ enum {
 	C_AXES,
 	C_STATUS = C_AXES + TL_AXIS__COUNT, C_EXIT_CODE, C_SIGNAL, C_FOM, C_FOM_UNIT,
 	C_HIGHER_IS_BETTER, C_WALL, C_USER, C_SYS, C_MAXRSS, C_STARTED, C_ENDED, C_ERROR,
-	C_OUT_DIR, C_COMMAND, C_HIT_RATE, C_MIGRATED,
+	C_OUT_DIR, C_COMMAND, C_HIT_RATE, C_MIGRATED, C_SAMPLES, C_TICKS, C_RUN_NS,
 };
 
 /* "SELECT <row columns> FROM runs r JOIN experiments e ... <tail>", malloc'd. */
@@ -40,7 +40,10 @@ static char *row_select(const char *tail)
 	      " r.wall_s, r.user_s, r.sys_s, r.maxrss_kb, r.started_at, r.ended_at, r.error,"
 	      " r.out_dir, r.command,"
 	      " (SELECT value FROM metrics WHERE run_id = r.id AND name = 'hit_rate'),"
-	      " (SELECT value FROM metrics WHERE run_id = r.id AND name = 'migrated_bytes')"
+	      " (SELECT value FROM metrics WHERE run_id = r.id AND name = 'migrated_bytes'),"
+	      " (SELECT value FROM metrics WHERE run_id = r.id AND name = 'rt.samples'),"
+	      " (SELECT value FROM metrics WHERE run_id = r.id AND name = 'rt.ticks'),"
+	      " (SELECT value FROM metrics WHERE run_id = r.id AND name = 'rt.run_ns')"
 	      " FROM runs r JOIN experiments e ON e.id = r.experiment_id ", f);
 	fputs(tail, f);
 	if (fclose(f)) {
@@ -124,6 +127,12 @@ static int read_row(struct tl_store *st, sqlite3_stmt *s, struct tl_run_row *row
 	row->hit_rate = row->has_hit_rate ? sqlite3_column_double(s, C_HIT_RATE) : NAN;
 	row->has_migrated = sqlite3_column_type(s, C_MIGRATED) != SQLITE_NULL;
 	row->migrated_bytes = row->has_migrated ? sqlite3_column_double(s, C_MIGRATED) : NAN;
+	row->has_sampling = sqlite3_column_type(s, C_SAMPLES) != SQLITE_NULL &&
+			    sqlite3_column_type(s, C_TICKS) != SQLITE_NULL &&
+			    sqlite3_column_type(s, C_RUN_NS) != SQLITE_NULL;
+	row->samples = sqlite3_column_double(s, C_SAMPLES);
+	row->ticks = sqlite3_column_double(s, C_TICKS);
+	row->run_ns = sqlite3_column_double(s, C_RUN_NS);
 	if (oom) {
 		tl_run_row_release(row);
 		return tl_store_fail(st, -ENOMEM, "out of memory");

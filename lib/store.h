@@ -108,6 +108,13 @@ struct tl_run_row {
 	/* Tier columns: from metrics "hit_rate" (0..1) and "migrated_bytes"; has_* false when absent. */
 	bool has_hit_rate, has_migrated;
 	double hit_rate, migrated_bytes;
+	/*
+	 * The runtime's sampling, summed over the run's processes: metrics
+	 * rt.samples, rt.ticks and rt.run_ns (ns the runtime was active);
+	 * has_sampling false unless all three are stored.
+	 */
+	bool has_sampling;
+	double samples, ticks, run_ns;
 };
 
 /*

@@ -70,7 +70,7 @@ static void test_table(void **state)
 
 static void test_applies(void **state)
 {
-	/* policy -> which axes apply: budget chunks rate sampler (dynamic), window (window), threshold log (runtime) */
+	/* policy -> which axes apply: budget chunks (dynamic), window (window), threshold rate sampler log (runtime) */
 	static const struct {
 		const char *policy;
 		const char *applies;	/* the axes that apply, in enum order */
@@ -79,7 +79,8 @@ static void test_applies(void **state)
 		{ NULL, "workload size threads allocator policy" },	/* the default, none */
 		{ "all-fast", "workload size threads allocator policy" },
 		{ "all-slow", "workload size threads allocator policy" },
-		{ "static:1,0", "workload size threads allocator policy threshold log" },
+		/* a static run samples too: its hit rate is the share of samples in the fast tier */
+		{ "static:1,0", "workload size threads allocator policy threshold rate sampler log" },
 		{ "lru", "workload size threads allocator policy budget threshold chunks rate sampler log" },
 		{ "window", "workload size threads allocator policy budget threshold chunks rate window sampler log" },
 		{ "./my.so", "workload size threads allocator policy budget threshold chunks rate sampler log" },

@@ -80,11 +80,16 @@ static void sums_over_processes(void **state)
 	char path[128];
 
 	(void)state;
+	/* hit rate: hits / samples_managed pooled over processes (40 / 100), not the mean of theirs */
+	a[RT_STAT_samples] = 45;	/* 5 outside managed chunks: not in the hit rate */
+	a[RT_STAT_samples_managed] = 40;
 	a[RT_STAT_hits] = 30;
 	a[RT_STAT_misses] = 10;
 	a[RT_STAT_bytes_slow_to_fast] = 4 << 20;
 	a[RT_STAT_bytes_fast_to_slow] = 2 << 20;
 	a[RT_STAT_bytes_initial_fast] = 64 << 20;	/* placement before first touch: not migration */
+	b[RT_STAT_samples] = 60;
+	b[RT_STAT_samples_managed] = 60;
 	b[RT_STAT_hits] = 10;
 	b[RT_STAT_misses] = 50;
 	b[RT_STAT_bytes_slow_to_fast] = 1 << 20;
@@ -106,6 +111,7 @@ static void sums_over_processes(void **state)
 	assert_float_equal(metric(&ing, "hit_rate"), 40.0 / 100.0, 1e-12);
 	assert_float_equal(metric(&ing, "migrated_bytes"), (double)(7 << 20), 0);
 	assert_float_equal(metric(&ing, "rt.hits"), 40, 0);
+	assert_float_equal(metric(&ing, "rt.samples"), 105, 0);
 	assert_float_equal(metric(&ing, "rt.processes"), 2, 0);
 	assert_string_equal(ing.allocator_backing, "thp");
 	tl_ingest_release(&ing);

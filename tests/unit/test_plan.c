@@ -205,7 +205,7 @@ static const char *triple(const struct tl_plan *p, size_t i)
 
 static const char *const hpcg_cmd[] = { "xhpcg", NULL };
 
-/* The DESIGN.md sketch: 1 + 1 + 1 + (8 - 1) + 16 configurations. */
+/* The DESIGN.md sketch: 1 + 1 + 2 + (8 - 1) + 16 configurations (static once per rate). */
 static struct tl_spec *design_spec(void)
 {
 	struct tl_spec *s = new_spec("hpcg", hpcg_cmd);
@@ -240,20 +240,21 @@ static void test_design_sketch_counts(void **state)
 
 	(void)state;
 	build(s, &p);
-	assert_int_equal(p.nconfigs, 26);
-	assert_int_equal(p.nruns, 26 * 3);
+	assert_int_equal(p.nconfigs, 27);
+	assert_int_equal(p.nruns, 27 * 3);
 	assert_int_equal(count_policy(&p, "all-fast"), 1);
 	assert_int_equal(count_policy(&p, "all-slow"), 1);
-	assert_int_equal(count_policy(&p, "static"), 1);
+	assert_int_equal(count_policy(&p, "static"), 2);
 	assert_int_equal(count_policy(&p, "lru"), 7);
 	assert_int_equal(count_policy(&p, "window"), 16);
 	for (size_t i = 0; i < p.nconfigs; i++) {
 		const char *po = val(&p, i, TL_AXIS_POLICY);
-		bool dynamic = tl_policy_is_dynamic(po);
+		bool dynamic = tl_policy_is_dynamic(po), runtime = tl_policy_uses_runtime(po);
 
-		/* what the policy ignores is dropped, what it uses is kept */
+		/* what the policy ignores is dropped, what it uses is kept; every runtime policy samples */
 		assert_int_equal(val(&p, i, TL_AXIS_CHUNKS) != NULL, dynamic);
-		assert_int_equal(val(&p, i, TL_AXIS_RATE) != NULL, dynamic);
+		assert_int_equal(val(&p, i, TL_AXIS_RATE) != NULL, runtime);
+		assert_int_equal(val(&p, i, TL_AXIS_SAMPLER) != NULL, runtime);
 		assert_int_equal(val(&p, i, TL_AXIS_WINDOW) != NULL, !strcmp(po, "window"));
 		assert_false(!strcmp(po, "lru") && !strcmp(val(&p, i, TL_AXIS_CHUNKS), "2") &&
 			     !strcmp(val(&p, i, TL_AXIS_RATE), "100Hz"));
@@ -263,14 +264,16 @@ static void test_design_sketch_counts(void **state)
 	/* matrix order: policy slowest, then chunks, then rate */
 	assert_string_equal(val(&p, 0, TL_AXIS_POLICY), "all-fast");
 	assert_string_equal(val(&p, 1, TL_AXIS_POLICY), "all-slow");
-	assert_string_equal(val(&p, 3, TL_AXIS_POLICY), "lru");
-	assert_string_equal(triple(&p, 3), "lru 2 10Hz");
-	assert_string_equal(triple(&p, 4), "lru 8 10Hz");
-	assert_string_equal(triple(&p, 5), "lru 8 100Hz");
-	assert_string_equal(triple(&p, 9), "lru 64 100Hz");
-	assert_string_equal(triple(&p, 10), "window 2 10Hz");
-	assert_string_equal(val(&p, 10, TL_AXIS_WINDOW), "16");
-	assert_string_equal(val(&p, 11, TL_AXIS_WINDOW), "128");
+	assert_string_equal(triple(&p, 2), "static:1,1,0 - 10Hz");
+	assert_string_equal(triple(&p, 3), "static:1,1,0 - 100Hz");
+	assert_string_equal(val(&p, 4, TL_AXIS_POLICY), "lru");
+	assert_string_equal(triple(&p, 4), "lru 2 10Hz");
+	assert_string_equal(triple(&p, 5), "lru 8 10Hz");
+	assert_string_equal(triple(&p, 6), "lru 8 100Hz");
+	assert_string_equal(triple(&p, 10), "lru 64 100Hz");
+	assert_string_equal(triple(&p, 11), "window 2 10Hz");
+	assert_string_equal(val(&p, 11, TL_AXIS_WINDOW), "16");
+	assert_string_equal(val(&p, 12, TL_AXIS_WINDOW), "128");
 	tl_plan_release(&p);
 	free_spec(s);
 }
@@ -730,6 +733,76 @@ static void test_key_moves_when_the_run_changes(void **state)
 	free_spec(s);
 }
 
+/* key_text for the static policy of test_static_rate_and_sampler: no budget, chunks, window. */
+static const char static_key_text[] =
+	"workload=app\n"
+	"size=small\n"
+	"threads=2\n"
+	"allocator=system\n"
+	"policy=static:1,0.5\n"
+	"threshold=32MiB\n"
+	"log=counters\n"
+	"command=bin/app\x1f-v\x1f--n\x1f" "100\n"
+	"env=OMP_PROC_BIND=true\n"
+	"fom=fom: ([0-9.]+)\x1fout*.txt\n"
+	"fast=1\n"
+	"slow=0\n"
+	"cpus=0\n"
+	"events=cycles\x1f" "dTLB-load-misses\n";
+
+/*
+ * A static run samples (its hit rate is quoted), so it takes the rate and
+ * the sampler asked. At what it sampled with before either applied to it
+ * (the runtime's 10Hz and fault), its canonical text and key are what they
+ * were, so resume finds the static runs already stored.
+ */
+static void test_static_rate_and_sampler(void **state)
+{
+	struct tl_spec *s = key_spec();
+	struct tl_plan p;
+
+	(void)state;
+	set_default(s, TL_AXIS_POLICY, "static:1,0.5");
+	build(s, &p);
+	assert_int_equal(p.nconfigs, 1);
+	assert_string_equal(val(&p, 0, TL_AXIS_RATE), "10Hz");
+	assert_string_equal(val(&p, 0, TL_AXIS_SAMPLER), "fault");
+	assert_null(val(&p, 0, TL_AXIS_CHUNKS));
+	assert_null(val(&p, 0, TL_AXIS_BUDGET));
+	assert_null(val(&p, 0, TL_AXIS_WINDOW));
+	assert_string_equal(p.configs[0].canonical, static_key_text);
+	/* Pinned: the key tierlab gave this configuration before static runs took a rate. */
+	assert_string_equal(p.configs[0].key, "a0c5e9d44e4d9626");
+	tl_plan_release(&p);
+
+	/* other rates and samplers are other runs; 10Hz with fault keeps the old key */
+	set_matrix(s, TL_AXIS_RATE, "10Hz", "1kHz", NULL);
+	set_matrix(s, TL_AXIS_SAMPLER, "fault", "none", NULL);
+	build(s, &p);
+	assert_int_equal(p.nconfigs, 4);
+	assert_string_equal(p.configs[0].key, "a0c5e9d44e4d9626");
+	assert_string_equal(val(&p, 1, TL_AXIS_SAMPLER), "none");
+	assert_non_null(strstr(p.configs[1].canonical, "\nsampler=none\n"));
+	assert_null(strstr(p.configs[1].canonical, "rate="));
+	assert_string_equal(val(&p, 2, TL_AXIS_RATE), "1000Hz");
+	assert_non_null(strstr(p.configs[2].canonical, "\nrate=1000Hz\n"));
+	assert_null(strstr(p.configs[2].canonical, "sampler="));
+	assert_non_null(strstr(p.configs[3].canonical, "\nrate=1000Hz\nsampler=none\n"));
+	for (size_t i = 0; i < p.nconfigs; i++)
+		for (size_t j = 0; j < i; j++)
+			assert_string_not_equal(p.configs[i].key, p.configs[j].key);
+	tl_plan_release(&p);
+
+	/* a dynamic policy always writes them: its keys had them from the start */
+	set_default(s, TL_AXIS_POLICY, "lru");
+	set_matrix(s, TL_AXIS_RATE, "10Hz", NULL);
+	set_matrix(s, TL_AXIS_SAMPLER, "fault", NULL);
+	build(s, &p);
+	assert_non_null(strstr(p.configs[0].canonical, "\nrate=10Hz\nsampler=fault\n"));
+	tl_plan_release(&p);
+	free_spec(s);
+}
+
 static void test_keys_match_canonical_in_a_big_plan(void **state)
 {
 	struct tl_spec *s = design_spec();
@@ -872,13 +945,15 @@ static void test_describe(void **state)
 	build(s, &p);
 	tl_config_describe(&p, &p.configs[0], buf, sizeof(buf));
 	assert_string_equal(buf, "policy=all-fast");
-	tl_config_describe(&p, &p.configs[3], buf, sizeof(buf));
+	tl_config_describe(&p, &p.configs[2], buf, sizeof(buf));
+	assert_string_equal(buf, "policy=static:1,1,0 rate=10Hz");
+	tl_config_describe(&p, &p.configs[4], buf, sizeof(buf));
 	assert_string_equal(buf, "policy=lru chunks=2 rate=10Hz");
-	assert_int_equal(tl_config_describe(&p, &p.configs[10], buf, sizeof(buf)),
+	assert_int_equal(tl_config_describe(&p, &p.configs[11], buf, sizeof(buf)),
 			 (int)strlen("policy=window chunks=2 rate=10Hz window=16"));
 	assert_string_equal(buf, "policy=window chunks=2 rate=10Hz window=16");
 	/* too small a buffer: what fits, terminated, and the full length */
-	assert_int_equal(tl_config_describe(&p, &p.configs[3], buf, 8), (int)strlen("policy=lru chunks=2 rate=10Hz"));
+	assert_int_equal(tl_config_describe(&p, &p.configs[4], buf, 8), (int)strlen("policy=lru chunks=2 rate=10Hz"));
 	assert_string_equal(buf, "policy=");
 	tl_plan_release(&p);
 
@@ -975,9 +1050,9 @@ static void test_design_sketch_through_parser(void **state)
 	if (tl_spec_load_string("sketch.yaml", text, "workloads", &spec, &err))
 		fail_msg("sketch.yaml: %s", err.msg);
 	build(&spec, &p);
-	assert_int_equal(p.nconfigs, 26);
-	assert_int_equal(p.nruns, 78);
-	assert_int_equal(count_policy(&p, "static"), 1);
+	assert_int_equal(p.nconfigs, 27);
+	assert_int_equal(p.nruns, 81);
+	assert_int_equal(count_policy(&p, "static"), 2);
 	assert_int_equal(count_policy(&p, "lru"), 7);
 	assert_true(tl_selector_matches(&spec.baseline, p.configs[0].values));
 	assert_false(tl_selector_matches(&spec.baseline, p.configs[1].values));
@@ -1011,6 +1086,7 @@ int main(void)
 		cmocka_unit_test(test_key_is_hash_of_canonical_text),
 		cmocka_unit_test(test_key_ignores_how_values_were_written),
 		cmocka_unit_test(test_key_moves_when_the_run_changes),
+		cmocka_unit_test(test_static_rate_and_sampler),
 		cmocka_unit_test(test_keys_match_canonical_in_a_big_plan),
 		cmocka_unit_test(test_selector_parse),
 		cmocka_unit_test(test_selector_matches),

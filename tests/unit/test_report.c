@@ -188,6 +188,117 @@ static void test_stats_tier_columns(void **state)
 	tl_report_release(&rep);
 }
 
+/* samples and ticks over `seconds` of runtime activity, as ingest stores them */
+static void sampled(struct tl_run_row *r, const char *rate, double samples, double ticks, double seconds)
+{
+	r->values[TL_AXIS_RATE] = (char *)rate;
+	r->has_sampling = true;
+	r->samples = samples;
+	r->ticks = ticks;
+	r->run_ns = seconds * 1e9;
+}
+
+static void test_achieved_rate(void **state)
+{
+	struct tl_run_row runs[] = {
+		run("ok", "w", "lru", TL_STATUS_OK, 1),
+		run("ok", "w", "lru", TL_STATUS_OK, 1),
+		run("edge", "w", "lru", TL_STATUS_OK, 1),
+		run("short", "w", "lru", TL_STATUS_OK, 1),
+		run("none", "w", "static:1", TL_STATUS_OK, 1),
+		run("still", "w", "lru", TL_STATUS_OK, 1),
+		run("nort", "w", "all-fast", TL_STATUS_OK, 1),
+		run("old", "w", "static:1", TL_STATUS_OK, 1),
+		run("old", "w", "static:1", TL_STATUS_OK, 1),
+		run("brief", "w", "lru", TL_STATUS_OK, 1),
+	};
+	struct tl_report rep;
+	const struct tl_report_row *r;
+	struct tl_sampling got;
+	char *w;
+
+	(void)state;
+	sampled(&runs[0], "1000Hz", 9500, 9900, 10);	/* 950 Hz */
+	sampled(&runs[1], "1000Hz", 4650, 4950, 5);	/* 930 Hz: mean 940 */
+	sampled(&runs[2], "1000Hz", 900, 1000, 1);	/* exactly 10% short: not more than 10% */
+	sampled(&runs[3], "1000Hz", 488, 500, 1);
+	sampled(&runs[4], "100Hz", 0, 100, 1);		/* sampler none ticks and takes nothing */
+	set_axis(&runs[4], TL_AXIS_SAMPLER, "none");
+	sampled(&runs[5], "100Hz", 5, 0, 0);		/* no time active: no rate */
+	/* a static run stored before it took a rate, then one stored after: one configuration */
+	sampled(&runs[7], NULL, 10, 10, 1);
+	sampled(&runs[8], "10Hz", 2, 2, 1);
+	/* 0.9 s at 10Hz: nine periods, too few to tell a tick lost at exit from a shortfall */
+	sampled(&runs[9], "10Hz", 7, 7, 0.9);
+	assert_int_equal(tl_report_build("exp", runs, 10, NULL, &rep), 0);
+
+	r = row_of(&rep, "ok");
+	assert_int_equal(r->n_achieved, 2);
+	assert_near(r->achieved.samples_hz, 940, 1e-9);
+	assert_near(r->achieved.ticks_hz, 990, 1e-9);
+	assert_near(r->achieved.seconds, 7.5, 1e-9);
+	assert_false(r->rate_short);
+	assert_false(row_of(&rep, "edge")->rate_short);
+	r = row_of(&rep, "short");
+	assert_true(r->rate_short);
+	assert_near(r->achieved.samples_hz, 488, 1e-9);
+	r = row_of(&rep, "none");
+	assert_int_equal(r->n_achieved, 0);
+	assert_false(r->rate_short);
+	assert_int_equal(row_of(&rep, "still")->n_achieved, 0);
+	assert_int_equal(row_of(&rep, "nort")->n_achieved, 0);
+	r = row_of(&rep, "old");
+	assert_string_equal(r->values[TL_AXIS_RATE], "10Hz");
+	assert_int_equal(r->n_achieved, 2);
+	assert_near(r->achieved.samples_hz, 6, 1e-9);
+	assert_true(r->rate_short);	/* 6 Hz of 10Hz over ten periods (1 s) */
+	r = row_of(&rep, "brief");
+	assert_int_equal(r->n_achieved, 1);
+	assert_near(r->achieved.samples_hz, 7 / 0.9, 1e-9);
+	assert_false(r->rate_short);
+	assert_true(rep.axis_varies[TL_AXIS_RATE]);
+
+	/* one warning per short configuration, naming it; none for the others */
+	for (size_t i = 0; i < rep.nrows; i++) {
+		assert_int_equal(tl_report_warning(&rep, i, &w), 0);
+		assert_int_equal(w != NULL, rep.rows[i].rate_short);
+		if (!strcmp(rep.rows[i].config_key, "short"))
+			assert_string_equal(w, "workload=w policy=lru: rate 1000Hz achieved 488 Hz (49%): "
+					       "the sampler could not keep up");
+		free(w);
+	}
+	tl_report_release(&rep);
+
+	assert_true(tl_run_achieved(&runs[3], &got));
+	assert_near(got.samples_hz, 488, 1e-9);
+	assert_near(got.ticks_hz, 500, 1e-9);
+	assert_near(got.seconds, 1, 1e-12);
+	assert_false(tl_run_achieved(&runs[4], &got));
+	assert_false(tl_run_achieved(&runs[6], &got));
+}
+
+static void test_rate_short_words(void **state)
+{
+	char buf[256] = "untouched";
+
+	(void)state;
+	assert_false(tl_rate_short("1000Hz", &(struct tl_sampling){ 900, 1000, 1 }, buf, sizeof(buf)));
+	assert_false(tl_rate_short(NULL, &(struct tl_sampling){ 1, 1, 1 }, buf, sizeof(buf)));
+	assert_false(tl_rate_short("fast", &(struct tl_sampling){ 1, 1, 1 }, buf, sizeof(buf)));
+	/* nothing in 9 ms at 1kHz: fewer than ten periods, nothing to judge by */
+	assert_false(tl_rate_short("1000Hz", &(struct tl_sampling){ 0, 0, 0.009 }, buf, sizeof(buf)));
+	assert_string_equal(buf, "untouched");
+	assert_true(tl_rate_short("1000Hz", &(struct tl_sampling){ 0, 0, 0.010 }, NULL, 0));
+	assert_true(tl_rate_short("1000Hz", &(struct tl_sampling){ 899.9, 1000, 1 }, NULL, 0));
+	/* the ticks fell behind too: the runtime could not tick that fast */
+	assert_true(tl_rate_short("1000Hz", &(struct tl_sampling){ 488, 490, 1 }, buf, sizeof(buf)));
+	assert_string_equal(buf, "rate 1000Hz achieved 488 Hz (49%): the sampler could not keep up");
+	/* the ticks kept time: the sampler found nothing to take after most of them */
+	assert_true(tl_rate_short("10Hz", &(struct tl_sampling){ 2.5, 9.95, 4 }, buf, sizeof(buf)));
+	assert_string_equal(buf, "rate 10Hz achieved 2.50 Hz (25%): ticks kept up (9.95 Hz) but 75% of them "
+				 "took no sample");
+}
+
 static void test_grouping_order(void **state)
 {
 	struct tl_run_row runs[] = {
@@ -530,33 +641,37 @@ static void test_print_errors(void **state)
 static const char *const AWKWARD = "dgemm, \"big\"\nv2";
 static const char *const LATENCY = "tlb-\xc2\xb5" "bench|x";
 
+/* samples and ticks: the runtime's counts over `wall` seconds of activity; NAN = no runtime counters. */
 struct fixture_run {
 	const char *key, *workload, *policy, *chunks, *rate, *window;
 	enum tl_run_status status;
-	double fom, hit_rate, migrated_gib, wall;
+	double fom, hit_rate, migrated_gib, wall, samples, ticks;
 };
 
 static const struct fixture_run fixture[] = {
-	{ "c01", "hpcg", "all-fast", NULL, NULL, NULL, TL_STATUS_OK, 1.95, NAN, NAN, 61.2 },
-	{ "c01", "hpcg", "all-fast", NULL, NULL, NULL, TL_STATUS_OK, 1.90, NAN, NAN, 62.0 },
-	{ "c01", "hpcg", "all-fast", NULL, NULL, NULL, TL_STATUS_OK, 2.00, NAN, NAN, 60.1 },
-	{ "c02", "hpcg", "all-slow", NULL, NULL, NULL, TL_STATUS_OK, 1.21, NAN, NAN, 95.5 },
-	{ "c02", "hpcg", "all-slow", NULL, NULL, NULL, TL_STATUS_OK, 1.25, NAN, NAN, 93.0 },
-	{ "c03", "hpcg", "static:1,0", NULL, NULL, NULL, TL_STATUS_OK, 1.80, 0.8125, 0.75, 66.0 },
-	{ "c04", "hpcg", "lru", "8", "10Hz", NULL, TL_STATUS_OK, 1.83, 0.91, 12.5, 65.0 },
-	{ "c04", "hpcg", "lru", "8", "10Hz", NULL, TL_STATUS_FAILED, NAN, NAN, NAN, 3.0 },
-	{ "c04", "hpcg", "lru", "8", "10Hz", NULL, TL_STATUS_OK, 1.79, 0.89, 13.25, 66.5 },
-	{ "c05", "hpcg", "lru", "64", "100Hz", NULL, TL_STATUS_TIMEOUT, NAN, NAN, NAN, 600 },
-	{ "c05", "hpcg", "lru", "64", "100Hz", NULL, TL_STATUS_TIMEOUT, NAN, NAN, NAN, 600 },
-	{ "c06", "hpcg", "window", "8", "10Hz", "16", TL_STATUS_OK, 1.8612, 0.935, 4.0, 64.25 },
-	{ "c07", NULL, "all-fast", NULL, NULL, NULL, TL_STATUS_OK, 52.5, NAN, NAN, 8.5 },
-	{ "c07", NULL, "all-fast", NULL, NULL, NULL, TL_STATUS_OK, 53.1, NAN, NAN, 8.4 },
-	{ "c08", NULL, "lru", "8", "10Hz", NULL, TL_STATUS_CRASHED, NAN, NAN, NAN, 1.5 },
-	{ "c08", NULL, "lru", "8", "10Hz", NULL, TL_STATUS_OK, 51.9, 0.99, 0.125, 8.6 },
-	{ "c09", "malloc", "lru", "8", "10Hz", NULL, TL_STATUS_OK, 412.0, NAN, NAN, 2.0 },
-	{ "c10", NULL, "all-fast", NULL, NULL, NULL, TL_STATUS_OK, 8.25, NAN, NAN, 4.0 },
-	{ "c10", NULL, "all-fast", NULL, NULL, NULL, TL_STATUS_OK, 8.75, NAN, NAN, 4.0 },
-	{ "c11", NULL, "lru", "8", "10Hz", NULL, TL_STATUS_OK, 9.5, 0.5, 1536.0, 4.5 },
+	{ "c01", "hpcg", "all-fast", NULL, NULL, NULL, TL_STATUS_OK, 1.95, NAN, NAN, 61.2, NAN, NAN },
+	{ "c01", "hpcg", "all-fast", NULL, NULL, NULL, TL_STATUS_OK, 1.90, NAN, NAN, 62.0, NAN, NAN },
+	{ "c01", "hpcg", "all-fast", NULL, NULL, NULL, TL_STATUS_OK, 2.00, NAN, NAN, 60.1, NAN, NAN },
+	{ "c02", "hpcg", "all-slow", NULL, NULL, NULL, TL_STATUS_OK, 1.21, NAN, NAN, 95.5, NAN, NAN },
+	{ "c02", "hpcg", "all-slow", NULL, NULL, NULL, TL_STATUS_OK, 1.25, NAN, NAN, 93.0, NAN, NAN },
+	{ "c03", "hpcg", "static:1,0", NULL, "10Hz", NULL, TL_STATUS_OK, 1.80, 0.8125, 0.75, 66.0, 650, 660 },
+	{ "c04", "hpcg", "lru", "8", "10Hz", NULL, TL_STATUS_OK, 1.83, 0.91, 12.5, 65.0, 640, 650 },
+	/* a failed run's sampling counts no more than its figure of merit */
+	{ "c04", "hpcg", "lru", "8", "10Hz", NULL, TL_STATUS_FAILED, NAN, NAN, NAN, 3.0, 1, 30 },
+	{ "c04", "hpcg", "lru", "8", "10Hz", NULL, TL_STATUS_OK, 1.79, 0.89, 13.25, 66.5, 660, 665 },
+	{ "c05", "hpcg", "lru", "64", "100Hz", NULL, TL_STATUS_TIMEOUT, NAN, NAN, NAN, 600, NAN, NAN },
+	{ "c05", "hpcg", "lru", "64", "100Hz", NULL, TL_STATUS_TIMEOUT, NAN, NAN, NAN, 600, NAN, NAN },
+	/* short although the ticks kept time: most ticks found no access to take */
+	{ "c06", "hpcg", "window", "8", "10Hz", "16", TL_STATUS_OK, 1.8612, 0.935, 4.0, 64.25, 257, 640 },
+	{ "c07", NULL, "all-fast", NULL, NULL, NULL, TL_STATUS_OK, 52.5, NAN, NAN, 8.5, NAN, NAN },
+	{ "c07", NULL, "all-fast", NULL, NULL, NULL, TL_STATUS_OK, 53.1, NAN, NAN, 8.4, NAN, NAN },
+	{ "c08", NULL, "lru", "8", "10Hz", NULL, TL_STATUS_CRASHED, NAN, NAN, NAN, 1.5, NAN, NAN },
+	/* short, and so were the ticks: the sampler could not keep up */
+	{ "c08", NULL, "lru", "8", "10Hz", NULL, TL_STATUS_OK, 51.9, 0.99, 0.125, 8.6, 43, 43 },
+	{ "c09", "malloc", "lru", "8", "10Hz", NULL, TL_STATUS_OK, 412.0, NAN, NAN, 2.0, NAN, NAN },
+	{ "c10", NULL, "all-fast", NULL, NULL, NULL, TL_STATUS_OK, 8.25, NAN, NAN, 4.0, NAN, NAN },
+	{ "c10", NULL, "all-fast", NULL, NULL, NULL, TL_STATUS_OK, 8.75, NAN, NAN, 4.0, NAN, NAN },
+	{ "c11", NULL, "lru", "8", "10Hz", NULL, TL_STATUS_OK, 9.5, 0.5, 1536.0, 4.5, 45, 45 },
 };
 #define NFIXTURE (sizeof(fixture) / sizeof(fixture[0]))
 
@@ -582,6 +697,10 @@ static void build_fixture(struct tl_report *rep)
 		runs[i].has_migrated = !isnan(f->migrated_gib);
 		runs[i].migrated_bytes = f->migrated_gib * GIB;
 		runs[i].wall = f->wall;
+		runs[i].has_sampling = !isnan(f->samples);
+		runs[i].samples = f->samples;
+		runs[i].ticks = f->ticks;
+		runs[i].run_ns = f->wall * 1e9;
 		if (wl == LATENCY) {
 			runs[i].fom_unit = (char *)"ns";
 			runs[i].higher_is_better = false;
@@ -699,6 +818,13 @@ static void test_fixture_numbers(void **state)
 	assert_int_equal(row_of(&rep, "c09")->baseline, -1);
 	assert_near(row_of(&rep, "c11")->pct_of_baseline, 100 * 8.5 / 9.5, 1e-9);
 	assert_false(row_of(&rep, "c05")->has_pct);
+	/* the achieved rate: mean over ok runs (c04's failed run left out), short when below 9 Hz */
+	assert_int_equal(row_of(&rep, "c04")->n_achieved, 2);
+	assert_near(row_of(&rep, "c04")->achieved.samples_hz, (640 / 65.0 + 660 / 66.5) / 2, 1e-9);
+	assert_false(row_of(&rep, "c04")->rate_short);
+	assert_true(row_of(&rep, "c06")->rate_short);
+	assert_true(row_of(&rep, "c08")->rate_short);
+	assert_int_equal(row_of(&rep, "c01")->n_achieved, 0);
 	assert_true(rep.axis_varies[TL_AXIS_WINDOW]);
 	assert_false(rep.axis_varies[TL_AXIS_SIZE]);
 	tl_report_release(&rep);
@@ -710,6 +836,8 @@ int main(void)
 		cmocka_unit_test(test_stats_known_values),
 		cmocka_unit_test(test_stats_stable),
 		cmocka_unit_test(test_stats_tier_columns),
+		cmocka_unit_test(test_achieved_rate),
+		cmocka_unit_test(test_rate_short_words),
 		cmocka_unit_test(test_grouping_order),
 		cmocka_unit_test(test_varying_axes),
 		cmocka_unit_test(test_baseline_per_workload_and_size),
