@@ -1,7 +1,7 @@
 /*
- * The `none` sampler: starts, and never observes anything. Runs measure
- * placement alone (static policies, all-fast, all-slow) or the runtime's
- * own cost without sampling.
+ * The `none` sampler: starts, and never observes anything: for runs that
+ * must take no samples at all (a placement measured without sampling's
+ * cost, or the runtime's own cost without sampling).
  */
 #include "tiermem/rt-sampler.h"
 
