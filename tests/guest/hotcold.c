@@ -99,8 +99,10 @@ static int locate(const unsigned *chunks, unsigned n, struct where *w)
 				w->node1++;
 			else if (status[p] >= 0)
 				w->other++;
-			else
-				w->absent++, again |= status[p] == -ENOENT || status[p] == -EBUSY;
+			else {
+				w->absent++;
+				again |= status[p] == -ENOENT || status[p] == -EBUSY;
+			}
 		}
 		if (!again)
 			break;

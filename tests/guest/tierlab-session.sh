@@ -9,9 +9,10 @@
 #
 # NUMA_BALANCING (0, 1 or 2) is written to /proc/sys/kernel/numa_balancing;
 # when it is on, the scanner starts 100 ms after a process does and rescans
-# every 100 ms (defaults: 1 s each), so what the kernel's balancing does to
-# a 2-second run is what it would do to any longer run, not a matter of
-# timing. Without it the kernel's default stays (1 with two nodes).
+# every 100 ms (defaults: after 1 s, then every 1 to 60 s), so what the
+# kernel's balancing does to a 2-second run is what it would do to any
+# longer run, not a matter of timing. Without it the kernel's default
+# stays (1 with two nodes).
 #
 # Console markers: "TIERLAB-GUEST: ..." lines; "TIERLAB-GUEST: BEGIN X" and
 # "TIERLAB-GUEST: END X" around each output X. Exit: tierlab run's status.
@@ -33,6 +34,7 @@ if [ -n "$nb" ]; then
 		mount -t debugfs none /sys/kernel/debug || exit 1
 		echo 100 >/sys/kernel/debug/sched/numa_balancing/scan_delay_ms || exit 1
 		echo 100 >/sys/kernel/debug/sched/numa_balancing/scan_period_min_ms || exit 1
+		echo 100 >/sys/kernel/debug/sched/numa_balancing/scan_period_max_ms || exit 1
 	fi
 fi
 say "nodes $(ls -d /sys/devices/system/node/node[0-9]* | wc -l), thp $(grep -o '\[[a-z]*\]' /sys/kernel/mm/transparent_hugepage/enabled | tr -d '[]'), numa_balancing $(cat /proc/sys/kernel/numa_balancing)"
