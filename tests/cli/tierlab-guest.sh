@@ -14,7 +14,7 @@
 #   - lru and window: hit rate >= 0.7 (the oracle is about 0.9) where
 #     all-slow under the runtime measures 0; bytes migrated > 0; the initial
 #     placement the budget (24 MiB fast, 40 MiB slow); the kernel's page
-#     migrations at least the runtime's bytes; more than half of the samples
+#     migrations at least the runtime's bytes; 3/4 of the samples or more
 #     in the hot chunks (the fault sampler follows the accesses); and, just
 #     before the program exits, every page of its hot chunks on node 1 and
 #     no more pages on node 1 than the budget (move_pages, by the program);
@@ -30,7 +30,7 @@
 # have no memory policy once placed, lib/tiermem/migrate.c). With it on
 # (TIERLAB_GUEST_NUMA_BALANCING=1, its scanner then made to act within the
 # 2-second runs) the hot chunks ended partly or wholly on node 0 in an lru
-# or window run of 6 of 10 sessions measured (and once with the kernel's
+# or window run of 7 of 12 sessions measured (and once with the kernel's
 # own scan timing), while the runtime counted hits: a problem of the
 # runtime this test shows on demand, not in every run.
 # Every measurement is printed; the test fails at the end if a check did.
@@ -82,9 +82,9 @@ matrix:
 YAML
 adds+=(--add "$scratch/spec.yaml:/spec.yaml")
 # Budget 12 of 32 chunks, 4 of them hot: lru drops a hot chunk only after
-# 9 cold samples between two of its own; with 12-15% of the samples cold
-# (measured), each hot chunk is out at a given moment with p ~ 2e-4 (it is
-# 1.5e-3 with 10 chunks, 1e-2 with 8). Window 128 rather than 16: a hot
+# 9 cold samples between two of its own; with 11-12% of the samples cold
+# (measured), each hot chunk is out at a given moment with p ~ 1e-4 (it is
+# 7e-4 with 10 chunks, 5e-3 with 8). Window 128 rather than 16: a hot
 # chunk (~22% of the samples) has no sample among the last 16 about 2% of
 # the time and may then be swapped out.
 rt_slow=/usr/lib/tierlab/policy-all-slow.so
@@ -199,17 +199,18 @@ $out"; return; }
 		[ "$ifast $islow" = "$((24 * mib)) $((40 * mib))" ] ||
 			bad "$pol: initial placement fast '$ifast' slow '$islow' bytes, expected the budget (24 MiB) fast and 40 MiB slow"
 		[ -n "$pgm" ] && [ -n "$mb" ] && [ $((pgm * 4096)) -ge "$mb" ] || bad "$pol: the kernel migrated ${pgm:-?} pages, fewer than the runtime's $mb bytes"
-		# the samples that fell in the program's hot chunks (it names their addresses)
+		# At least 3/4 of the samples in the program's hot chunks (it names
+		# their addresses), which take 90% of its reads (measured: 88-89% of
+		# the samples; a sampler blind to the access frequency would put 4/32
+		# there); at least 20 samples, whatever the guest's speed (about 180
+		# in 2 s here).
 		nsm=$(q "select count(*) from samples where run_id = $id")
 		hot=""
 		for addr in $(sed -n 's/^hotcold: hot chunk [0-9]* at 0x\([0-9a-f]*\)$/\1/p' <<<"$out"); do
 			hot="$hot${hot:+ or }addr between $((16#$addr)) and $((16#$addr + 2 * mib - 1))"
 		done
 		nhot=$(q "select count(*) from samples where run_id = $id and (${hot:-0})")
-		# (90% of the reads; fewer of the samples when cold reads take longer
-		# than hot ones, as under TCG; a sampler blind to the access frequency
-		# would put 4/32 there)
-		[ "$nsm" -gt 50 ] && [ $((2 * nhot)) -gt "$nsm" ] ||
+		[ "$nsm" -ge 20 ] && [ $((4 * nhot)) -ge $((3 * nsm)) ] ||
 			bad "$pol: $nhot of $nsm samples in the hot chunks, which take 90% of the reads"
 		[ "$h1" = "$hot_pages" ] || {
 			bad "$pol: the hot chunks are not on the fast node at the end: $where"

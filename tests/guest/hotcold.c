@@ -9,8 +9,9 @@
  *
  * Before it exits, while its memory is still allocated, it asks the kernel
  * (move_pages) which node every page of its hot and cold chunks is on, then
- * checks that every word still holds what it wrote. It runs as a tierlab
- * workload, dynamically linked so LD_PRELOAD reaches it.
+ * checks that each page still holds the word it wrote there (a page lost
+ * while the fault sampler held it away would read zero). It runs as a
+ * tierlab workload, dynamically linked so LD_PRELOAD reaches it.
  *
  * Output: "figure-of-merit: N" (million reads per second), "hotcold: ..."
  * lines with the measured hot share, the hot chunks' addresses and the
@@ -33,6 +34,7 @@
 #define PAGE 4096UL
 #define WORDS (CHUNK / sizeof(uint64_t))
 #define PAGES (CHUNK / PAGE)
+#define PAGE_WORDS (PAGE / sizeof(uint64_t))
 #define TRIES 100
 
 static uint64_t *mem;
@@ -161,8 +163,15 @@ int main(int argc, char **argv)
 		else
 			cold[c++] = i;
 	}
-	for (uint64_t i = 0; i < nchunks * WORDS; i++)
-		mem[i] = pattern(i);
+	/*
+	 * One word per page: every page exists before the reads start, and
+	 * the time outside the read loop, whose accesses are spread evenly
+	 * over all chunks, stays a negligible share of the run (the runtime
+	 * samples from the allocation to the exit; filling all 64 MiB took
+	 * long enough under TCG to put a third of the samples in cold chunks).
+	 */
+	for (uint64_t i = 0; i < nchunks * PAGES; i++)
+		mem[i * PAGE_WORDS] = pattern(i);
 
 	threshold = (uint64_t)(share * 4294967296.0);
 	start = now();
@@ -195,10 +204,10 @@ int main(int argc, char **argv)
 	printf("hotcold: hot pages node0 %ld node1 %ld other %ld absent %ld\n", wh.node0, wh.node1, wh.other, wh.absent);
 	printf("hotcold: cold pages node0 %ld node1 %ld other %ld absent %ld\n", wc.node0, wc.node1, wc.other, wc.absent);
 
-	for (uint64_t i = 0; i < nchunks * WORDS; i++)
-		bad += mem[i] != pattern(i);
+	for (uint64_t i = 0; i < nchunks * PAGES; i++)
+		bad += mem[i * PAGE_WORDS] != pattern(i);
 	if (bad) {
-		printf("hotcold: FAIL: %llu words changed\n", (unsigned long long)bad);
+		printf("hotcold: FAIL: %llu pages changed\n", (unsigned long long)bad);
 		return 1;
 	}
 	printf("hotcold: data intact\n");
