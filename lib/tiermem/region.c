@@ -97,7 +97,9 @@ static int arena_grow(uintptr_t base, uintptr_t end)
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
 	if (p == MAP_FAILED)
 		return -errno;
-	madvise(p, want - tlrt.arena_len, tlrt.opt.thp ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+	/* unset, the program gets the pages it would get without the runtime: runs stay comparable with baselines */
+	if (tlrt.opt.thp >= 0)
+		madvise(p, want - tlrt.arena_len, tlrt.opt.thp ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
 	tlrt_region_settle((uintptr_t)p, want - tlrt.arena_len);
 	/*
 	 * One touch gives the new VMA its anon_vma before any chunk policy
