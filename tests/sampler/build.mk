@@ -7,7 +7,7 @@ SAMPLER_SRC := $(wildcard lib/tiermem/sampler-fault.c lib/tiermem/sampler-uffd-w
 	lib/tiermem/sampler-none.c lib/tiermem/sampler-uffd.c lib/tiermem/sampler-perf.c \
 	lib/tiermem/perf-ring.c lib/tiermem/perf-spe.c lib/tiermem/perf-pmu.c)
 SAMPLER_HDR := lib/tiermem/rt-sampler.h $(wildcard lib/tiermem/sampler-*.h lib/tiermem/perf-*.h tests/sampler/*.h)
-SAMPLER_LIBS := -lpfm -lnuma -lpthread
+SAMPLER_LIBS := -lpfm -lnuma -lpthread -lm
 SAMPLER_DEFS := -DPERF_FIXTURE='"$(abspath tests/sampler/perf-ring-pagefaults.bin)"'
 SAMPLER_TESTS := $(patsubst tests/sampler/%.c,$(B)/tests/%,$(wildcard tests/sampler/test_*.c))
 SAMPLER_HELPERS := $(patsubst tests/sampler/%.c,$(B)/tests-helpers/%,$(wildcard tests/sampler/sampler-*.c))
