@@ -230,13 +230,16 @@ static int start_locked(char *why, size_t whylen)
 	free(P.rings);
 	P.cpus = NULL;
 	P.rings = NULL;
+	P.ncpus = 0;
 	if ((n = tlrt_perf_pmu_cpus(&P.pmu, TLRT_PERF_DEVICES, &P.cpus)) < 0) {
 		snprintf(why, whylen, "perf: cannot list the CPUs of %s", P.pmu.event);
 		return n;
 	}
-	P.ncpus = n;
-	if (!(P.rings = calloc((size_t)n, sizeof(*P.rings))))
+	if (!(P.rings = calloc((size_t)n, sizeof(*P.rings)))) {
+		snprintf(why, whylen, "perf: out of memory");
 		return -ENOMEM;
+	}
+	P.ncpus = n;
 	for (int i = 0; i < n; i++)
 		P.rings[i].fd = -1;
 	if ((err = tlrt_perf_layout_init(&P.layout, SAMPLE_TYPE)))
