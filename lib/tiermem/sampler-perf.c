@@ -1,8 +1,9 @@
 /*
  * The `perf` sampler: the PMU's precise memory-access samples, read from
  * perf_event ring buffers. Each record is one data access the hardware
- * picked out (an LLC-missing load on Intel PEBS, an IBS op on AMD, an SPE
- * load or store on Arm; perf-pmu.c chooses), with its data address, PC,
+ * picked out (on Intel a load of 128 cycles or more, PEBS load latency;
+ * on AMD an IBS op, one that missed the L3 where IBS can tell; on Arm an
+ * SPE load or store; perf-pmu.c chooses), with its data address, PC,
  * thread and a CLOCK_MONOTONIC time (use_clockid). The hardware samples
  * every Nth qualifying access, so where records land is proportional to
  * where such accesses happen, and nothing in the program faults, waits or
@@ -20,7 +21,9 @@
  * fork()ed children out. The threads are listed from /proc/self/task at
  * the first tick, by the runtime thread (the caller, left out: it never
  * touches managed memory), and listed again until no new one appears, so
- * a thread created during the listing is not missed. Rejected: one
+ * a thread created during the listing is not missed (one created by a
+ * thread already opened is then sampled twice: inherited, and opened;
+ * both need a thread born in the milliseconds this takes). Rejected: one
  * non-inherited event per thread with a periodic rescan, which misses
  * each new thread until the next rescan and short-lived ones entirely,
  * and needs a buffer per thread. The price: (threads at the first tick)
