@@ -212,6 +212,7 @@ void tlrt_atfork_register(void);
 int tlrt_record_open(void);			/* counters file (counters and log modes) */
 void tlrt_record_header(void);			/* fills policy, sampler, budget once known */
 void tlrt_record_close(int complete);
+void tlrt_record_discard(void);			/* stood aside: close and remove the files */
 void tlrt_record_child(void);			/* after fork: this process's own files */
 int tlrt_log_enabled(void);
 void tlrt_log_callsite(uintptr_t callsite, const char **module, uintptr_t *off);	/* lock NOT held */

@@ -21,7 +21,7 @@ $(B)/guest/probe-driver: tests/guest/probe-driver.c $(LIBTIERLAB)
 GUEST_TIERMEM_SRC := $(filter-out lib/tiermem/policy-load.c,$(TIERMEM_CORE_SRC))
 $(B)/guest/tiermem-guest: tests/guest/tiermem-guest.c $(GUEST_TIERMEM_SRC) $(wildcard lib/tiermem/*.h) lib/units.h $(POLICY_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -static -pthread -o $@ tests/guest/tiermem-guest.c $(GUEST_TIERMEM_SRC) $(POLICY_LIB) -lnuma -lm
+	$(CC) $(ALL_CFLAGS) -static -pthread -o $@ tests/guest/tiermem-guest.c $(GUEST_TIERMEM_SRC) $(POLICY_LIB) -lnuma -lpfm -lm
 GUEST_BINS += $(B)/guest/tiermem-guest
 TEST_BINS += $(B)/guest/tiermem-guest
 
