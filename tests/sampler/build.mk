@@ -2,7 +2,7 @@
 # directly with a fake runtime (tests/sampler/harness.h), helper programs
 # the shell tests run, and bench/sampler (the fault sampler's cost).
 SAMPLER_SRC := $(wildcard lib/tiermem/sampler-fault.c lib/tiermem/sampler-uffd-wp.c \
-	lib/tiermem/sampler-none.c lib/tiermem/sampler-uffd.c)
+	lib/tiermem/sampler-none.c lib/tiermem/sampler-uffd.c lib/tiermem/sampler-damon.c lib/tiermem/damon-*.c)
 SAMPLER_HDR := lib/tiermem/rt-sampler.h $(wildcard lib/tiermem/sampler-*.h) tests/sampler/harness.h
 SAMPLER_TESTS := $(patsubst tests/sampler/%.c,$(B)/tests/%,$(wildcard tests/sampler/test_*.c))
 SAMPLER_HELPERS := $(patsubst tests/sampler/%.c,$(B)/tests-helpers/%,$(wildcard tests/sampler/sampler-*.c))
@@ -10,7 +10,7 @@ SAMPLER_BENCH := $(B)/bench/sampler
 
 $(B)/tests/test_sampler_%: tests/sampler/test_sampler_%.c $(SAMPLER_SRC) $(SAMPLER_HDR)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< $(SAMPLER_SRC) -lcmocka -lpthread -ldl
+	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< $(SAMPLER_SRC) -lcmocka -lpthread -ldl -lm
 
 $(B)/tests-helpers/sampler-%: tests/sampler/sampler-%.c $(SAMPLER_SRC) $(SAMPLER_HDR)
 	@mkdir -p $(dir $@)
@@ -35,10 +35,10 @@ SAMPLER_SAN_HELPERS := $(foreach s,asan tsan,$(patsubst tests/sampler/%.c,$(B)/t
 
 $(filter %-asan,$(SAMPLER_SAN_TESTS)): $(B)/tests-helpers/%-asan: tests/sampler/%.c $(SAMPLER_SRC) $(SAMPLER_HDR)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(SAN_ASAN) -Itests -o $@ $< $(SAMPLER_SRC) -lcmocka -lpthread -ldl
+	$(CC) $(ALL_CFLAGS) $(SAN_ASAN) -Itests -o $@ $< $(SAMPLER_SRC) -lcmocka -lpthread -ldl -lm
 $(filter %-tsan,$(SAMPLER_SAN_TESTS)): $(B)/tests-helpers/%-tsan: tests/sampler/%.c $(SAMPLER_SRC) $(SAMPLER_HDR)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(SAN_TSAN) -Itests -o $@ $< $(SAMPLER_SRC) -lcmocka -lpthread -ldl
+	$(CC) $(ALL_CFLAGS) $(SAN_TSAN) -Itests -o $@ $< $(SAMPLER_SRC) -lcmocka -lpthread -ldl -lm
 $(filter %-asan,$(SAMPLER_SAN_HELPERS)): $(B)/tests-helpers/%-asan: tests/sampler/%.c $(SAMPLER_SRC) $(SAMPLER_HDR)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SAN_ASAN) -Itests -o $@ $< $(SAMPLER_SRC) -lpthread
