@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define KD "/kdamonds/0"
@@ -50,6 +51,7 @@
 #define MIN_REGIONS 10UL
 #define MAX_REGIONS 1000UL
 #define BYTES_PER_REGION (2UL << 20)
+#define BUSY_TRIES 1000
 
 void tlrt_damon_attrs_for(double rate_hz, size_t span_len, struct tlrt_damon_attrs *a)
 {
@@ -78,20 +80,32 @@ static int path_of(char *path, size_t cap, const char *root, const char *rel, lo
 	return at + 1 < cap ? 0 : -ENAMETOOLONG;
 }
 
+/*
+ * DAMON's sysfs files answer EBUSY while another user of the interface
+ * holds its lock (a kdamond holds it for a whole tried-regions update, and
+ * briefly at every sampling interval): try again, for up to a second.
+ */
+static int busy_again(int err, int *tries)
+{
+	if (err != -EBUSY || ++*tries > BUSY_TRIES)
+		return 0;
+	nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+	return 1;
+}
+
 static int put_path(const char *path, const char *val)
 {
 	size_t len = strlen(val);
-	ssize_t n;
-	int fd, err = 0;
+	int fd, err, tries = 0;
 
 	/* O_TRUNC: as `echo` does; sysfs ignores it, a plain file in a test needs it */
 	if ((fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC)) < 0)
 		return -errno;
-	n = write(fd, val, len);
-	if (n < 0)
-		err = -errno;
-	else if ((size_t)n != len)
-		err = -EIO;
+	do {
+		ssize_t n = write(fd, val, len);
+
+		err = n < 0 ? -errno : (size_t)n != len ? -EIO : 0;
+	} while (busy_again(err, &tries));
 	close(fd);
 	return err;
 }
@@ -116,14 +130,17 @@ static int put_ulong(const char *root, const char *rel, unsigned long v)
 static int get_path(const char *path, char *buf, size_t cap)
 {
 	ssize_t n;
-	int fd;
+	int fd, tries = 0;
 
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return -errno;
-	n = read(fd, buf, cap - 1);
+	while ((n = pread(fd, buf, cap - 1, 0)) < 0 && busy_again(-errno, &tries))
+		;
+	if (n < 0)
+		n = -errno;
 	close(fd);
 	if (n < 0)
-		return -errno;
+		return (int)n;
 	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
 		n--;
 	buf[n] = '\0';
@@ -306,12 +323,12 @@ int tlrt_damon_snapshot(const char *root)
 	return put(root, KD "/state", "update_schemes_tried_regions");
 }
 
-int tlrt_damon_running(const char *root)
+int tlrt_damon_stopped(const char *root)
 {
 	char path[512], state[16];
 
 	return !path_of(path, sizeof(path), root, KD "/state", -1, NULL) && !get_path(path, state, sizeof(state)) &&
-	       !strcmp(state, "on");
+	       !strcmp(state, "off");
 }
 
 long tlrt_damon_regions(const char *root, void (*fn)(void *arg, const struct tlrt_damon_region *r), void *arg)

@@ -66,8 +66,8 @@ int tlrt_damon_watch(const char *root, const struct tlrt_damon_attrs *a, uintptr
  */
 int tlrt_damon_snapshot(const char *root);
 
-/* Whether the kdamond's state reads "on". */
-int tlrt_damon_running(const char *root);
+/* Whether the kdamond's state reads "off" (an unreadable state is not taken for off). */
+int tlrt_damon_stopped(const char *root);
 
 /*
  * Calls fn for each published region, in the order of their directories

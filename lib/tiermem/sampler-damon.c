@@ -156,7 +156,7 @@ static void damon_tick(void)
 		goto out;
 	}
 	/* the scheme matches every region, so a running kdamond publishes at least one */
-	if (!n && !tlrt_damon_running(TLRT_DAMON_ROOT)) {
+	if (!n && tlrt_damon_stopped(TLRT_DAMON_ROOT)) {
 		give_up("the kdamond stopped");
 		goto out;
 	}

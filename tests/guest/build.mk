@@ -23,3 +23,10 @@ $(B)/guest/tiermem-guest: tests/guest/tiermem-guest.c $(GUEST_TIERMEM_SRC) $(wil
 	$(CC) $(ALL_CFLAGS) -static -pthread -o $@ tests/guest/tiermem-guest.c $(GUEST_TIERMEM_SRC) $(POLICY_LIB) -lnuma -lm
 GUEST_BINS += $(B)/guest/tiermem-guest
 TEST_BINS += $(B)/guest/tiermem-guest
+
+# The damon sampler against the guest's kdamond; tests/cli/damon-guest.sh.
+$(B)/guest/damon-guest: tests/guest/damon-guest.c $(GUEST_TIERMEM_SRC) $(wildcard lib/tiermem/*.h) lib/units.h $(POLICY_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -static -pthread -o $@ tests/guest/damon-guest.c $(GUEST_TIERMEM_SRC) $(POLICY_LIB) -lnuma -lm
+GUEST_BINS += $(B)/guest/damon-guest
+TEST_BINS += $(B)/guest/damon-guest
