@@ -38,8 +38,9 @@
 #define MIN_SAMPLE_US 1000UL
 /*
  * vaddr's "ops update" (every update_us) replaces the target's regions by
- * the three big areas of the whole address space; monitoring only the span
- * needs it never to run: once a day is as good as never here.
+ * the three big areas of the whole address space (tests/guest/damon-guest.c
+ * shows it); monitoring only the span needs it not to run: once a day, and
+ * the sampler gives the span again when it finds regions outside.
  */
 #define UPDATE_US 86400000000UL
 /*

@@ -44,6 +44,7 @@ static struct {
 	pid_t owner;		/* the pid DAMON monitors, 0 when off */
 	int running;		/* the kdamond is on */
 	struct rt_block watched;	/* the span DAMON was given; len 0 = none yet */
+	int strayed;		/* the last snapshot had regions outside it: give it again */
 	int said_child;
 	uint64_t rng;
 	struct tlrt_damon_counts c;
@@ -96,6 +97,7 @@ static int damon_start(const struct rt_sampler_env *env, char *why, size_t whyle
 			D.owner = getpid();
 			D.running = 0;
 			D.watched.len = 0;
+			D.strayed = 0;
 			D.said_child = 0;
 		}
 	}
@@ -109,6 +111,8 @@ static void offer(void *arg, const struct tlrt_damon_region *r)
 	struct tlrt_damon_pick *p = arg;
 
 	D.c.regions++;
+	if (r->start < D.watched.addr || r->end > D.watched.addr + D.watched.len)
+		D.strayed = 1;
 	tlrt_damon_pick_offer(p, r, D.watched.addr, D.watched.addr + D.watched.len);
 }
 
@@ -132,7 +136,7 @@ static void damon_tick(void)
 	}
 	if (D.env->span(&b))
 		goto out;
-	if (b.addr != D.watched.addr || b.len != D.watched.len) {
+	if (b.addr != D.watched.addr || b.len != D.watched.len || D.strayed) {
 		struct tlrt_damon_attrs a;
 
 		tlrt_damon_attrs_for(D.env->rate_hz, b.len, &a);
@@ -142,6 +146,7 @@ static void damon_tick(void)
 		}
 		D.running = 1;
 		D.watched = b;
+		D.strayed = 0;
 	}
 	t0 = now_ns();
 	if (tlrt_damon_snapshot(TLRT_DAMON_ROOT)) {

@@ -20,10 +20,16 @@
  *  3. The limit docs/samplers.md states: a process killed (SIGKILL) cannot
  *     give DAMON back; its kdamond stops by itself (the target is gone)
  *     but nr_kdamonds stays 1. Checked, then cleaned up.
+ *  4. The sysfs layer (lib/tiermem/damon.h) on this process: the regions
+ *     published lie inside the range given; a new range committed to the
+ *     running kdamond moves them there; and, what the long update_us is
+ *     for, vaddr's ops update replaces them by the whole address space.
  *
- * Usage: damon-guest [--seconds N] [--rate HZ] [--min-hot PCT] [--thp-too]
- * --thp-too adds a run with THP-advised managed memory, measured and
- * reported but not asserted (docs/samplers.md says why it differs).
+ * Usage: damon-guest [--seconds N] [--rate HZ] [--burst N] [--min-hot PCT] [--thp-too]
+ * --burst sets the accesses between 1 ms sleeps (200), so the access
+ * rate; --thp-too adds a run with THP-advised managed memory. Both are
+ * for measuring DAMON's biases (docs/samplers.md); --min-hot -1 asserts
+ * no share.
  *
  * Output: "DAMON-GUEST: ..." lines, "FAIL: ..." per failed check,
  * "DAMON-GUEST: PASS" and exit 0, or exit 1; "SKIP: ..." and 77 when the
@@ -36,6 +42,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -50,10 +57,11 @@
 #define HOT_OFF (12 * MiB)
 #define HOT_BYTES (4 * MiB)
 #define HOT_PERMILLE 900
-#define BURST 200		/* accesses between sleeps of 1 ms */
+#define BURST 200		/* accesses between sleeps of 1 ms (--burst) */
 #define ROOT TLRT_DAMON_ROOT
 
 static int failures;
+static int burst_len = BURST;
 static volatile uint64_t sink;
 
 static void fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -244,12 +252,12 @@ static uint64_t next_random(void)
 	return rng;
 }
 
-/* BURST accesses, HOT_PERMILLE of them to the hot set, the rest to the cold bytes. */
+/* burst_len accesses, HOT_PERMILLE of them to the hot set, the rest to the cold bytes. */
 static void burst(volatile uint8_t *a)
 {
 	uint64_t sum = 0;
 
-	for (int k = 0; k < BURST; k++) {
+	for (int k = 0; k < burst_len; k++) {
 		uint64_t x = next_random();
 		size_t off;
 
@@ -433,7 +441,7 @@ static void hot_cold(int thp, int seconds, int rate, int min_hot)
 	share = res.managed ? 100.0 * (double)res.hot / (double)res.managed : 0;
 	note("thp=%d: %.1f s at %d Hz asked, %.0f accesses/s: %ld snapshots (%.2f per second, %.3f s each waiting for "
 	     "DAMON), %.1f regions per snapshot, %ld with no access seen",
-	     thp, res.seconds, rate, res.seconds > 0 ? (double)res.bursts * BURST / res.seconds : 0, res.snapshots,
+	     thp, res.seconds, rate, res.seconds > 0 ? (double)res.bursts * burst_len / res.seconds : 0, res.snapshots,
 	     res.seconds > 0 ? (double)res.snapshots / res.seconds : 0,
 	     res.snapshots ? res.snapshot_s / (double)res.snapshots : 0,
 	     res.snapshots ? (double)res.regions / (double)res.snapshots : 0, res.idle);
@@ -495,6 +503,82 @@ static void killed(void)
 		fail("killed: cannot clean up the killed run's kdamond");
 }
 
+/* ---- 4: the sysfs layer ---- */
+
+struct bounds {
+	long n, outside, accessed;
+	uintptr_t lo, hi;
+};
+
+static void in_bounds(void *arg, const struct tlrt_damon_region *r)
+{
+	struct bounds *b = arg;
+
+	b->n++;
+	b->outside += r->start < b->lo || r->end > b->hi;
+	b->accessed += r->nr_accesses > 0;
+}
+
+/* Regions of a fresh snapshot (the second: the first may predate a commit) against [lo, hi). */
+static struct bounds snapshot_in(uintptr_t lo, uintptr_t hi, volatile uint8_t *touch)
+{
+	struct bounds b = { .lo = lo, .hi = hi };
+
+	for (int k = 0; k < 2; k++) {
+		for (size_t i = 0; i < 64 * MiB; i += 4096)
+			touch[i]++;
+		if (tlrt_damon_snapshot(ROOT))
+			fail("sysfs: snapshot: %s", strerror(errno));
+	}
+	if (tlrt_damon_regions(ROOT, in_bounds, &b) < 0)
+		fail("sysfs: regions unreadable");
+	return b;
+}
+
+static void sysfs_layer(void)
+{
+	struct tlrt_damon_attrs a;
+	struct bounds b;
+	char why[300] = "";
+	uint8_t *m = mmap(NULL, 128 * MiB, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uintptr_t lo, mid, hi;
+
+	if (m == MAP_FAILED) {
+		fail("sysfs: mmap: %s", strerror(errno));
+		return;
+	}
+	madvise(m, 128 * MiB, MADV_NOHUGEPAGE);
+	lo = (uintptr_t)m, mid = lo + 64 * MiB, hi = lo + 128 * MiB;
+	if (tlrt_damon_check(ROOT, why, sizeof(why)) || tlrt_damon_create(ROOT, getpid(), why, sizeof(why))) {
+		fail("sysfs: %s", why);
+		return;
+	}
+	tlrt_damon_attrs_for(10, 64 * MiB, &a);
+	if (tlrt_damon_watch(ROOT, &a, lo, mid, 0, why, sizeof(why)))
+		fail("sysfs: %s", why);
+	b = snapshot_in(lo, mid, m);
+	note("sysfs: watching the first 64 MiB: %ld regions, %ld outside, %ld accessed", b.n, b.outside, b.accessed);
+	if (!b.n || b.outside || !b.accessed)
+		fail("sysfs: expected regions inside the range given, some accessed");
+	if (tlrt_damon_watch(ROOT, &a, mid, hi, 1, why, sizeof(why)))
+		fail("sysfs: %s", why);
+	b = snapshot_in(mid, hi, m + 64 * MiB);
+	note("sysfs: committed the second 64 MiB: %ld regions, %ld outside, %ld accessed", b.n, b.outside, b.accessed);
+	if (!b.n || b.outside || !b.accessed)
+		fail("sysfs: expected the regions moved into the range committed");
+	a.update_us = 300000;
+	if (tlrt_damon_watch(ROOT, &a, mid, hi, 1, why, sizeof(why)))
+		fail("sysfs: %s", why);
+	nanosleep(&(struct timespec){ 1, 0 }, NULL);
+	b = snapshot_in(mid, hi, m + 64 * MiB);
+	note("sysfs: with update_us 0.3 s, after 1 s: %ld regions, %ld outside the range given", b.n, b.outside);
+	if (!b.outside)
+		fail("sysfs: expected vaddr's ops update to replace the regions by the whole address space");
+	if (tlrt_damon_release(ROOT) || strcmp(sys_read("kdamonds/nr_kdamonds"), "0"))
+		fail("sysfs: release: nr_kdamonds %s", sys_read("kdamonds/nr_kdamonds"));
+	munmap(m, 128 * MiB);
+}
+
 int main(int argc, char **argv)
 {
 	int seconds = 20, min_hot = 60, thp_too = 0, rate = 10;
@@ -506,12 +590,14 @@ int main(int argc, char **argv)
 			seconds = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--min-hot") && i + 1 < argc)
 			min_hot = atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--burst") && i + 1 < argc)
+			burst_len = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--rate") && i + 1 < argc)
 			rate = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--thp-too"))
 			thp_too = 1;
 		else {
-			fprintf(stderr, "usage: damon-guest [--seconds N] [--rate HZ] [--min-hot PCT] [--thp-too]\n");
+			fprintf(stderr, "usage: damon-guest [--seconds N] [--rate HZ] [--burst N] [--min-hot PCT] [--thp-too]\n");
 			return 2;
 		}
 	}
@@ -530,6 +616,7 @@ int main(int argc, char **argv)
 	if (thp_too)
 		hot_cold(1, seconds, rate, -1);
 	killed();
+	sysfs_layer();
 	if (failures) {
 		printf("DAMON-GUEST: FAIL (%d failed checks)\n", failures);
 		return 1;
