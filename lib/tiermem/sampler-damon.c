@@ -61,13 +61,18 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-static void say(const char *a, const char *b)
+/* One line on stderr: what, then ": strerror(-err)" when err, then more. */
+static void say(const char *what, int err, const char *more)
 {
 	char line[400];
 	size_t at = tlrt_fmt_str(line, sizeof(line), 0, "tiermem: damon sampler: ");
 
-	at = tlrt_fmt_str(line, sizeof(line), at, a);
-	at = tlrt_fmt_str(line, sizeof(line), at, b);
+	at = tlrt_fmt_str(line, sizeof(line), at, what);
+	if (err) {
+		at = tlrt_fmt_str(line, sizeof(line), at, ": ");
+		at = tlrt_fmt_str(line, sizeof(line), at, strerror(-err));
+	}
+	at = tlrt_fmt_str(line, sizeof(line), at, more);
 	at = tlrt_fmt_str(line, sizeof(line), at, "\n");
 	if (write(STDERR_FILENO, line, at) < 0) {
 		/* nowhere to say it */
@@ -75,11 +80,11 @@ static void say(const char *a, const char *b)
 }
 
 /* Lock held. Gives DAMON back and stops sampling, saying why. */
-static void give_up(const char *why)
+static void give_up(const char *why, int err)
 {
-	int err = tlrt_damon_release(TLRT_DAMON_ROOT);
+	int released = !tlrt_damon_release(TLRT_DAMON_ROOT);
 
-	say(why, err ? "; and DAMON could not be released (nr_kdamonds is not 0)" : "; no more samples");
+	say(why, err, released ? "; no more samples" : "; no more samples, and nr_kdamonds could not be put back to 0");
 	D.owner = 0;
 	D.running = 0;
 }
@@ -124,14 +129,14 @@ static void damon_tick(void)
 	char why[300];
 	uint64_t t0;
 	long n;
-	int saved = errno;
+	int err, saved = errno;
 
 	pthread_mutex_lock(&D.lock);
 	if (!D.owner)
 		goto out;
 	if (D.owner != getpid()) {
 		if (!D.said_child++)
-			say("DAMON monitors the parent process; this forked child is not sampled", "");
+			say("DAMON monitors the parent process; this forked child is not sampled", 0, "");
 		goto out;
 	}
 	if (D.env->span(&b))
@@ -141,7 +146,7 @@ static void damon_tick(void)
 
 		tlrt_damon_attrs_for(D.env->rate_hz, b.len, &a);
 		if (tlrt_damon_watch(TLRT_DAMON_ROOT, &a, b.addr, b.addr + b.len, D.running, why, sizeof(why))) {
-			give_up(why);
+			give_up(why, 0);
 			goto out;
 		}
 		D.running = 1;
@@ -149,20 +154,20 @@ static void damon_tick(void)
 		D.strayed = 0;
 	}
 	t0 = now_ns();
-	if (tlrt_damon_snapshot(TLRT_DAMON_ROOT)) {
-		give_up("DAMON stopped publishing its regions (the kdamond is no longer running)");
+	if ((err = tlrt_damon_snapshot(TLRT_DAMON_ROOT))) {
+		give_up("DAMON did not publish its regions (update_schemes_tried_regions)", err);
 		goto out;
 	}
 	D.c.snapshot_ns += now_ns() - t0;
 	D.c.snapshots++;
 	n = tlrt_damon_regions(TLRT_DAMON_ROOT, offer, &pick);
 	if (n < 0) {
-		give_up("DAMON published regions this sampler cannot read");
+		give_up("cannot read the regions DAMON published", (int)n);
 		goto out;
 	}
 	/* the scheme matches every region, so a running kdamond publishes at least one */
 	if (!n && tlrt_damon_stopped(TLRT_DAMON_ROOT)) {
-		give_up("the kdamond stopped");
+		give_up("the kdamond stopped", 0);
 		goto out;
 	}
 	smp.addr = tlrt_damon_pick_addr(&pick);
@@ -185,11 +190,11 @@ static void damon_release_range(uintptr_t addr, size_t len)
 
 static void damon_stop(void)
 {
-	int saved = errno;
+	int err, saved = errno;
 
 	pthread_mutex_lock(&D.lock);
-	if (D.owner == getpid() && tlrt_damon_release(TLRT_DAMON_ROOT))
-		say("could not release DAMON: nr_kdamonds is not 0 after stopping", "");
+	if (D.owner == getpid() && (err = tlrt_damon_release(TLRT_DAMON_ROOT)))
+		say("could not put nr_kdamonds back to 0", err, "");
 	D.owner = 0;
 	D.running = 0;
 	pthread_mutex_unlock(&D.lock);
