@@ -154,20 +154,25 @@ static void damon_tick(void)
 		D.strayed = 0;
 	}
 	t0 = now_ns();
-	if ((err = tlrt_damon_snapshot(TLRT_DAMON_ROOT))) {
+	err = tlrt_damon_snapshot(TLRT_DAMON_ROOT);
+	D.c.snapshot_ns += now_ns() - t0;
+	/*
+	 * Refused (EINVAL) when the kdamond was off already; when it stopped
+	 * during the wait the update "succeeds" over the last snapshot's
+	 * regions, which are stale. Either way: no sample.
+	 */
+	if (tlrt_damon_stopped(TLRT_DAMON_ROOT)) {
+		give_up("the kdamond was turned off", 0);
+		goto out;
+	}
+	if (err) {
 		give_up("DAMON did not publish its regions (update_schemes_tried_regions)", err);
 		goto out;
 	}
-	D.c.snapshot_ns += now_ns() - t0;
 	D.c.snapshots++;
 	n = tlrt_damon_regions(TLRT_DAMON_ROOT, offer, &pick);
 	if (n < 0) {
 		give_up("cannot read the regions DAMON published", (int)n);
-		goto out;
-	}
-	/* the scheme matches every region, so a running kdamond publishes at least one */
-	if (!n && tlrt_damon_stopped(TLRT_DAMON_ROOT)) {
-		give_up("the kdamond stopped", 0);
 		goto out;
 	}
 	smp.addr = tlrt_damon_pick_addr(&pick);

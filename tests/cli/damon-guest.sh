@@ -6,6 +6,7 @@
 # (a blind sampler gets 12.5%); a forked child is not sampled, says so and
 # leaves the parent's kdamond on; DAMON is given back (nr_kdamonds 0) at
 # the end of each run; a killed run leaves nr_kdamonds 1, as documented;
+# a kdamond turned off under the sampler ends its samples (no stale ones);
 # the sysfs layer keeps DAMON's regions inside the range given, commits a
 # new one, and vaddr's ops update would replace them (why update_us is long).
 # DAMON under TCG sees accesses only with pti=on. Skips (77) when QEMU, the
@@ -33,7 +34,8 @@ expect_contains "$out" "DAMON-GUEST: in use: start() = -16: DAMON is in use on t
 expect_contains "$out" "DAMON-GUEST: not root: start(): cannot write /sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds (needs root)"
 expect_contains "$out" "sampler 'damon' at 10 Hz"
 expect_contains "$out" "tiermem: damon sampler: DAMON monitors the parent process; this forked child is not sampled"
+expect_contains "$out" "tiermem: damon sampler: the kdamond was turned off; no more samples"
 expect_contains "$out" "DAMON-GUEST: PASS"
 echo "PASS in $((SECONDS - start))s of QEMU"
-grep -a -e 'DAMON-GUEST: thp' -e 'DAMON-GUEST: killed' -e 'DAMON-GUEST: sysfs' <<<"$out" | sed 's/^/  /'
+grep -a -e 'DAMON-GUEST: thp' -e 'DAMON-GUEST: killed' -e 'DAMON-GUEST: sysfs' -e 'DAMON-GUEST: turned' <<<"$out" | sed 's/^/  /'
 echo ok

@@ -20,7 +20,10 @@
  *  3. The limit docs/samplers.md states: a process killed (SIGKILL) cannot
  *     give DAMON back; its kdamond stops by itself (the target is gone)
  *     but nr_kdamonds stays 1. Checked, then cleaned up.
- *  4. The sysfs layer (lib/tiermem/damon.h) on this process: the regions
+ *  4. Someone turns the kdamond off under a running sampler: it says so,
+ *     delivers nothing more (the regions left are stale) and gives DAMON
+ *     back.
+ *  5. The sysfs layer (lib/tiermem/damon.h) on this process: the regions
  *     published lie inside the range given; a new range committed to the
  *     running kdamond moves them there; and, what the long update_us is
  *     for, vaddr's ops update replaces them by the whole address space.
@@ -151,7 +154,9 @@ static int sys_write(const char *rel, const char *val)
 	snprintf(path, sizeof(path), "%s/%s", ROOT, rel);
 	if ((fd = open(path, O_WRONLY)) < 0)
 		return -1;
-	ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val);
+	/* EBUSY while the sampler's tried-regions update holds the interface's lock */
+	for (int i = 0; !(ok = write(fd, val, strlen(val)) == (ssize_t)strlen(val)) && errno == EBUSY && i < 2000; i++)
+		nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
 	close(fd);
 	return ok ? 0 : -1;
 }
@@ -503,7 +508,65 @@ static void killed(void)
 		fail("killed: cannot clean up the killed run's kdamond");
 }
 
-/* ---- 4: the sysfs layer ---- */
+/* ---- 4: turned off by someone else ---- */
+
+static void turned_off(void)
+{
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	if ((pid = fork()) == 0) {
+		char *env[] = { "TIERLAB_POLICY=lru", "TIERLAB_FAST_NODES=1", "TIERLAB_SLOW_NODES=0", "TIERLAB_CHUNKS=2",
+				"TIERLAB_SAMPLER=damon", "TIERLAB_LOG=none", "TIERLAB_STRICT=1", "TIERLAB_THP=0", NULL };
+		volatile uint8_t *p;
+		uint64_t before, after;
+		double t;
+
+		if (tlrt_setup(env) || !(p = tlrt_alloc(ARR_BYTES, 0, 0x7000)))
+			_exit(1);
+		for (t = now_s(); now_s() < t + 3 || !tlrt_stat(RT_STAT_samples);) {
+			burst(p);
+			nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+			if (now_s() > t + 20)
+				break;
+		}
+		if (!tlrt_stat(RT_STAT_samples))
+			fail("turned off: no sample before");
+		if (sys_write("kdamonds/0/state", "off"))
+			fail("turned off: cannot write off");
+		for (t = now_s(); now_s() < t + 1.5;) {
+			burst(p);
+			nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+		}
+		before = tlrt_stat(RT_STAT_samples);
+		for (t = now_s(); now_s() < t + 2;) {
+			burst(p);
+			nanosleep(&(struct timespec){ 0, 1000000 }, NULL);
+		}
+		after = tlrt_stat(RT_STAT_samples);
+		note("turned off: %llu samples before the kdamond was turned off, %llu in the 2 s from 1.5 s after; nr_kdamonds %s",
+		     (unsigned long long)before, (unsigned long long)(after - before), sys_read("kdamonds/nr_kdamonds"));
+		if (after != before)
+			fail("turned off: %llu samples delivered from a stopped kdamond", (unsigned long long)(after - before));
+		if (strcmp(sys_read("kdamonds/nr_kdamonds"), "0"))
+			fail("turned off: nr_kdamonds is %s, expected 0 once the sampler gave up",
+			     sys_read("kdamonds/nr_kdamonds"));
+		tlrt_finish();
+		_exit(failures ? 1 : 0);
+	}
+	waitpid(pid, &status, 0);
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		failures++;
+		printf("FAIL: turned off: the run ended with status %#x\n", status);
+	}
+	if (strcmp(sys_read("kdamonds/nr_kdamonds"), "0")) {
+		fail("turned off: nr_kdamonds is %s after the run", sys_read("kdamonds/nr_kdamonds"));
+		sys_write("kdamonds/nr_kdamonds", "0");
+	}
+}
+
+/* ---- 5: the sysfs layer ---- */
 
 struct bounds {
 	long n, outside, accessed;
@@ -616,6 +679,7 @@ int main(int argc, char **argv)
 	if (thp_too)
 		hot_cold(1, seconds, rate, -1);
 	killed();
+	turned_off();
 	sysfs_layer();
 	if (failures) {
 		printf("DAMON-GUEST: FAIL (%d failed checks)\n", failures);
