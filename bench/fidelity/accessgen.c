@@ -13,7 +13,11 @@
  *   sweep-fb  forward then backward (as a symmetric Gauss-Seidel);
  *   zipf      2 MiB blocks ranked in a random order, block popularity
  *             Zipf(s), uniform within a block;
- *   phase     hotcold whose hot set moves to the last array halfway.
+ *   phase     hotcold whose hot set moves to the last array halfway;
+ *   lockstep  sequential steps through the first and the last array at
+ *             once, one access to each per step, the second after a chain
+ *             of dependent divisions (as HPCG's x[i] = sum / diag): equal
+ *             counts, unequal time before each access.
  * An access is one 8-byte word: a load (read), a store (write), or every
  * other access a store (rw). Each thread counts its own accesses per block
  * in private memory (mmap'd, so never managed) without atomics: random
@@ -25,7 +29,8 @@
  *   A  index  addr  bytes  first_block             an array; blocks are numbered across arrays
  *   P  part  t_start_ns  t_end_ns  accesses        a part of the run ("all"; phase: "first", "second")
  *   B  part  index  addr  array  share  accesses   a block: its start address as the program sees it
- *   H  part  addr  bytes  share  accesses          the hot set (hotcold, phase)
+ *   H  part  addr  bytes  share  accesses          the hot set (hotcold, phase; lockstep:
+ *                                                  the part of the last array it steps through)
  * Times are CLOCK_MONOTONIC, the runtime's sample clock, so a sample
  * belongs to the part whose interval holds it; the fill before and the
  * check after are outside every part. On stdout, as workloads print it:
@@ -50,8 +55,9 @@
 #define MAX_PARTS 2
 #define BATCH 4096
 
-enum pattern { HOTCOLD, SWEEP, SWEEP_FB, ZIPF, PHASE };
-static const char *const pattern_names[] = { "hotcold", "sweep", "sweep-fb", "zipf", "phase" };
+enum pattern { HOTCOLD, SWEEP, SWEEP_FB, ZIPF, PHASE, LOCKSTEP };
+static const char *const pattern_names[] = { "hotcold", "sweep", "sweep-fb", "zipf", "phase", "lockstep" };
+#define NPATTERNS (int)(sizeof(pattern_names) / sizeof(pattern_names[0]))
 enum mode { READ, WRITE, RW };
 static const char *const mode_names[] = { "read", "write", "rw" };
 
@@ -67,6 +73,7 @@ static struct {
 	uint32_t nblocks;
 	uint64_t block, stride, total_words;
 	uint64_t hot_word[MAX_PARTS], hot_words;	/* hot set per part, in words of the concatenation */
+	uint64_t lockstep_words;	/* words of each array lockstep steps through */
 	double hot_frac, zipf_s;
 	double seconds;
 	uint64_t seed;
@@ -208,6 +215,38 @@ static void run_zipf(struct worker *me)
 	}
 }
 
+/*
+ * The first access of a step is cheap to reach, the second waits for four
+ * dependent divisions (its address depends on their result, so neither
+ * compiler nor CPU can issue it earlier). A sampler whose sample is "the
+ * first access after a moment" sees each access in proportion to the
+ * time before it, not to its count: this pattern measures that.
+ */
+static void run_lockstep(struct worker *me)
+{
+	int last = G.narrays - 1;
+	uint64_t step = G.stride / 8, n = G.lockstep_words / step, i = 0, second = 0;
+	double acc = 1.0;
+
+	while (!atomic_load_explicit(&G.stop, memory_order_relaxed)) {
+		for (int b = 0; b < BATCH; b++) {
+			uint64_t w = i * step;
+
+			touch(me, 0, w);
+			me->count[G.block_first[0] + w * 8 / G.block]++;
+			for (int k = 0; k < 4; k++)
+				acc = 1.0 + acc / 3.0;	/* stays near 1.5: no denormals */
+			w += acc < 0;
+			touch(me, last, w);
+			me->count[G.block_first[last] + w * 8 / G.block]++;
+			second++;
+			i = i + 1 == n ? 0 : i + 1;
+		}
+	}
+	me->hot[0] += second;
+	me->sink += (uint64_t)acc;
+}
+
 /* One sweep over every array, forward or backward; 0 once told to stop. */
 static int sweep_once(struct worker *me, int backward)
 {
@@ -254,6 +293,9 @@ static void *worker_main(void *arg)
 		break;
 	case ZIPF:
 		run_zipf(me);
+		break;
+	case LOCKSTEP:
+		run_lockstep(me);
 		break;
 	case SWEEP:
 	case SWEEP_FB:
@@ -347,7 +389,7 @@ static int write_truth(const char *path, struct worker *wk, const uint64_t *t)
 					(void *)((char *)G.base[a] + (uint64_t)(b - G.block_first[a]) * G.block), a,
 					total ? (double)n / (double)total : 0.0, (unsigned long long)n);
 			}
-		if (G.pattern == HOTCOLD || G.pattern == PHASE) {
+		if (G.pattern == HOTCOLD || G.pattern == PHASE || G.pattern == LOCKSTEP) {
 			uint64_t gw = G.hot_word[p], w;
 			uint32_t blk;
 			int a;
@@ -366,7 +408,7 @@ static int write_truth(const char *path, struct worker *wk, const uint64_t *t)
 }
 
 static const char usage[] =
-	"usage: accessgen [--pattern hotcold|sweep|sweep-fb|zipf|phase] [--arrays SIZE,SIZE...]\n"
+	"usage: accessgen [--pattern hotcold|sweep|sweep-fb|zipf|phase|lockstep] [--arrays SIZE,SIZE...]\n"
 	"                 [--seconds S] [--threads N] [--mode read|write|rw] [--hot-size SIZE]\n"
 	"                 [--hot-offset SIZE] [--hot-frac F] [--phase-offset SIZE] [--zipf-s S]\n"
 	"                 [--stride BYTES] [--block SIZE] [--seed N] [--truth FILE]\n"
@@ -492,7 +534,7 @@ int main(int argc, char **argv)
 	parse_arrays("64M,64M");
 	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'p': G.pattern = name_arg("--pattern", optarg, pattern_names, 5); break;
+		case 'p': G.pattern = name_arg("--pattern", optarg, pattern_names, NPATTERNS); break;
 		case 'a': parse_arrays(optarg); break;
 		case 's': G.seconds = number_arg("--seconds", optarg, 0.001, 1e6); break;
 		case 't': G.nthreads = (int)number_arg("--threads", optarg, 1, MAX_THREADS); break;
@@ -518,18 +560,26 @@ int main(int argc, char **argv)
 		bad("--block: %s", "at least 4096 bytes, whole words");
 	if (hot_size < 8 || hot_size % 8 || hot_offset % 8 || phase_offset % 8)
 		bad("--hot-size, --hot-offset, --phase-offset: %s", "whole 8-byte words, hot set not empty");
-	if (hot_offset + hot_size > G.bytes[0])
+	if ((G.pattern == HOTCOLD || G.pattern == PHASE) && hot_offset + hot_size > G.bytes[0])
 		bad("--hot-offset, --hot-size: %s", "the hot set must lie inside the first array");
-	if (phase_offset + hot_size > G.bytes[G.narrays - 1])
+	if (G.pattern == PHASE && phase_offset + hot_size > G.bytes[G.narrays - 1])
 		bad("--phase-offset, --hot-size: %s", "the moved hot set must lie inside the last array");
 	G.nparts = G.pattern == PHASE ? 2 : 1;
 
 	alloc_arrays();
-	if (hot_size / 8 >= G.total_words)
+	if ((G.pattern == HOTCOLD || G.pattern == PHASE) && hot_size / 8 >= G.total_words)
 		bad("--hot-size: %s", "the hot set must leave some cold memory");
 	G.hot_words = hot_size / 8;
 	G.hot_word[0] = hot_offset / 8;
 	G.hot_word[1] = G.total_words - G.words[G.narrays - 1] + phase_offset / 8;
+	if (G.pattern == LOCKSTEP) {
+		/* the "hot set" is the second access of each step: all of the last array it covers */
+		G.lockstep_words = G.words[0] < G.words[G.narrays - 1] ? G.words[0] : G.words[G.narrays - 1];
+		if (G.narrays < 2 || G.lockstep_words < G.stride / 8)
+			bad("--pattern lockstep: %s", "needs two arrays of at least --stride bytes");
+		G.hot_word[0] = G.total_words - G.words[G.narrays - 1];
+		G.hot_words = G.lockstep_words;
+	}
 	if (G.pattern == ZIPF)
 		zipf_setup();
 
