@@ -18,8 +18,8 @@
  *             once, one access to each per step, the second after a chain
  *             of dependent divisions (as HPCG's x[i] = sum / diag): equal
  *             counts, unequal time before each access.
- * An access is one 8-byte word: a load (read), a store (write), or every
- * other access a store (rw). Each thread counts its own accesses per block
+ * An access is one 8-byte word: a load (read), a store (write), or half
+ * of them stores (rw: alternating pairs of loads and of stores). Each thread counts its own accesses per block
  * in private memory (mmap'd, so never managed) without atomics: random
  * patterns add one to a cached counter per access, sweeps add a block's
  * count once per block; the counts are merged at the end.
@@ -33,9 +33,12 @@
  *                                                  the part of the last array it steps through)
  * Times are CLOCK_MONOTONIC, the runtime's sample clock, so a sample
  * belongs to the part whose interval holds it; the fill before and the
- * check after are outside every part. On stdout, as workloads print it:
- * "validation: passed" (every word still holds what was written) and
- * "figure-of-merit: N accesses/s".
+ * check after are outside every part. On stdout: "accesses: N",
+ * "seconds: S" (wall), "cpu-seconds: S" (the threads' CPU time in the
+ * pattern: on a shared machine a thread that blocks often gets a larger
+ * share of the CPU, so wall time alone misjudges a sampler's cost), and as
+ * workloads print it, "validation: passed" (every word still holds what
+ * was written) and "figure-of-merit: N accesses/s" (per wall second).
  */
 #include "units.h"
 
@@ -90,14 +93,20 @@ struct worker {
 	uint64_t *count;	/* [part][block] */
 	uint64_t hot[MAX_PARTS];
 	uint64_t accesses, sink;
+	uint64_t cpu_ns;	/* the thread's CPU time in the pattern */
 };
 
-static uint64_t now_ns(void)
+static uint64_t clock_ns(clockid_t clock)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	clock_gettime(clock, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t now_ns(void)
+{
+	return clock_ns(CLOCK_MONOTONIC);
 }
 
 static void *map_private(size_t bytes)
@@ -133,10 +142,14 @@ static inline uint64_t word_value(int a, uint64_t w)
 	return (w * 0x9e3779b97f4a7c15ULL) ^ (uint64_t)(a + 1);
 }
 
-/* Word w of array a, accessed as the mode says; the n-th access of this thread. */
+/*
+ * Word w of array a, accessed as the mode says. rw stores in every other
+ * pair of accesses, not every other access: lockstep alternates its two
+ * arrays, and parity would give all the stores to one of them.
+ */
 static inline void touch(struct worker *me, int a, uint64_t w)
 {
-	int store = G.mode == WRITE || (G.mode == RW && (me->accesses & 1));
+	int store = G.mode == WRITE || (G.mode == RW && (me->accesses & 2));
 
 	if (store)
 		G.base[a][w] = word_value(a, w);
@@ -284,8 +297,10 @@ static void *worker_main(void *arg)
 {
 	struct worker *me = arg;
 	int backward = 0;
+	uint64_t cpu0;
 
 	pthread_barrier_wait(&G.go);
+	cpu0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	switch (G.pattern) {
 	case HOTCOLD:
 	case PHASE:
@@ -304,6 +319,7 @@ static void *worker_main(void *arg)
 				backward = !backward;
 		break;
 	}
+	me->cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0;
 	return NULL;
 }
 
@@ -519,6 +535,7 @@ int main(int argc, char **argv)
 	};
 	const char *truth = "accessgen-truth.tsv";
 	uint64_t hot_size = 8 << 20, hot_offset = 0, phase_offset = 0, t[MAX_PARTS + 1], accesses = 0, counted = 0;
+	uint64_t cpu_ns = 0;
 	struct worker *wk;
 	int c;
 
@@ -606,6 +623,7 @@ int main(int argc, char **argv)
 	for (int i = 0; i < G.nthreads; i++) {
 		pthread_join(wk[i].thread, NULL);
 		accesses += wk[i].accesses;
+		cpu_ns += wk[i].cpu_ns;
 		for (size_t j = 0; j < (size_t)G.nparts * G.nblocks; j++)
 			counted += wk[i].count[j];
 	}
@@ -613,7 +631,8 @@ int main(int argc, char **argv)
 
 	printf("pattern: %s, %d arrays, %d threads, mode %s\n", pattern_names[G.pattern], G.narrays,
 	       G.nthreads, mode_names[G.mode]);
-	printf("accesses: %llu\nseconds: %.6f\n", (unsigned long long)accesses, (double)(t[G.nparts] - t[0]) * 1e-9);
+	printf("accesses: %llu\nseconds: %.6f\ncpu-seconds: %.6f\n", (unsigned long long)accesses,
+	       (double)(t[G.nparts] - t[0]) * 1e-9, (double)cpu_ns * 1e-9);
 	if (write_truth(truth, wk, t))
 		return 1;
 	printf("truth: %s\n", truth);
