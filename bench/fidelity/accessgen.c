@@ -19,10 +19,11 @@
  *             of dependent divisions (as HPCG's x[i] = sum / diag): equal
  *             counts, unequal time before each access.
  * An access is one 8-byte word: a load (read), a store (write), or half
- * of them stores (rw: alternating pairs of loads and of stores). Each thread counts its own accesses per block
- * in private memory (mmap'd, so never managed) without atomics: random
- * patterns add one to a cached counter per access, sweeps add a block's
- * count once per block; the counts are merged at the end.
+ * of them stores (rw: alternating pairs of loads and of stores). Each
+ * thread counts its own accesses per block in private memory (mmap'd, so
+ * never managed) without atomics: random patterns add one to a cached
+ * counter per access, sweeps add a block's count once per block; the
+ * counts are merged at the end.
  *
  * The truth file (tab-separated, like the runtime's log):
  *   U  block_bytes                                 the block size
@@ -58,11 +59,13 @@
 #define MAX_PARTS 2
 #define BATCH 4096
 
-enum pattern { HOTCOLD, SWEEP, SWEEP_FB, ZIPF, PHASE, LOCKSTEP };
+/* The names must follow the enums. */
+enum pattern { HOTCOLD, SWEEP, SWEEP_FB, ZIPF, PHASE, LOCKSTEP, NPATTERNS };
 static const char *const pattern_names[] = { "hotcold", "sweep", "sweep-fb", "zipf", "phase", "lockstep" };
-#define NPATTERNS (int)(sizeof(pattern_names) / sizeof(pattern_names[0]))
-enum mode { READ, WRITE, RW };
+_Static_assert(sizeof(pattern_names) / sizeof(pattern_names[0]) == NPATTERNS, "a name per pattern");
+enum mode { READ, WRITE, RW, NMODES };
 static const char *const mode_names[] = { "read", "write", "rw" };
+_Static_assert(sizeof(mode_names) / sizeof(mode_names[0]) == NMODES, "a name per mode");
 
 /* Everything the threads share; read-only once they run, but for part and stop. */
 static struct {
@@ -72,7 +75,7 @@ static struct {
 	uint64_t bytes[MAX_ARRAYS];
 	uint64_t *base[MAX_ARRAYS];
 	uint64_t words[MAX_ARRAYS];
-	uint32_t block_first[MAX_ARRAYS];	/* global index of each array's first block */
+	uint32_t block_first[MAX_ARRAYS + 1];	/* global index of each array's first block; then the count */
 	uint32_t nblocks;
 	uint64_t block, stride, total_words;
 	uint64_t hot_word[MAX_PARTS], hot_words;	/* hot set per part, in words of the concatenation */
@@ -88,7 +91,6 @@ static struct {
 
 struct worker {
 	pthread_t thread;
-	int id;
 	uint64_t rng;
 	uint64_t *count;	/* [part][block] */
 	uint64_t hot[MAX_PARTS];
@@ -130,7 +132,7 @@ static uint64_t next_random(uint64_t *s)
 	return z ^ (z >> 31);
 }
 
-/* Uniform in [0, n) (Lemire's multiply-shift; the bias is below 2^-40 here). */
+/* Uniform in [0, n) (Lemire's multiply-shift: a relative bias of n / 2^64, nothing at these sizes). */
 static uint64_t below(uint64_t *s, uint64_t n)
 {
 	return (uint64_t)(((unsigned __int128)next_random(s) * n) >> 64);
@@ -317,6 +319,8 @@ static void *worker_main(void *arg)
 		while (sweep_once(me, backward))
 			if (G.pattern == SWEEP_FB)
 				backward = !backward;
+		break;
+	case NPATTERNS:
 		break;
 	}
 	me->cpu_ns = clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu0;
@@ -555,7 +559,7 @@ int main(int argc, char **argv)
 		case 'a': parse_arrays(optarg); break;
 		case 's': G.seconds = number_arg("--seconds", optarg, 0.001, 1e6); break;
 		case 't': G.nthreads = (int)number_arg("--threads", optarg, 1, MAX_THREADS); break;
-		case 'm': G.mode = name_arg("--mode", optarg, mode_names, 3); break;
+		case 'm': G.mode = name_arg("--mode", optarg, mode_names, NMODES); break;
 		case 'H': hot_size = size_arg("--hot-size", optarg); break;
 		case 'O': hot_offset = size_arg("--hot-offset", optarg); break;
 		case 'f': G.hot_frac = number_arg("--hot-frac", optarg, 0, 1); break;
@@ -603,7 +607,6 @@ int main(int argc, char **argv)
 	wk = map_private((size_t)G.nthreads * sizeof(*wk));
 	pthread_barrier_init(&G.go, NULL, (unsigned)G.nthreads + 1);
 	for (int i = 0; i < G.nthreads; i++) {
-		wk[i].id = i;
 		wk[i].rng = G.seed * 0x100000001b3ULL + (uint64_t)i * 0xd1b54a32d192ed03ULL;
 		wk[i].count = map_private((size_t)G.nparts * G.nblocks * sizeof(uint64_t));
 		if ((c = pthread_create(&wk[i].thread, NULL, worker_main, &wk[i]))) {
