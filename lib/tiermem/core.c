@@ -120,6 +120,7 @@ static void activate(void)
 		snprintf(why, sizeof(why), "cannot reserve address space for managed memory");
 		goto aside;
 	}
+	tlrt_cache_init();
 	if (tlrt_record_open()) {
 		snprintf(why, sizeof(why), "TIERLAB_OUT='%s': cannot create files there (%s)",
 			 tlrt.opt.out[0] ? tlrt.opt.out : ".", strerror(errno));
@@ -134,7 +135,7 @@ static void activate(void)
 	tlrt.start_ns = tlrt_now_ns();
 	atomic_store(&tlrt.state, TLRT_ACTIVE);
 	if (tlrt.opt.verbose) {
-		char budget[64];
+		char budget[64], cache[64];
 
 		if (tlrt.opt.dynamic_fraction > 0)
 			snprintf(budget, sizeof(budget), "%g%% of the managed chunks", tlrt.opt.dynamic_fraction * 100);
@@ -142,9 +143,13 @@ static void activate(void)
 			snprintf(budget, sizeof(budget), "unlimited");
 		else
 			snprintf(budget, sizeof(budget), "%u chunks", tlrt.budget_chunks);
-		tlrt_say("managing allocations >= %llu bytes: policy '%s', chunk %llu bytes, budget %s, sampler '%s' at %g Hz",
+		if (tlrt.opt.cache_fraction > 0)
+			snprintf(cache, sizeof(cache), "%g%% of the managed peak", tlrt.opt.cache_fraction * 100);
+		else
+			snprintf(cache, sizeof(cache), "%llu bytes", (unsigned long long)tlrt.opt.cache_bytes);
+		tlrt_say("managing allocations >= %llu bytes: policy '%s', chunk %llu bytes, budget %s, sampler '%s' at %g Hz, cache of freed regions %s",
 			 (unsigned long long)tlrt.opt.threshold, tlrt.pol->name ? tlrt.pol->name : tlrt.opt.policy,
-			 (unsigned long long)tlrt.opt.chunk_size, budget, tlrt.sampler->name, tlrt.opt.rate_hz);
+			 (unsigned long long)tlrt.opt.chunk_size, budget, tlrt.sampler->name, tlrt.opt.rate_hz, cache);
 	}
 	return;
 unload:
@@ -240,8 +245,12 @@ static struct tlp_alloc alloc_desc(const struct tlrt_region *r)
 	return (struct tlp_alloc){ sizeof(struct tlp_alloc), r->seq, r->first_chunk, r->nchunks, r->bytes };
 }
 
-/* Log mode names the caller's module; dladdr takes the loader's lock, so not under ours. */
-static void *managed_alloc(size_t bytes, size_t align, uintptr_t callsite)
+/*
+ * A region from the cache of freed ones (cache.c) or fresh from the
+ * arena. Log mode names the caller's module; dladdr takes the loader's
+ * lock, so not under ours.
+ */
+static void *managed_alloc(size_t bytes, size_t align, uintptr_t callsite, int zero)
 {
 	struct tlp_decisions d;
 	struct tlp_alloc a;
@@ -253,9 +262,17 @@ static void *managed_alloc(size_t bytes, size_t align, uintptr_t callsite)
 	if (tlrt_log_enabled())
 		tlrt_log_callsite(callsite, &module, &off);
 	pthread_mutex_lock(&tlrt.lock);
-	r = tlrt_region_alloc(bytes, align);
+	r = tlrt_cache_take(bytes, align);
+	if (!r && !(r = tlrt_region_alloc(bytes, align)) && tlrt.cache_bytes) {
+		/* cached regions may be what fills the reservation */
+		tlrt_cache_trim(0);
+		r = tlrt_region_alloc(bytes, align);
+	}
 	if (!r)
 		goto fail;
+	/* the region may lie inside memory a sampler has armed: released before anything touches it */
+	if (tlrt.sampler_started)
+		tlrt.sampler->release_range(r->addr, r->maplen);
 	if (tlrt_chunks_alloc(r)) {
 		tlrt_region_free(r);
 		goto fail;
@@ -268,9 +285,6 @@ static void *managed_alloc(size_t bytes, size_t align, uintptr_t callsite)
 	tlrt_budget_update();
 	tlrt_log_alloc(r, t, module, off);
 
-	/* the region may lie inside memory a sampler has armed */
-	if (tlrt.sampler_started)
-		tlrt.sampler->release_range(r->addr, r->maplen);
 	for (uint32_t i = 0; i < r->nchunks; i++)
 		tlrt.chunks[r->first_chunk + i].placed = 0;
 	a = alloc_desc(r);
@@ -288,7 +302,10 @@ static void *managed_alloc(size_t bytes, size_t align, uintptr_t callsite)
 			c->placed = 1;
 		}
 	}
-	tlrt_region_populate(r);
+	if (r->held)
+		tlrt_cache_ready(r, zero);
+	else
+		tlrt_region_populate(r);	/* fresh: zero already */
 	pthread_mutex_unlock(&tlrt.lock);
 	return (void *)r->addr;
 fail:
@@ -296,15 +313,35 @@ fail:
 	return NULL;
 }
 
-void *tlrt_alloc(size_t bytes, size_t align, uintptr_t callsite)
+static void *alloc_entry(size_t bytes, size_t align, uintptr_t callsite, int zero)
 {
 	int saved = errno;
 	void *p = NULL;
 
 	if (ensure_active())
-		p = managed_alloc(bytes, align, callsite);
+		p = managed_alloc(bytes, align, callsite, zero);
 	errno = saved;
 	return p;
+}
+
+void *tlrt_alloc(size_t bytes, size_t align, uintptr_t callsite)
+{
+	return alloc_entry(bytes, align, callsite, 0);
+}
+
+void *tlrt_alloc_zeroed(size_t bytes, uintptr_t callsite)
+{
+	return alloc_entry(bytes, 0, callsite, 1);
+}
+
+uint64_t tlrt_cache_held(void)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&tlrt.lock);
+	n = tlrt.cache_bytes;
+	pthread_mutex_unlock(&tlrt.lock);
+	return n;
 }
 
 int tlrt_owns(const void *p)
@@ -317,7 +354,7 @@ void tlrt_free(void *p)
 	void (*on_free)(void *, const struct tlp_alloc *);
 	struct tlrt_region *r;
 	struct tlp_alloc a;
-	int saved = errno;
+	int saved = errno, kept;
 
 	pthread_mutex_lock(&tlrt.lock);
 	r = tlrt_region_of((uintptr_t)p);
@@ -331,12 +368,15 @@ void tlrt_free(void *p)
 		tlrt.sampler->release_range(r->addr, r->maplen);
 	tlrt_log_free(r, tlrt_now_ns());
 	a = alloc_desc(r);
+	tlrt.cur_bytes -= r->bytes;
+	/* kept with its pages, or given back; the cache reads the chunks' tiers first */
+	kept = tlrt_cache_put(r);
 	tlrt_chunks_free(r);
 	if ((on_free = TLRT_POL_FN(on_free)))
 		on_free(tlrt.pol_state, &a);
 	tlrt_stat_add(RT_STAT_frees, 1);
-	tlrt.cur_bytes -= r->bytes;
-	tlrt_region_free(r);
+	if (!kept)
+		tlrt_region_free(r);
 	tlrt_budget_update();
 	pthread_mutex_unlock(&tlrt.lock);
 	errno = saved;

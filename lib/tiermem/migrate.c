@@ -115,9 +115,18 @@ int tlrt_migrate(uint32_t chunk, enum tlp_tier to, int initial)
 			  : (to == TLP_FAST ? TLRT_DIR_SLOW_TO_FAST : TLRT_DIR_FAST_TO_SLOW);
 	int saved = errno, bound, ok;
 
-	if (!initial && tlrt.sampler_started)
+	/*
+	 * An initial placement has no page on another tier to move: a fresh
+	 * chunk has no pages yet, and a reused one (cache.c) has dropped those
+	 * that were not on this tier. So only migrations ask the kernel to move
+	 * (MPOL_MF_MOVE, which also costs a walk of every present page).
+	 */
+	if (initial)
+		tlrt_cache_place(c, to);
+	else if (tlrt.sampler_started)
 		tlrt.sampler->release_range(c->addr, c->len);
-	bound = ok = !mbind((void *)c->addr, c->len, MPOL_BIND, mask, TLRT_NODE_WORDS * 64 + 1, MPOL_MF_MOVE);
+	bound = ok = !mbind((void *)c->addr, c->len, MPOL_BIND, mask, TLRT_NODE_WORDS * 64 + 1,
+			    initial ? 0 : MPOL_MF_MOVE);
 	if (ok) {
 		tlrt_stat_add(count[dir], 1);
 		tlrt_stat_add(bytes[dir], c->len);

@@ -342,6 +342,14 @@ static int parse_one(struct tlrt_options *o, enum tlrt_opt id, char *const *envp
 		if (parse_bool(val, id == TLRT_OPT_STRICT ? &o->strict : id == TLRT_OPT_THP ? &o->thp : &o->verbose))
 			return bad(why, len, var, val, "not a boolean (0 or 1)");
 		return 0;
+	case TLRT_OPT_CACHE:
+		/* 0 (or 0%) turns the cache off, so not tl_parse_budget, which refuses a zero budget */
+		o->cache_bytes = 0;
+		o->cache_fraction = 0;
+		if (strchr(val, '%') ? tl_parse_percent(val, &o->cache_fraction) || o->cache_fraction < 0
+				     : tl_parse_size(val, &o->cache_bytes) != 0)
+			return bad(why, len, var, val, "not a size or percentage (e.g. 256MiB, 50%, 0)");
+		return 0;
 	case TLRT_OPT_FAST_MEM:
 	case TLRT_OPT_CHUNKS:
 	case TLRT_OPT_CHUNK_SIZE:

@@ -39,7 +39,8 @@
 	X(STRICT,      "TIERLAB_STRICT",      NULL,                            TLRT_KIND_BOOL,      "0",        "exit with status 2 on a bad value instead of standing aside") \
 	X(POLICY_ARGS, "TIERLAB_POLICY_ARGS", NULL,                            TLRT_KIND_STRING,    NULL,       "free-form arguments for the policy plugin") \
 	X(THP,         "TIERLAB_THP",         NULL,                            TLRT_KIND_BOOL,      NULL,       "1: madvise(MADV_HUGEPAGE) on managed memory, 0: MADV_NOHUGEPAGE (unset: the system's THP setting, as without the runtime)") \
-	X(VERBOSE,     "TIERLAB_VERBOSE",     NULL,                            TLRT_KIND_BOOL,      "0",        "say what the runtime decided on stderr")
+	X(VERBOSE,     "TIERLAB_VERBOSE",     NULL,                            TLRT_KIND_BOOL,      "0",        "say what the runtime decided on stderr") \
+	X(CACHE,       "TIERLAB_CACHE",       NULL,                            TLRT_KIND_BUDGET,    "50%",      "freed managed memory kept for reuse: a size, or a percentage of the peak managed bytes (at least 32 MiB); 0 = none")
 
 enum tlrt_kind {
 	TLRT_KIND_STRING, TLRT_KIND_NODES, TLRT_KIND_SIZE, TLRT_KIND_BUDGET, TLRT_KIND_UINT,
@@ -94,6 +95,8 @@ struct tlrt_options {
 	char out[512];			/* "" = the working directory */
 	int strict, verbose;
 	int thp;			/* 1 huge pages, 0 none, -1 unset: the system's setting */
+	uint64_t cache_bytes;		/* the cache of freed regions holds at most this, */
+	double cache_fraction;		/* or, when > 0, this fraction of managed_bytes_peak */
 	char policy_args[512];
 	int have_policy_args;
 

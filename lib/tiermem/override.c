@@ -158,15 +158,15 @@ static inline void count_small(void)
 	}
 }
 
-/* A managed allocation, or NULL when the runtime cannot (the caller falls back). */
-static void *managed(size_t n, size_t align, uintptr_t ra)
+/* A managed allocation (zeroed for calloc), or NULL when the runtime cannot (the caller falls back). */
+static void *managed(size_t n, size_t align, uintptr_t ra, int zero)
 {
 	void *p;
 
 	if (tlrt_in_rt || !atomic_load_explicit(&ov_loaded, memory_order_relaxed))
 		return NULL;
 	tlrt_in_rt = 1;
-	p = tlrt_alloc(n, align, ra);
+	p = zero ? tlrt_alloc_zeroed(n, ra) : tlrt_alloc(n, align, ra);
 	tlrt_in_rt = 0;
 	if (!p && tlrt_state() == TLRT_PASSIVE)
 		atomic_store_explicit(&ov_threshold, SIZE_MAX, memory_order_relaxed);
@@ -192,7 +192,7 @@ static void *do_malloc(size_t n, uintptr_t ra)
 		count_small();
 		return next.malloc(n);
 	}
-	if ((p = managed(n, 0, ra)))
+	if ((p = managed(n, 0, ra, 0)))
 		return p;
 	return next.malloc(n);
 }
@@ -230,8 +230,7 @@ API void *calloc(size_t n, size_t m)
 		count_small();
 		return next.calloc(n, m);
 	}
-	/* a managed region is a fresh mapping: already zero */
-	if ((p = managed(total, 0, RETADDR)))
+	if ((p = managed(total, 0, RETADDR, 1)))
 		return p;
 	return next.calloc(n, m);
 }
@@ -278,7 +277,7 @@ static void *do_realloc(void *p, size_t n, uintptr_t ra)
 		tlrt_count_realloc();
 		if (n >= threshold() && (q = tlrt_resize(p, n)))
 			return q;
-		q = n >= threshold() ? managed(n, 0, ra) : NULL;
+		q = n >= threshold() ? managed(n, 0, ra, 0) : NULL;
 		if (!q && !(q = next.malloc(n)))
 			return NULL;	/* errno is ENOMEM; p is untouched */
 		return move_to(p, q, n);
@@ -286,7 +285,7 @@ static void *do_realloc(void *p, size_t n, uintptr_t ra)
 	if (n < threshold() || tlrt_in_rt)
 		return next.realloc(p, n);
 	/* small to large: into managed memory, keeping the data */
-	if (!(q = managed(n, 0, ra)))
+	if (!(q = managed(n, 0, ra, 0)))
 		return next.realloc(p, n);
 	return move_to(p, q, n);
 }
@@ -320,7 +319,7 @@ API void *memalign(size_t align, size_t n)
 		return boot_alloc(n, align);
 	if (n < threshold() || !good_alignment(align))
 		return next.memalign(align, n);
-	if ((p = managed(n, align, RETADDR)))
+	if ((p = managed(n, align, RETADDR, 0)))
 		return p;
 	return next.memalign(align, n);
 }
@@ -337,7 +336,7 @@ API int posix_memalign(void **out, size_t align, size_t n)
 	}
 	if (n < threshold() || !good_alignment(align) || align % sizeof(void *))
 		return next.posix_memalign(out, align, n);
-	if (!(p = managed(n, align, RETADDR)))
+	if (!(p = managed(n, align, RETADDR, 0)))
 		return next.posix_memalign(out, align, n);
 	*out = p;
 	return 0;
@@ -351,7 +350,7 @@ API void *aligned_alloc(size_t align, size_t n)
 		return boot_alloc(n, align);
 	if (n < threshold() || !good_alignment(align))
 		return next.aligned_alloc(align, n);
-	if ((p = managed(n, align, RETADDR)))
+	if ((p = managed(n, align, RETADDR, 0)))
 		return p;
 	return next.aligned_alloc(align, n);
 }
@@ -364,7 +363,7 @@ API void *valloc(size_t n)
 		return boot_alloc(n, 4096);
 	if (n < threshold())
 		return next.valloc(n);
-	if ((p = managed(n, 0, RETADDR)))	/* regions start on 2 MiB */
+	if ((p = managed(n, 0, RETADDR, 0)))	/* regions start on 2 MiB */
 		return p;
 	return next.valloc(n);
 }
@@ -381,7 +380,7 @@ API void *pvalloc(size_t n)
 	rounded = rounded / page * page;
 	if (rounded < threshold())
 		return next.pvalloc(n);
-	if ((p = managed(rounded, 0, RETADDR)))
+	if ((p = managed(rounded, 0, RETADDR, 0)))
 		return p;
 	return next.pvalloc(n);
 }

@@ -9,7 +9,8 @@
  * is what lets the fault sampler arm all managed memory with a single
  * page-table move per GiB (see sampler-fault.c). So an allocation takes
  * whole 2 MiB units of the arena without mapping anything, and a free
- * gives the memory back with MADV_DONTNEED instead of unmapping. Chunks
+ * keeps the region with its pages for reuse (cache.c) or gives the memory
+ * back with MADV_DONTNEED, never unmapping. Chunks
  * get their own NUMA policy only while their pages are placed
  * (migrate.c); otherwise the whole arena is under one policy, bound to the
  * fast and slow nodes together (tlrt_region_settle): a lasting per-chunk
@@ -76,7 +77,8 @@ int tlrt_region_reserve(void)
 	tlrt.nunits = (uint32_t)(size >> TLRT_UNIT_SHIFT);
 	tlrt.regions = map_side((size_t)tlrt.nunits * sizeof(*tlrt.regions));
 	tlrt.owner = map_side((size_t)tlrt.nunits * sizeof(*tlrt.owner));
-	if (!tlrt.regions || !tlrt.owner || tlrt_bitmap_init(&tlrt.units_map, tlrt.nunits)) {
+	tlrt.unit_state = map_side(tlrt.nunits);
+	if (!tlrt.regions || !tlrt.owner || !tlrt.unit_state || tlrt_bitmap_init(&tlrt.units_map, tlrt.nunits)) {
 		munmap((void *)base, size);
 		return -ENOMEM;
 	}
@@ -154,14 +156,17 @@ struct tlrt_region *tlrt_region_alloc(uint64_t bytes, size_t align)
 	return r;
 }
 
+void tlrt_populate(uintptr_t addr, size_t len)
+{
+	/* before Linux 5.14 (EINVAL) a write per page does the same: the memory is fresh zeroes */
+	if (len && tlrt_madvise((void *)addr, len, MADV_POPULATE_WRITE) && errno == EINVAL)
+		for (size_t off = 0; off < len; off += TLRT_PAGE)
+			*(volatile char *)(addr + off) = 0;
+}
+
 void tlrt_region_populate(const struct tlrt_region *r)
 {
-	size_t len = (size_t)((r->bytes + TLRT_PAGE - 1) / TLRT_PAGE * TLRT_PAGE);
-
-	/* before Linux 5.14 (EINVAL) a write per page does the same: the memory is fresh zeroes */
-	if (tlrt_madvise((void *)r->addr, len, MADV_POPULATE_WRITE) && errno == EINVAL)
-		for (size_t off = 0; off < len; off += TLRT_PAGE)
-			*(volatile char *)(r->addr + off) = 0;
+	tlrt_populate(r->addr, (size_t)((r->bytes + TLRT_PAGE - 1) / TLRT_PAGE * TLRT_PAGE));
 	/* the pages are placed; a lasting per-chunk policy would split the arena (see above) */
 	tlrt_region_settle(r->addr, r->maplen);
 }
@@ -184,9 +189,13 @@ void tlrt_region_free(struct tlrt_region *r)
 	/* the memory goes back; the mapping stays so the arena stays one VMA */
 	tlrt_madvise((void *)r->addr, r->maplen, MADV_DONTNEED);
 	tlrt_region_settle(r->addr, r->maplen);
+	/* free units hold no pages: the cache relies on it (cache.c) */
+	memset(&tlrt.unit_state[at], TLRT_UNIT_CLEAN, r->units);
 	tlrt_bitmap_free(&tlrt.units_map, at, r->units);
 	r->units = 0;
 	r->bytes = 0;
+	r->held = 0;
+	r->cached = 0;
 }
 
 struct tlrt_region *tlrt_region_of(uintptr_t p)
@@ -201,5 +210,5 @@ struct tlrt_region *tlrt_region_of(uintptr_t p)
 	if (!tlrt_bitmap_test(&tlrt.units_map, unit))
 		return NULL;
 	r = &tlrt.regions[tlrt.owner[unit]];
-	return r->units ? r : NULL;
+	return r->units && !r->cached ? r : NULL;
 }

@@ -33,7 +33,12 @@
 	X(mig_failed,         "",      "migrations the kernel refused or left incomplete") \
 	X(budget_refused,     "",      "promotions refused because the fast tier was full") \
 	X(sample_ns_total,    "ns",    "time spent taking samples") \
-	X(run_ns,             "ns",    "time the runtime was active")
+	X(run_ns,             "ns",    "time the runtime was active") \
+	X(cache_reuses,       "",      "managed allocations served by a freed region kept in the cache") \
+	X(cache_chunks_replaced, "",   "chunks of reused regions whose pages were on the other tier: dropped, faulted afresh") \
+	X(cache_bytes_peak,   "bytes", "peak bytes held by the cache of freed regions") \
+	X(cache_bytes_returned, "bytes", "bytes the cache gave back to the kernel (over its bound, under memory pressure)") \
+	X(cache_pressure_trims, "",    "times the cache was emptied because the system was short of memory")
 
 enum rt_stat {
 #define RT_STAT_ENUM(name, unit, desc) RT_STAT_##name,

@@ -27,6 +27,9 @@
 #define TLRT_NODE_WORDS 16			/* 1024 nodes */
 #define TLRT_MAX_CHUNKS (1U << 24)
 #define TLRT_NO_CHUNK UINT32_MAX
+#define TLRT_NO_UNIT UINT32_MAX
+#define TLRT_CACHE_BINS 128
+#define TLRT_CACHE_FLOOR (32ULL << 20)	/* a percentage bound is at least this */
 
 /* Lifecycle of the runtime in this process. */
 enum tlrt_state {
@@ -50,16 +53,27 @@ int tlrt_bitmap_test(const struct tlrt_bitmap *b, size_t at);
 /* The next set bit at or after `from`, or -1. */
 long tlrt_bitmap_next_set(const struct tlrt_bitmap *b, size_t from);
 
-/* A managed allocation: whole 2 MiB units, data from the first byte. */
+/*
+ * A managed allocation: whole 2 MiB units, data from the first byte. A
+ * freed one may stay in the cache (cache.c) with its pages: it keeps its
+ * units, is no longer "the region of" any pointer, and `held` says how
+ * far from its start pages may be present (and not zero).
+ */
 struct tlrt_region {
 	uintptr_t addr;
 	uint64_t bytes;		/* as requested */
 	uint64_t maplen;	/* units << TLRT_UNIT_SHIFT */
+	uint64_t held;		/* [addr, addr + held) may hold pages from earlier use; 0 when fresh */
 	uint32_t units;
 	uint32_t first_chunk, nchunks;
 	uint32_t seq;		/* allocation order among managed allocations */
 	uintptr_t callsite;
+	uint8_t cached;
+	uint32_t bin_prev, bin_next, lru_prev, lru_next;	/* cache lists, by start unit */
 };
+
+/* What the pages of a unit within a cached region's `held` are (unit_state[]). */
+enum tlrt_unit_state { TLRT_UNIT_CLEAN = 0, TLRT_UNIT_SLOW, TLRT_UNIT_FAST, TLRT_UNIT_MIXED };
 
 struct tlrt_chunk {
 	uintptr_t addr;
@@ -68,6 +82,7 @@ struct tlrt_chunk {
 	uint8_t tier;		/* enum tlp_tier */
 	uint8_t live;
 	uint8_t placed;		/* initial placement done */
+	uint8_t kept;		/* reused: its pages from earlier use stayed (on its tier), not zero */
 };
 
 struct tlrt_rt {
@@ -83,6 +98,12 @@ struct tlrt_rt {
 	struct tlrt_region *regions;	/* indexed by start unit */
 	uint32_t *owner;		/* unit -> start unit of its region */
 	size_t arena_len;		/* [base, base + arena_len): one read-write VMA, whole GiBs */
+	uint8_t *unit_state;		/* enum tlrt_unit_state per unit, meaningful in cached regions */
+
+	/* the cache of freed regions (cache.c): lists of start units */
+	uint32_t bin_head[TLRT_CACHE_BINS];
+	uint32_t lru_head, lru_tail;	/* most and least recently freed */
+	uint64_t cache_bytes;		/* sum of the cached regions' held bytes */
 
 	/* chunk table (chunks.c) */
 	uint32_t max_chunks;
@@ -145,6 +166,8 @@ int tlrt_madvise(void *addr, size_t len, int advice);
 int tlrt_region_reserve(void);
 /* A region of at least `bytes`, aligned to `align` (power of two), mapped read-write. */
 struct tlrt_region *tlrt_region_alloc(uint64_t bytes, size_t align);
+/* Faults [addr, addr + len) in for writing, each page under the policy in force there. */
+void tlrt_populate(uintptr_t addr, size_t len);
 /*
  * Faults every page of a freshly placed region in (its chunks' policies
  * put them on their tiers), then drops those policies: the pages stay
@@ -159,8 +182,9 @@ void tlrt_region_populate(const struct tlrt_region *r);
  * memory whose policy migrates on fault). 0 or -errno.
  */
 int tlrt_region_settle(uintptr_t addr, size_t len);
+/* Gives a region's memory back (MADV_DONTNEED) and its units to the free map. */
 void tlrt_region_free(struct tlrt_region *r);
-/* The region containing p (any interior pointer), or NULL. Lock held. */
+/* The live region containing p (any interior pointer), or NULL. Lock held. */
 struct tlrt_region *tlrt_region_of(uintptr_t p);
 static inline int tlrt_managed(const void *p)
 {
@@ -175,6 +199,43 @@ int tlrt_chunks_init(void);
 int tlrt_chunks_alloc(struct tlrt_region *r);		/* 0 or -ENOMEM */
 void tlrt_chunks_free(struct tlrt_region *r);
 uint32_t tlrt_chunk_of(uintptr_t p);			/* TLRT_NO_CHUNK when none */
+
+/*
+ * cache.c: freed regions kept with their pages, by size class, for reuse.
+ * All calls with the lock held, except tlrt_cache_poll.
+ */
+void tlrt_cache_init(void);
+/* The bound now, in held bytes (TIERLAB_CACHE: a size, or a fraction of the managed peak, at least TLRT_CACHE_FLOOR). */
+uint64_t tlrt_cache_bound(void);
+/* Keeps a freed region (its chunks still allocated, their tiers read); 1 kept, 0 the caller frees it. */
+int tlrt_cache_put(struct tlrt_region *r);
+/* A cached region for `bytes` at `align`, taken out (split if larger), or NULL. */
+struct tlrt_region *tlrt_cache_take(uint64_t bytes, size_t align);
+/* Returns cached regions, least recently freed first, until at most `keep` bytes are held. */
+void tlrt_cache_trim(uint64_t keep);
+/*
+ * Initial placement of a chunk of a reused region on tier `to`: pages it
+ * holds from earlier use stay if all of them are on `to`, else they are
+ * dropped (faulted afresh on `to` at populate). Sets c->kept.
+ */
+void tlrt_cache_place(struct tlrt_chunk *c, enum tlp_tier to);
+/* A placed reused region made ready: kept pages zeroed if `zero`, the rest faulted in; settled. */
+void tlrt_cache_ready(struct tlrt_region *r, int zero);
+/*
+ * The runtime thread, at most once a second (lock NOT held): empties the
+ * cache when the system is short of memory, as the PSI file p->path
+ * (/proc/pressure/memory) tells: some task stalled on memory for more than
+ * 1% of the time since the last look. Says once when it cannot be read.
+ */
+struct tlrt_pressure {
+	const char *path;
+	uint64_t last_ns;	/* the last look; 0 before the first */
+	int64_t last_total;	/* its "some" total, microseconds */
+	int said;
+};
+void tlrt_cache_poll(struct tlrt_pressure *p, uint64_t now_ns);
+/* PSI text ("some avg10=... total=N"): the "some" total in microseconds, or -1. */
+int64_t tlrt_psi_some_total(const char *text);
 
 /* policy-load.c. An entry point exists only if the plugin's struct is large enough to hold it. */
 #define TLP_HAS(pol, field) ((pol)->size >= offsetof(struct tlp_policy, field) + sizeof((pol)->field))
@@ -238,8 +299,15 @@ TLRT_API int tlrt_state(void);
 /* At load (override.c): the counters file and fork hooks; -1 = stood aside. */
 TLRT_API int tlrt_open_files(void);
 TLRT_API uint64_t tlrt_threshold(void);
-/* A managed allocation, or NULL (the caller then uses the next allocator). errno untouched. */
+/*
+ * A managed allocation, or NULL (the caller then uses the next allocator).
+ * errno untouched. Its contents are unspecified (a reused region keeps
+ * what it held) unless zeroed: tlrt_alloc_zeroed, for calloc.
+ */
 TLRT_API void *tlrt_alloc(size_t bytes, size_t align, uintptr_t callsite);
+TLRT_API void *tlrt_alloc_zeroed(size_t bytes, uintptr_t callsite);
+/* Bytes held by the cache of freed regions. */
+TLRT_API uint64_t tlrt_cache_held(void);
 TLRT_API int tlrt_owns(const void *p);
 TLRT_API void tlrt_free(void *p);
 TLRT_API size_t tlrt_usable_size(const void *p);

@@ -87,6 +87,7 @@ static void *runtime_thread(void *arg)
 {
 	uint64_t period = tlrt.opt.rate_hz > 0 ? (uint64_t)(1e9 / tlrt.opt.rate_hz) : IDLE_NS;
 	uint64_t next = tlrt_now_ns(), last_flush = next, rng = next | 1;
+	struct tlrt_pressure pressure = { .path = "/proc/pressure/memory", .last_total = -1 };
 	struct timespec ts;
 
 	(void)arg;
@@ -129,6 +130,7 @@ static void *runtime_thread(void *arg)
 			tlrt_log_flush();
 			last_flush = now;
 		}
+		tlrt_cache_poll(&pressure, now);
 	}
 	return NULL;
 }

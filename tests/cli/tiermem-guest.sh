@@ -2,8 +2,9 @@
 # LRU with the fast tier on node 1 and the slow tier on node 0; every chunk
 # the runtime reports fast is on node 1 page by page (move_pages), every
 # slow one on node 0, the budget holds, migrations went both ways, the data
-# is intact. Twice: THP always and THP never (huge-page moves behave
-# differently). Passes only on the program's PASS marker; skips (77) when
+# is intact, and a freed array reused from the cache of freed regions has
+# each chunk's pages on its new node. Twice: THP always and THP never
+# (huge-page moves behave differently). Passes only on the program's PASS marker; skips (77) when
 # QEMU, the kernel or busybox is missing or the guest does not boot.
 . "$(dirname "$0")/lib.sh"
 guest=$top/tests/guest/run-in-guest.sh
@@ -33,7 +34,7 @@ $(grep -a -e TIERMEM-GUEST -e FAIL -e tiermem: -e GUEST- -e SKIP <<<"$out" | tai
 	# the kernel's timestamp at power-off: boot plus the program, in guest time
 	echo "thp=$thp: PASS in ${secs}s of QEMU (guest powered off at $(sed -n 's/^\[ *\([0-9.]*\)\] reboot: Power down.*/\1/p' <<<"$out") s)"
 	grep -a -e 'TIERMEM-GUEST: phase' -e 'TIERMEM-GUEST: counters' -e 'TIERMEM-GUEST: placement' \
-		-e 'TIERMEM-GUEST: AnonHuge' -e 'TIERMEM-GUEST: fault sampler' -e 'TIERMEM-GUEST: array' -e 'TIERMEM-GUEST: no fault' <<<"$out" | sed 's/^/  /'
+		-e 'TIERMEM-GUEST: AnonHuge' -e 'TIERMEM-GUEST: fault sampler' -e 'TIERMEM-GUEST: array' -e 'TIERMEM-GUEST: no fault' -e 'TIERMEM-GUEST: reuse' <<<"$out" | sed 's/^/  /'
 }
 
 boot always

@@ -61,6 +61,18 @@ bad=$(awk -F'\t' '!(($1=="A" && NF==9) || ($1=="F" && NF==3) || ($1=="S" && NF==
 [ "$(grep -c '^A' "$log")" -eq "$(val "$d" allocs)" ] || fail "A records != allocs"
 grep -q $'^M\t.*\tslow-to-fast\t1$' "$log" || fail "no successful promotion in the log"
 grep -q $'^A\t.*stress+0x' "$log" || fail "call sites not named"
+# freed blocks were reused (calloc into them is checked zero by the program)
+[ "$(val "$d" cache_reuses)" -gt 0 ] || fail "no freed region reused"
+bound=$(( $(val "$d" managed_bytes_peak) / 2 ))
+[ "$bound" -ge $((32 * 1048576)) ] || bound=$((32 * 1048576))
+[ "$(val "$d" cache_bytes_peak)" -le "$bound" ] || fail "the cache outgrew its bound (50% of the peak, at least 32 MiB)"
+
+# the same with the cache of freed regions off: every block fresh
+rm -f "$scratch"/run/*
+expect_exit 0 run env TIERLAB_CACHE=0 "$T/stress" 4 300
+expect_contains "$out" "samples injected, 0 failures"
+d=$(dump "$(ls "$scratch"/run/tiermem-*.counters | sort -t- -k2 -n | head -1)")
+[ "$(val "$d" cache_reuses)" -eq 0 ] && [ "$(val "$d" allocs)" -gt 50 ] || fail "TIERLAB_CACHE=0: $(tr '\n' ' ' <<<"$d")"
 
 # a bad value: one line, the program runs unmanaged, no files
 mkdir -p "$scratch/bad" && cd "$scratch/bad"

@@ -13,7 +13,10 @@
  *      until LRU has promoted all of it (skipped, and said, when the guest
  *      kernel lacks UFFDIO_MOVE);
  *   2. delivered samples on another set of exactly budget size, so the
- *      final fast set is known: exactly those chunks.
+ *      final fast set is known: exactly those chunks;
+ *   3. (after the checks below) that set's array freed and allocated again:
+ *      the cache of freed regions gives it back, each chunk's pages on its
+ *      new tier's node (phase_reuse).
  * Then, with the runtime finished (nothing moves any more): every page of
  * every chunk is on the node of the tier the runtime reports (move_pages
  * status, a -EBUSY page asked again), the fast tier within the budget, the
@@ -466,6 +469,60 @@ static void check_counters(const char *outdir, int nfast)
 		fail("counters file: not marked complete after tlrt_finish()");
 }
 
+/*
+ * Phase 3, after tlrt_finish (nothing samples or migrates any more): array
+ * SET_B freed goes to the cache of freed regions with its pages (chunks
+ * 0-1 slow on node 0, 2-7 fast on node 1), and the next allocation of its
+ * size gets it back. No chunk is fast then, so LRU places chunks 0-5 fast
+ * and 6-7 slow: chunks 0-1 and 6-7 had their pages on the other node and
+ * must have been dropped and faulted afresh on their new one (zeros), 2-5
+ * keep their pages and data; every page is on its chunk's node, and the
+ * reuse counts no migration.
+ */
+static void phase_reuse(void)
+{
+	uint64_t s2f = tlrt_stat(RT_STAT_mig_slow_to_fast), f2s = tlrt_stat(RT_STAT_mig_fast_to_slow);
+	uint64_t replaced = tlrt_stat(RT_STAT_cache_chunks_replaced), reuses = tlrt_stat(RT_STAT_cache_reuses);
+	uint64_t *old = arr[SET_B];
+	unsigned long busy = 0;
+	char line[ARR_CHUNKS + 1];
+
+	tlrt_free(arr[SET_B]);
+	arr[SET_B] = tlrt_alloc(ARR_BYTES, 0, 0x4100);
+	if (arr[SET_B] != old || tlrt_stat(RT_STAT_cache_reuses) != reuses + 1) {
+		fail("reuse: array %d came back at %p (freed %p), %llu reuses", SET_B, (void *)arr[SET_B], (void *)old,
+		     (unsigned long long)(tlrt_stat(RT_STAT_cache_reuses) - reuses));
+		return;
+	}
+	for (int c = 0; c < (int)ARR_CHUNKS; c++) {
+		int fast = c < BUDGET, kept = c >= SET_B_FIRST && c < BUDGET, st = 0;
+		const uint64_t *w = chunk_addr(SET_B, c);
+		size_t bad = 0, i0 = (size_t)c * CHUNK / 8;
+		unsigned long off;
+
+		if (tlrt_tier_of(w) != (fast ? TLP_FAST : TLP_SLOW))
+			fail("reuse: chunk %d is %s, expected %s", c, tlrt_tier_of(w) == TLP_FAST ? "fast" : "slow",
+			     fast ? "fast" : "slow");
+		off = pages_off_node((void *)w, CHUNK, fast ? FAST_NODE : SLOW_NODE, &st, &busy);
+		if (off)
+			fail("reuse: chunk %d is %s: %lu of %lu pages not on node %d (first status %d)", c,
+			     fast ? "fast" : "slow", off, CHUNK / PAGE, fast ? FAST_NODE : SLOW_NODE, st);
+		for (size_t i = 0; i < CHUNK / 8; i++)
+			bad += w[i] != (kept ? word(SET_B, i0 + i) : 0);
+		if (bad)
+			fail("reuse: chunk %d: %zu words not %s", c, bad, kept ? "as written before the free" : "zero");
+		line[c] = fast ? (kept ? 'F' : 'f') : 's';
+	}
+	line[ARR_CHUNKS] = '\0';
+	if (tlrt_stat(RT_STAT_cache_chunks_replaced) != replaced + 4)
+		fail("reuse: %llu chunks replaced, expected 4 (0, 1, 6, 7)",
+		     (unsigned long long)(tlrt_stat(RT_STAT_cache_chunks_replaced) - replaced));
+	if (tlrt_stat(RT_STAT_mig_slow_to_fast) != s2f || tlrt_stat(RT_STAT_mig_fast_to_slow) != f2s)
+		fail("reuse: counted as a migration");
+	note("reuse: array %d tiers %s (F kept on node %d, f and s faulted afresh on nodes %d and %d), %lu page(s) asked again",
+	     SET_B, line, FAST_NODE, FAST_NODE, SLOW_NODE, busy);
+}
+
 int main(void)
 {
 	static char out[64] = "TIERLAB_OUT=/tmp";
@@ -544,6 +601,7 @@ int main(void)
 	}
 	note("data checked: %d x %lu words", NARR, ARR_BYTES / 8);
 	check_counters("/tmp", nfast);
+	phase_reuse();
 	note("AnonHugePages at the end: %ld kB", anon_huge_kb());
 
 	for (int a = 0; a < NARR; a++)

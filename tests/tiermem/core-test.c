@@ -18,37 +18,39 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 #include "tiermem/rt.h"
+#include "tiermem/sampler-fault.h"
 
 #define MiB (1UL << 20)
 #define CHECK(c) do { if (!(c)) { fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #c); _exit(1); } } while (0)
 
 static char outdir[256];
 
-static void setup_env(const char *extra1, const char *extra2)
+/* The test's variables; extras (up to 4, NULL-terminated) come first, so they override the defaults. */
+static void setup_envl(const char *const *extra)
 {
 	static char out[300];
 	char *env[16];
 	int n = 0;
 
 	snprintf(out, sizeof(out), "TIERLAB_OUT=%s", outdir);
+	for (int i = 0; i < 4 && extra[i]; i++)
+		env[n++] = (char *)extra[i];
 	env[n++] = "TIERLAB_POLICY=" TEST_POLICY;
 	env[n++] = "TIERLAB_FAST_NODES=0";
 	env[n++] = "TIERLAB_SLOW_NODES=0";
 	env[n++] = "TIERLAB_SAMPLER=none";
 	env[n++] = "TIERLAB_LOG=log";
 	env[n++] = out;
-	if (extra1)
-		env[n++] = (char *)extra1;
-	if (extra2)
-		env[n++] = (char *)extra2;
 	env[n] = NULL;
 	CHECK(tlrt_setup(env) == 0);
 }
+#define setup_env(...) setup_envl((const char *const[]){ __VA_ARGS__, NULL })
 
 static void sample(const void *p)
 {
@@ -84,6 +86,8 @@ static void in_child(void (*fn)(void))
 	}
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	assert_true(WIFEXITED(st));
+	if (WEXITSTATUS(st) == 77)
+		skip();		/* the child said why */
 	assert_int_equal(WEXITSTATUS(st), 0);
 }
 
@@ -403,6 +407,344 @@ static void test_threads(void **state)
 	in_child(threads);
 }
 
+
+/* ---- the cache of freed regions ---- */
+
+/* [from, to) of a block filled by fill(p, n, seed) still holds what fill wrote there */
+static int intact_range(const unsigned char *p, size_t from, size_t to, unsigned seed)
+{
+	for (size_t i = (from + 511) / 512 * 512; i < to; i += 512)
+		if (p[i] != (unsigned char)(seed + i / 512))
+			return 0;
+	return 1;
+}
+
+static int all_zero(const unsigned char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (p[i])
+			return 0;
+	return 1;
+}
+
+/* Pages of [p, p + n) in memory. */
+static size_t resident(const void *p, size_t n)
+{
+	static unsigned char vec[64 * MiB / 4096];
+	size_t pages = n / 4096, in = 0;
+
+	CHECK(pages <= sizeof(vec) && !mincore((void *)p, n, vec));
+	for (size_t i = 0; i < pages; i++)
+		in += vec[i] & 1;
+	return in;
+}
+
+/*
+ * A freed region is reused with its pages: the policy hears a free and an
+ * allocation, chunks whose old pages are on their new tier keep them (the
+ * old data is still there: nothing was faulted again), the others are
+ * dropped and faulted afresh (zero), nothing counts as a migration, and
+ * calloc's memory is zero everywhere.
+ */
+static void cache_placement(void)
+{
+	unsigned char *p, *q, *r;
+
+	setup_env("TIERLAB_CHUNKS=2", "TIERLAB_RATE=0", "TIERLAB_CACHE=64MiB");
+	/* the test policy starts even chunks fast while there is room: F s F s */
+	p = tlrt_alloc(8 * MiB, 0, 0x51);
+	CHECK(p);
+	fill(p, 8 * MiB, 3);
+	/* a miss in chunk 1 promotes it and demotes the LRU tail, chunk 0: s F F s */
+	sample(p + 2 * MiB);
+	tlrt_process_pending();
+	CHECK(tlrt_tier_of(p) == TLP_SLOW && tlrt_tier_of(p + 2 * MiB) == TLP_FAST);
+	CHECK(tlrt_tier_of(p + 4 * MiB) == TLP_FAST && tlrt_tier_of(p + 6 * MiB) == TLP_SLOW);
+	tlrt_free(p);
+	CHECK(tlrt_cache_held() == 8 * MiB);
+	CHECK(tlrt_tier_of(p) == -1 && tlrt_usable_size(p) == 0);
+	CHECK(resident(p, 8 * MiB) == 8 * MiB / 4096);
+
+	/* the same size again: the same region; the policy places F s F s afresh */
+	q = tlrt_alloc(8 * MiB, 0, 0x52);
+	CHECK(q == p && tlrt_cache_held() == 0);
+	CHECK(tlrt_stat(RT_STAT_cache_reuses) == 1 && tlrt_stat(RT_STAT_allocs) == 2 && tlrt_stat(RT_STAT_frees) == 1);
+	for (int i = 0; i < 4; i++)
+		CHECK(tlrt_tier_of(q + i * 2 * MiB) == (i % 2 == 0 ? TLP_FAST : TLP_SLOW));
+	CHECK(tlrt_fast_chunks() == 2);
+	/* chunks 0 (s -> F) and 1 (F -> s) were on the other tier: dropped; 2 and 3 kept their pages */
+	CHECK(tlrt_stat(RT_STAT_cache_chunks_replaced) == 2);
+	CHECK(all_zero(q, 4 * MiB));
+	CHECK(intact_range(q, 4 * MiB, 8 * MiB, 3));
+	CHECK(resident(q, 8 * MiB) == 8 * MiB / 4096);
+	/* a placement, not a migration: the one promotion and demotion are the sample's */
+	CHECK(tlrt_stat(RT_STAT_mig_slow_to_fast) == 1 && tlrt_stat(RT_STAT_mig_fast_to_slow) == 1);
+	CHECK(tlrt_stat(RT_STAT_mig_initial_fast) == 4 && tlrt_stat(RT_STAT_bytes_initial_fast) == 8 * MiB);
+	CHECK(tlrt_stat(RT_STAT_mig_initial_slow) == 4 && tlrt_stat(RT_STAT_bytes_initial_slow) == 8 * MiB);
+	CHECK(tlrt_stat(RT_STAT_mig_failed) == 0);
+
+	/* calloc of a reused region: zero, kept pages included */
+	fill(q, 8 * MiB, 9);
+	tlrt_free(q);
+	r = tlrt_alloc_zeroed(8 * MiB, 0x53);
+	CHECK(r == p && tlrt_stat(RT_STAT_cache_reuses) == 2);
+	CHECK(tlrt_stat(RT_STAT_cache_chunks_replaced) == 2);	/* the same placement: all kept */
+	CHECK(all_zero(r, 8 * MiB));
+	tlrt_free(r);
+	CHECK(tlrt_stat(RT_STAT_cache_bytes_peak) == 8 * MiB);
+	tlrt_finish();
+}
+
+static void test_cache_placement(void **state)
+{
+	(void)state;
+	in_child(cache_placement);
+}
+
+/* Size classes: exact fits, a larger region split (its rest stays cached), alignment, memory beyond what was used. */
+static void cache_classes(void)
+{
+	unsigned char *a, *b, *c, *d, *e, *f;
+	int aligned;
+
+	setup_env("TIERLAB_CHUNKS=64", "TIERLAB_RATE=0", "TIERLAB_CACHE=64MiB");
+	a = tlrt_alloc(10 * MiB, 0, 0);
+	CHECK(a);
+	fill(a, 10 * MiB, 1);
+	tlrt_free(a);
+	/* one unit of the five: the rest (8 MiB, with its pages) stays cached */
+	b = tlrt_alloc(2 * MiB, 0, 0);
+	CHECK(b == a && tlrt_cache_held() == 8 * MiB && tlrt_stat(RT_STAT_cache_reuses) == 1);
+	CHECK(intact_range(b, 0, 2 * MiB, 1));
+	/* five units do not fit in four: fresh memory */
+	c = tlrt_alloc_zeroed(9 * MiB, 0);
+	CHECK(c && (c < a || c >= a + 10 * MiB) && tlrt_stat(RT_STAT_cache_reuses) == 1);
+	CHECK(all_zero(c, 9 * MiB));
+	/* 4 MiB alignment: the rest (at a + 2 MiB) serves only if it is so aligned */
+	aligned = (uintptr_t)(a + 2 * MiB) % (4 * MiB) == 0;
+	d = tlrt_alloc(3 * MiB, 4 * MiB, 0);
+	CHECK(d && (uintptr_t)d % (4 * MiB) == 0);
+	CHECK((d == a + 2 * MiB) == aligned);
+	CHECK(tlrt_stat(RT_STAT_cache_reuses) == 1 + (uint64_t)aligned);
+	if (aligned)
+		CHECK(intact_range(d, 0, 3 * MiB, 1 + 4 * 1024 / 2) && tlrt_cache_held() == 4 * MiB);
+	tlrt_free(b);
+	tlrt_free(c);
+	tlrt_free(d);
+	pthread_mutex_lock(&tlrt.lock);
+	tlrt_cache_trim(0);
+	pthread_mutex_unlock(&tlrt.lock);
+	CHECK(tlrt_cache_held() == 0 && resident(a, 10 * MiB) == 0);
+
+	/* calloc larger than the region's last use: kept pages zeroed, the rest faulted in */
+	e = tlrt_alloc(3 * MiB, 0, 0);
+	CHECK(e);
+	memset(e, 0xab, 3 * MiB);
+	tlrt_free(e);
+	CHECK(tlrt_cache_held() == 3 * MiB);
+	f = tlrt_alloc_zeroed(4 * MiB, 0);
+	CHECK(f == e && all_zero(f, 4 * MiB));
+	CHECK(resident(f, 4 * MiB) == 4 * MiB / 4096);
+	tlrt_free(f);
+	tlrt_finish();
+}
+
+static void test_cache_classes(void **state)
+{
+	(void)state;
+	in_child(cache_classes);
+}
+
+/* The bound, as a size and as a percentage of the peak: the least recently freed go back to the kernel. */
+static void cache_bound(void)
+{
+	unsigned char *big, *a, *b;
+
+	setup_env("TIERLAB_CHUNKS=64", "TIERLAB_RATE=0", "TIERLAB_CACHE=6MiB");
+	big = tlrt_alloc(8 * MiB, 0, 0);
+	CHECK(big);
+	memset(big, 1, 8 * MiB);
+	tlrt_free(big);
+	CHECK(tlrt_cache_held() == 0 && resident(big, 8 * MiB) == 0);
+	a = tlrt_alloc(4 * MiB, 0, 0);
+	b = tlrt_alloc(4 * MiB, 0, 0);
+	CHECK(a && b && a != b);
+	memset(a, 2, 4 * MiB);
+	memset(b, 3, 4 * MiB);
+	tlrt_free(a);
+	CHECK(tlrt_cache_held() == 4 * MiB && resident(a, 4 * MiB) == 4 * MiB / 4096);
+	tlrt_free(b);
+	CHECK(tlrt_cache_held() == 4 * MiB);
+	CHECK(resident(a, 4 * MiB) == 0 && resident(b, 4 * MiB) == 4 * MiB / 4096);
+	CHECK(tlrt_stat(RT_STAT_cache_bytes_returned) == 4 * MiB);
+	CHECK(tlrt_stat(RT_STAT_cache_bytes_peak) <= 6 * MiB);
+	tlrt_finish();
+}
+
+static void cache_bound_percent(void)
+{
+	unsigned char *x, *y, *z, *w;
+
+	setup_env("TIERLAB_CHUNKS=64", "TIERLAB_RATE=0", "TIERLAB_CACHE=50%");
+	/* at least 32 MiB: a small block is kept whatever the peak */
+	w = tlrt_alloc(4 * MiB, 0, 0);
+	CHECK(w);
+	tlrt_free(w);
+	CHECK(tlrt_cache_held() == 4 * MiB);
+	x = tlrt_alloc(40 * MiB, 0, 0);
+	CHECK(x && x != w);
+	tlrt_free(x);
+	CHECK(tlrt_cache_held() == 4 * MiB);	/* 40 MiB > 32 MiB, 50% of a peak of 40 MiB */
+	CHECK(resident(x, 40 * MiB) == 0);
+	y = tlrt_alloc(40 * MiB, 0, 0);
+	z = tlrt_alloc(40 * MiB, 0, 0);
+	CHECK(y && z);
+	tlrt_free(y);
+	/* 50% of a peak of 80 MiB: y fits once w (the least recently freed) is gone */
+	CHECK(tlrt_cache_held() == 40 * MiB && tlrt_stat(RT_STAT_cache_bytes_returned) == 4 * MiB);
+	tlrt_free(z);
+	CHECK(tlrt_cache_held() == 40 * MiB && tlrt_stat(RT_STAT_cache_bytes_returned) == 44 * MiB);
+	tlrt_finish();
+}
+
+static void cache_off(void)
+{
+	unsigned char *x;
+
+	setup_env("TIERLAB_CHUNKS=64", "TIERLAB_RATE=0", "TIERLAB_CACHE=0");
+	x = tlrt_alloc(4 * MiB, 0, 0);
+	CHECK(x);
+	memset(x, 1, 4 * MiB);
+	tlrt_free(x);
+	CHECK(tlrt_cache_held() == 0 && resident(x, 4 * MiB) == 0);
+	CHECK(tlrt_alloc(4 * MiB, 0, 0) == x && tlrt_stat(RT_STAT_cache_reuses) == 0);
+	CHECK(all_zero(x, 4 * MiB));
+	tlrt_free(x);
+	tlrt_finish();
+}
+
+static void test_cache_bound(void **state)
+{
+	(void)state;
+	in_child(cache_bound);
+	in_child(cache_bound_percent);
+	in_child(cache_off);
+}
+
+static void write_psi(const char *path, long long total)
+{
+	FILE *f = fopen(path, "w");
+
+	CHECK(f);
+	fprintf(f, "some avg10=0.00 avg60=0.00 avg300=0.00 total=%lld\nfull avg10=0.00 avg60=0.00 avg300=0.00 total=0\n",
+		total);
+	CHECK(!fclose(f));
+}
+
+/* Memory pressure as PSI reports it empties the cache: stalls over 1% of the time since the last look. */
+static void cache_pressure(void)
+{
+	char path[300];
+	struct tlrt_pressure pr = { .path = path, .last_total = -1 };
+	uint64_t t = 1000000000000ULL;	/* the test's own clock: only differences matter */
+	unsigned char *a;
+
+	CHECK(tlrt_psi_some_total("some avg10=0.00 avg60=0.00 avg300=0.00 total=123456\n") == 123456);
+	CHECK(tlrt_psi_some_total("full avg10=0.00 avg60=0.00 avg300=0.00 total=5\n") == -1);
+	CHECK(tlrt_psi_some_total("some avg10=0.00\nfull avg10=0.00 total=5\n") == -1);
+	CHECK(tlrt_psi_some_total("some avg10=0.00 total=\n") == -1);
+	CHECK(tlrt_psi_some_total("") == -1);
+
+	snprintf(path, sizeof(path), "%s/pressure-%d", outdir, (int)getpid());
+	setup_env("TIERLAB_CHUNKS=64", "TIERLAB_RATE=0", "TIERLAB_CACHE=64MiB");
+	a = tlrt_alloc(4 * MiB, 0, 0);
+	CHECK(a);
+	memset(a, 1, 4 * MiB);
+	tlrt_free(a);
+	CHECK(tlrt_cache_held() == 4 * MiB);
+	write_psi(path, 1000);
+	tlrt_cache_poll(&pr, t);			/* the first look only records */
+	write_psi(path, 6000);
+	tlrt_cache_poll(&pr, t + 1000000000);		/* 5 ms stalled in 1 s: 0.5% */
+	CHECK(tlrt_cache_held() == 4 * MiB && tlrt_stat(RT_STAT_cache_pressure_trims) == 0);
+	write_psi(path, 10000000);
+	tlrt_cache_poll(&pr, t + 1500000000);		/* within a second of the last look: not read */
+	CHECK(tlrt_cache_held() == 4 * MiB);
+	write_psi(path, 26000);
+	tlrt_cache_poll(&pr, t + 2000000000);		/* 20 ms in 1 s: 2% */
+	CHECK(tlrt_cache_held() == 0 && resident(a, 4 * MiB) == 0);
+	CHECK(tlrt_stat(RT_STAT_cache_pressure_trims) == 1 && tlrt_stat(RT_STAT_cache_bytes_returned) == 4 * MiB);
+	unlink(path);
+	tlrt_finish();
+}
+
+static void test_cache_pressure(void **state)
+{
+	(void)state;
+	in_child(cache_pressure);
+}
+
+/*
+ * With the fault sampler: a region reused while the sampler has all
+ * managed memory armed is released before the core drops or zeroes
+ * anything (else the move back would bring the old pages back: calloc
+ * would not read zero), and a reused region is sampled.
+ */
+static void cache_sampled(void)
+{
+	struct tlrt_fault_counts before, after;
+	unsigned char *keep, *p, *q;
+	volatile unsigned char sink = 0;
+	uint64_t t0, s0;
+
+	setup_env("TIERLAB_CHUNKS=2", "TIERLAB_RATE=1kHz", "TIERLAB_SAMPLER=fault", "TIERLAB_CACHE=64MiB");
+	keep = tlrt_alloc(2 * MiB, 0, 0);	/* something live, so the ticks have a span to arm */
+	if (!keep && tlrt_state() == TLRT_PASSIVE) {
+		printf("SKIP: the fault sampler cannot start here\n");
+		_exit(77);
+	}
+	CHECK(keep);
+	p = tlrt_alloc(8 * MiB, 0, 0);
+	CHECK(p);
+	fill(p, 8 * MiB, 5);	/* sampled: the fill's samples move chunks as LRU likes */
+	usleep(100000);		/* and they are in; nothing touches managed memory from here */
+	/* the two chunks sampled last are the fast ones, whatever came before: s F s F */
+	sample(p + 2 * MiB);
+	sample(p + 6 * MiB);
+	for (t0 = tlrt_now_ns(); !(tlrt_tier_of(p + 2 * MiB) == TLP_FAST && tlrt_tier_of(p + 6 * MiB) == TLP_FAST) &&
+				 tlrt_now_ns() - t0 < 5000000000ULL;)
+		usleep(1000);
+	CHECK(tlrt_tier_of(p) == TLP_SLOW && tlrt_tier_of(p + 2 * MiB) == TLP_FAST);
+	CHECK(tlrt_tier_of(p + 4 * MiB) == TLP_SLOW && tlrt_tier_of(p + 6 * MiB) == TLP_FAST);
+	tlrt_free(p);
+	tlrt_sampler_fault_counts(&before);
+	usleep(30000);		/* nothing touches managed memory: ticks arm it and it stays armed */
+	tlrt_sampler_fault_counts(&after);
+	CHECK(after.armed > before.armed);
+	/* placed F s F s: every chunk's old pages are on the other tier */
+	q = tlrt_alloc_zeroed(8 * MiB, 0);
+	CHECK(q == p && tlrt_stat(RT_STAT_cache_reuses) == 1);
+	CHECK(tlrt_stat(RT_STAT_cache_chunks_replaced) == 4);
+	CHECK(all_zero(q, 8 * MiB));
+
+	/* reads of the reused region only: the samples land in its chunks */
+	s0 = tlrt_stat(RT_STAT_samples_managed);
+	for (t0 = tlrt_now_ns(); tlrt_stat(RT_STAT_samples_managed) < s0 + 20 && tlrt_now_ns() - t0 < 10000000000ULL;)
+		for (size_t i = 0; i < 8 * MiB; i += 4096)
+			sink += q[(i * 7919) % (8 * MiB)];
+	CHECK(tlrt_stat(RT_STAT_samples_managed) >= s0 + 20);
+	(void)sink;
+	tlrt_free(q);
+	tlrt_free(keep);
+	tlrt_finish();
+}
+
+static void test_cache_sampled(void **state)
+{
+	(void)state;
+	in_child(cache_sampled);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -412,6 +754,11 @@ int main(void)
 		cmocka_unit_test(test_bad_policy_stands_aside),
 		cmocka_unit_test(test_fork),
 		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_cache_placement),
+		cmocka_unit_test(test_cache_classes),
+		cmocka_unit_test(test_cache_bound),
+		cmocka_unit_test(test_cache_pressure),
+		cmocka_unit_test(test_cache_sampled),
 	};
 	char tmpl[] = "/tmp/tiermem-core-test.XXXXXX";
 	int rc;

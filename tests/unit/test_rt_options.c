@@ -68,6 +68,7 @@ static void test_defaults(void **state)
 	assert_int_equal(o.strict, 0);
 	assert_int_equal(o.thp, -1);
 	assert_int_equal(o.verbose, 0);
+	assert_true(o.cache_fraction == 0.5 && o.cache_bytes == 0);
 	assert_int_equal(o.have_policy_args, 0);
 	assert_string_equal(o.fast.text, "0");
 	assert_int_equal(o.fast.is_mask, 0);
@@ -93,7 +94,7 @@ static void test_every_variable(void **state)
 				   "TIERLAB_RATE=1kHz", "TIERLAB_WINDOW=128", "TIERLAB_FRACTIONS=1,0.5, 0 ,.25",
 				   "TIERLAB_SAMPLER=uffd-wp", "TIERLAB_LOG=log", "TIERLAB_OUT=/tmp/x",
 				   "TIERLAB_STRICT=1", "TIERLAB_POLICY_ARGS=a=1 b=2", "TIERLAB_THP=0",
-				   "TIERLAB_VERBOSE=yes", NULL), 0);
+				   "TIERLAB_VERBOSE=yes", "TIERLAB_CACHE=256MiB", NULL), 0);
 	assert_string_equal(o.policy, "/opt/p/policy-x.so");
 	assert_string_equal(o.fast.text, "1,3");
 	assert_string_equal(o.slow.text, "0-2");
@@ -112,7 +113,14 @@ static void test_every_variable(void **state)
 	assert_int_equal(o.have_policy_args, 1);
 	assert_int_equal(o.thp, 0);
 	assert_int_equal(o.verbose, 1);
+	assert_true(o.cache_bytes == 256 * MiB && o.cache_fraction == 0);
 
+	assert_int_equal(parse_env("TIERLAB_CACHE=0", NULL), 0);
+	assert_true(o.cache_bytes == 0 && o.cache_fraction == 0);
+	assert_int_equal(parse_env("TIERLAB_CACHE=0%", NULL), 0);
+	assert_true(o.cache_bytes == 0 && o.cache_fraction == 0);
+	assert_int_equal(parse_env("TIERLAB_CACHE=150%", NULL), 0);
+	assert_true(o.cache_bytes == 0 && o.cache_fraction == 1.5);
 	assert_int_equal(parse_env("TIERLAB_SAMPLER=none", "TIERLAB_LOG=none", "TIERLAB_RATE=0", NULL), 0);
 	assert_int_equal(o.sampler, TLRT_SAMPLER_NONE);
 	assert_int_equal(o.log, TLRT_LOG_NONE);
@@ -141,6 +149,8 @@ static void test_bad_values(void **state)
 		{ "TIERLAB_LOG=all", "TIERLAB_LOG='all': not a log mode (none, counters, log)" },
 		{ "TIERLAB_STRICT=maybe", "TIERLAB_STRICT='maybe': not a boolean (0 or 1)" },
 		{ "TIERLAB_THP=2", "TIERLAB_THP='2': not a boolean (0 or 1)" },
+		{ "TIERLAB_CACHE=lots", "TIERLAB_CACHE='lots': not a size or percentage (e.g. 256MiB, 50%, 0)" },
+		{ "TIERLAB_CACHE=-5%", "TIERLAB_CACHE='-5%': not a size or percentage (e.g. 256MiB, 50%, 0)" },
 		{ "TIERLAB_FAST_MEM=lots", "TIERLAB_FAST_MEM='lots': not a size or percentage (e.g. 4GiB, 40%)" },
 		{ "TIERLAB_FAST_MEM=140%", "TIERLAB_FAST_MEM='140%': not a size or percentage (e.g. 4GiB, 40%)" },
 		{ "TIERLAB_CHUNKS=0", "TIERLAB_CHUNKS='0': not a positive chunk count" },
