@@ -5,8 +5,9 @@
 # column per allocator, "median [min-max]" cells, a throughput table with
 # only the program that prints one, FAIL for a program that fails under
 # one allocator, the missing programs listed, and the runtime's managed
-# allocations (a block freed and allocated again comes from its cache).
-# No time is asserted.
+# allocations (a block freed and allocated again comes from its cache);
+# a kept work directory resumes without measuring again. No time is
+# asserted.
 . "$(dirname "$0")/lib.sh"
 run=$top/bench/allocsuite/run
 for f in "$B/lib/tierlab/libtiermem.so" "$B/lib/tierlab/libfatalloc.so" "$B/tests/tiermem/counters-dump"; do
@@ -111,6 +112,15 @@ grep -Eq '^\| mstressN \| [0-9.]+ MiB \|' <<<"$(table "Peak RSS")" || fail "glib
 expect_contains "$out" "tiermem, per run: managed allocations (reused from the cache of freed regions), first round:"
 expect_contains "$out" "- mstressN: 20 (19)"
 expect_contains "$out" "- larsonN: 0 (0)"
+
+# a kept --work resumes: nothing measured again, the same tables
+first=$(sed -n '/^Wall time/,$p' <<<"$out")
+expect_exit 0 "$run" --suite "$scratch/fake" --build "$B" --work "$scratch/work" --rounds 2 --threads 2 \
+	--allocators "$allocs" --threshold 512KiB
+expect_not_contains "$out" "round 1/2:"
+[ "$(sed -n '/^Wall time/,$p' <<<"$out")" = "$first" ] || fail "the tables changed when nothing was measured again"
+expect_exit 2 "$run" --suite "$scratch/fake" --build "$B" --work "$scratch/work" --threshold 1MiB
+expect_contains "$out" "holds results of other settings"
 
 expect_exit 2 "$run" --suite "$scratch/nowhere"
 expect_contains "$out" "not a mimalloc-bench checkout"
