@@ -40,7 +40,7 @@
 	X(POLICY_ARGS, "TIERLAB_POLICY_ARGS", NULL,                            TLRT_KIND_STRING,    NULL,       "free-form arguments for the policy plugin") \
 	X(THP,         "TIERLAB_THP",         NULL,                            TLRT_KIND_BOOL,      NULL,       "1: madvise(MADV_HUGEPAGE) on managed memory, 0: MADV_NOHUGEPAGE (unset: the system's THP setting, as without the runtime)") \
 	X(VERBOSE,     "TIERLAB_VERBOSE",     NULL,                            TLRT_KIND_BOOL,      "0",        "say what the runtime decided on stderr") \
-	X(CACHE,       "TIERLAB_CACHE",       NULL,                            TLRT_KIND_BUDGET,    "50%",      "freed managed memory kept for reuse: a size, or a percentage of the peak managed bytes (at least 32 MiB); 0 = none")
+	X(CACHE,       "TIERLAB_CACHE",       NULL,                            TLRT_KIND_BUDGET,    "100%",     "freed managed memory kept for reuse: a size, or a percentage of the peak managed bytes (at least 32 MiB); 0 = none")
 
 enum tlrt_kind {
 	TLRT_KIND_STRING, TLRT_KIND_NODES, TLRT_KIND_SIZE, TLRT_KIND_BUDGET, TLRT_KIND_UINT,

@@ -68,7 +68,7 @@ static void test_defaults(void **state)
 	assert_int_equal(o.strict, 0);
 	assert_int_equal(o.thp, -1);
 	assert_int_equal(o.verbose, 0);
-	assert_true(o.cache_fraction == 0.5 && o.cache_bytes == 0);
+	assert_true(o.cache_fraction == 1 && o.cache_bytes == 0);
 	assert_int_equal(o.have_policy_args, 0);
 	assert_string_equal(o.fast.text, "0");
 	assert_int_equal(o.fast.is_mask, 0);
