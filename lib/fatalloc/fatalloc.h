@@ -268,7 +268,8 @@ void *fat_large_take(size_t min, size_t want, size_t *got);
 /*
  * Returns a range (16-aligned, a multiple of 16, >= 32 bytes) to the list,
  * coalescing; when the result is its pool's free tail (it ends at the top)
- * and longer than fat_opt.trim, gives the tail's whole pages back.
+ * and longer than fat_opt.trim, gives the tail's whole pages back; a range
+ * itself longer than that gives back its whole pages wherever it lies.
  */
 void fat_large_free(void *start, size_t len);
 /* Free ranges and bytes in the list (tests). */
@@ -339,7 +340,8 @@ extern pthread_key_t fat_thread_key;
 	X(segments, "per-thread bump segments started") \
 	X(segments_reused, "segments taken from freed memory (exited threads' segments, freed large blocks) instead of a pool's top") \
 	X(trims, "times a pool's free tail went back to the kernel") \
-	X(bytes_trimmed, "bytes of free tails given back (whole pages; the top came down by as much)")
+	X(bytes_trimmed, "bytes of free tails given back (whole pages; the top came down by as much)") \
+	X(bytes_released, "bytes of whole pages given back by blocks longer than TIERLAB_FAT_TRIM, freed below a top")
 
 enum fat_stat {
 #define FAT_STAT_ENUM(name, help) FAT_STAT_##name,

@@ -20,12 +20,17 @@
  * that ends at its pool's top is the pool's free tail, and when a free
  * makes it longer than TIERLAB_FAT_TRIM its whole pages go back to the
  * kernel and the top comes down (pool.c), as glibc trims the top of its
- * heap. Holes below the top are kept for reuse.
+ * heap. A block longer than that bound gives its whole pages back when it
+ * is freed, wherever it lies (glibc unmaps such blocks); it stays in the
+ * list, and is faulted in again when reused. Other holes keep their pages.
  *
  * All of this is under one lock: large blocks are rare next to small ones,
  * and each costs far more in first-touch page faults than in the lock.
  */
 #include "fatalloc/fatalloc.h"
+
+#include <errno.h>
+#include <sys/mman.h>
 
 #define MIN_SPLIT 256	/* a smaller remainder goes with the block */
 
@@ -144,11 +149,31 @@ static struct fat_pool *tail_of(struct range *r, char **cut, char **top)
 	return pool;
 }
 
+/* The whole pages of a block about to be freed, back to the kernel (none of its first 32 bytes: the node). */
+static void release_pages(char *start, size_t len)
+{
+	struct fat_pool *pool = fat_pool_of(start);
+	uintptr_t lo, hi;
+	int saved = errno;
+
+	if (!pool || pool->untrimmable)
+		return;
+	lo = ((uintptr_t)start + sizeof(struct range) + pool->page - 1) & ~(uintptr_t)(pool->page - 1);
+	hi = ((uintptr_t)start + len) & ~(uintptr_t)(pool->page - 1);
+	if (hi > lo && !madvise((void *)lo, hi - lo, MADV_DONTNEED))
+		fat_stat_add(FAT_STAT_bytes_released, (int64_t)(hi - lo));
+	errno = saved;
+}
+
 void fat_large_free(void *start, size_t len)
 {
 	struct range *r = start, *prev = NULL, *next;
 	struct fat_pool *pool = NULL;
 	char *cut = NULL, *top = NULL;
+
+	/* before the block joins the list: no other thread can have it yet */
+	if (len > fat_opt.trim)
+		release_pages(start, len);
 
 	pthread_mutex_lock(&fat_large_lock);
 	for (next = head; next && (char *)next < (char *)start; next = next->next)

@@ -593,6 +593,46 @@ static void test_free_tail_kept(void **state)
 	reset_with("16M", "4", NULL);
 }
 
+/* A block longer than the bound gives its pages back when freed below the top; a shorter one keeps them. */
+static void test_big_block_released(void **state)
+{
+	char *small, *big, *mid, *above, *again;
+	long long used;
+	bool fresh;
+
+	(void)state;
+	setenv("TIERLAB_FAT_TRIM", "8M", 1);
+	reset_with("64M", "2", NULL);
+	small = fat_malloc(100);
+	big = fat_alloc(20 * MiB, 0, &fresh);
+	mid = fat_alloc(3 * MiB, 0, &fresh);
+	above = fat_alloc(3 * MiB, 0, &fresh);	/* neither is the tail */
+	memset(big, 1, 20 * MiB);
+	memset(mid, 2, 3 * MiB);
+	memset(above, 3, 3 * MiB);
+	used = fat_stat_get("pool_bytes_used");
+	fat_free(mid);
+	assert_int_equal(fat_stat_get("bytes_released"), 0);
+	assert_int_equal(resident(mid + 4096, MiB), 256);
+	fat_free(big);
+	assert_int_equal(fat_stat_get("trims"), 0);
+	assert_true(fat_stat_get("bytes_released") >= 16 * (long long)MiB);
+	assert_int_equal(resident(big + 2 * MiB, 16 * MiB), 0);
+	assert_int_equal(fat_stat_get("pool_bytes_used"), used);	/* the top stays */
+	/* the range is reused, first fit, and works as memory again */
+	again = fat_alloc(10 * MiB, 0, &fresh);
+	assert_false(fresh);
+	assert_true(again >= big && again < big + 20 * MiB);
+	memset(again, 4, 10 * MiB);
+	for (size_t i = 0; i < 3 * MiB; i += 4096)
+		assert_int_equal(above[i], 3);
+	fat_free(again);
+	fat_free(above);
+	fat_free(small);
+	unsetenv("TIERLAB_FAT_TRIM");
+	reset_with("16M", "4", NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -611,6 +651,7 @@ int main(void)
 		cmocka_unit_test_setup(test_threads_come_and_go, setup),
 		cmocka_unit_test_setup(test_free_tail_trimmed, setup),
 		cmocka_unit_test_setup(test_free_tail_kept, setup),
+		cmocka_unit_test_setup(test_big_block_released, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
