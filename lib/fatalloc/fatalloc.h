@@ -158,7 +158,7 @@ struct fat_pool {
 	_Atomic size_t top;
 	size_t page;			/* the backing's page: what a trim gives back whole */
 	enum fat_backing backing;
-	bool untrimmable;		/* madvise refused to give its pages back */
+	_Atomic bool untrimmable;	/* madvise refused to give its pages back */
 };
 
 extern struct fat_pool fat_pools[FAT_POOLS_LIMIT];

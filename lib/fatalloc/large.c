@@ -131,7 +131,7 @@ static struct fat_pool *tail_of(struct range *r, char **cut, char **top)
 	struct fat_pool *pool = fat_pool_of(r);
 	uintptr_t start = (uintptr_t)r;
 
-	if (!pool || pool->untrimmable)
+	if (!pool || atomic_load_explicit(&pool->untrimmable, memory_order_relaxed))
 		return NULL;
 	*top = pool->base + atomic_load_explicit(&pool->top, memory_order_relaxed);
 	if ((char *)r + r->size != *top)
@@ -149,14 +149,19 @@ static struct fat_pool *tail_of(struct range *r, char **cut, char **top)
 	return pool;
 }
 
-/* The whole pages of a block about to be freed, back to the kernel (none of its first 32 bytes: the node). */
+/*
+ * The whole pages of a block about to be freed, back to the kernel (none
+ * of its first 32 bytes: the node). Not for a block at the top: the
+ * tail's trim gives its pages back and brings the top down too.
+ */
 static void release_pages(char *start, size_t len)
 {
 	struct fat_pool *pool = fat_pool_of(start);
 	uintptr_t lo, hi;
 	int saved = errno;
 
-	if (!pool || pool->untrimmable)
+	if (!pool || atomic_load_explicit(&pool->untrimmable, memory_order_relaxed) ||
+	    start + len == pool->base + atomic_load_explicit(&pool->top, memory_order_relaxed))
 		return;
 	lo = ((uintptr_t)start + sizeof(struct range) + pool->page - 1) & ~(uintptr_t)(pool->page - 1);
 	hi = ((uintptr_t)start + len) & ~(uintptr_t)(pool->page - 1);

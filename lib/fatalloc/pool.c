@@ -372,7 +372,7 @@ bool fat_pool_trim(struct fat_pool *pool, char *start, char *top)
 	bool done = false;
 	int saved = errno;
 
-	if (pool->untrimmable)
+	if (atomic_load_explicit(&pool->untrimmable, memory_order_relaxed))
 		return false;
 	pthread_mutex_lock(&fat_pool_lock);
 	/*
@@ -387,7 +387,7 @@ bool fat_pool_trim(struct fat_pool *pool, char *start, char *top)
 		goto unlock;
 	if (madvise(start, round_up((uintptr_t)top, pool->page) - (uintptr_t)start, MADV_DONTNEED)) {
 		/* not zero, so not above a top: keep it (an old kernel refusing hugetlb) */
-		pool->untrimmable = true;
+		atomic_store_explicit(&pool->untrimmable, true, memory_order_relaxed);
 		atomic_store_explicit(&pool->top, t, memory_order_relaxed);
 		goto unlock;
 	}
