@@ -39,3 +39,10 @@ $(B)/guest/damon-guest: tests/guest/damon-guest.c $(GUEST_TIERMEM_SRC) $(wildcar
 	$(CC) $(ALL_CFLAGS) -static -pthread -o $@ tests/guest/damon-guest.c $(GUEST_TIERMEM_SRC) $(POLICY_LIB) -lnuma -lpfm -lm
 GUEST_BINS += $(B)/guest/damon-guest
 TEST_BINS += $(B)/guest/damon-guest
+
+# memaccess without -march=native (the guest's emulated CPU lacks what this
+# machine's has), for libfatalloc on 1 GiB pages; tests/cli/fat-guest.sh.
+$(B)/guest/memaccess: $(MEMACCESS_SRC) $(wildcard workloads/memaccess/*.h workloads/common/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -O2 -Iworkloads/common -o $@ $(MEMACCESS_SRC)
+TEST_BINS += $(B)/guest/memaccess

@@ -1,6 +1,8 @@
 #!/bin/sh
 # libfatalloc on 1 GiB hugetlb pages, in a guest booted with them
-# (hugepagesz=1G hugepages=N), run by tests/cli/fat-guest.sh through
+# (hugepagesz=1G hugepages=N; when boot got fewer than N, which happens in
+# one boot of two, the rest are asked for at run time, in the guest's
+# fresh memory), run by tests/cli/fat-guest.sh through
 # run-in-guest.sh with memaccess, libfatalloc, tests/alloc/reuse and their
 # libraries under /usr and /opt/tierlab-test:
 #   - memaccess --order random --size SIZE under glibc, then under
@@ -11,7 +13,7 @@
 #     hugetlb pages held before and after freeing a 1 GiB block;
 #   - the free 1 GiB pages at the start and after each program.
 #
-#   fat-session.sh SIZE
+#   fat-session.sh SIZE PAGES
 #
 # Console markers: "FAT-GUEST: ..." lines. Exit: 0 when every program ran
 # (the host checks the figures).
@@ -20,10 +22,13 @@ HP=/sys/kernel/mm/hugepages/hugepages-1048576kB
 MEM=/usr/libexec/tierlab/memaccess
 FAT=/usr/lib/tierlab/libfatalloc.so
 say() { echo "FAT-GUEST: $*"; }
-size=$1
+size=$1 pages=$2
 rc=0
 
-say "start: 1G pages $(cat $HP/nr_hugepages 2>/dev/null || echo none), free $(cat $HP/free_hugepages 2>/dev/null)," \
+boot=$(cat $HP/nr_hugepages 2>/dev/null || echo none)
+[ "$boot" != none ] && [ "$boot" -lt "$pages" ] && echo "$pages" >$HP/nr_hugepages
+say "start: 1G pages $(cat $HP/nr_hugepages 2>/dev/null || echo none) (boot gave $boot)," \
+	"free $(cat $HP/free_hugepages 2>/dev/null)," \
 	"thp $(grep -o '\[[a-z]*\]' /sys/kernel/mm/transparent_hugepage/enabled | tr -d '[]')," \
 	"MemTotal $(awk '/^MemTotal:/ {print $2}' /proc/meminfo) kB"
 
