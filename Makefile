@@ -18,7 +18,11 @@ VERSION := $(shell git describe --always --dirty --tags 2>/dev/null || echo unkn
 ALL_CFLAGS = $(WARN) $(CFLAGS) -Ilib -D_GNU_SOURCE -DTIERLAB_VERSION='"$(VERSION)"'
 CORE_LIBS := -lyaml -lnuma -lpfm -lsqlite3 -lm
 
-LIB_SRC := $(wildcard lib/*.c)
+# The library behind the tierlab program, one folder per layer (see
+# docs/architecture.md); lib/tiermem, lib/policies and lib/fatalloc build
+# their own products through their build.mk.
+LIB_DIRS := util axis spec plan store measure run report probe
+LIB_SRC := $(foreach d,$(LIB_DIRS),$(wildcard lib/$(d)/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o)
 CMD_SRC := $(wildcard cmd/*.c)
 CMD_OBJ := $(CMD_SRC:%.c=$(B)/obj/%.o)
@@ -58,7 +62,7 @@ $(B)/tests/%: tests/unit/%.c $(LIBTIERLAB)
 	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< $(LIBTIERLAB) $(CORE_LIBS) -lcmocka
 
 # The version is compiled into version.o; rebuild it when HEAD moves.
-$(B)/obj/lib/version.o: $(wildcard .git/HEAD .git/index)
+$(B)/obj/lib/util/version.o: $(wildcard .git/HEAD .git/index)
 
 deps:
 	@scripts/deps.sh

@@ -8,14 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "axis.h"
+#include "axis/axis.h"
 #include "builtin.h"
-#include "error.h"
+#include "util/error.h"
 #include "parse-options.h"
-#include "paths.h"
-#include "runenv.h"
-#include "spec.h"
-#include "store.h"
+#include "util/paths.h"
+#include "run/runenv.h"
+#include "spec/spec.h"
+#include "store/store.h"
 
 static int cmp_str(const void *a, const void *b)
 {

@@ -6,13 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include "builtin.h"
-#include "environment.h"
-#include "error.h"
+#include "measure/environment.h"
+#include "util/error.h"
 #include "parse-options.h"
-#include "paths.h"
-#include "plan.h"
-#include "report.h"
-#include "store.h"
+#include "util/paths.h"
+#include "plan/plan.h"
+#include "report/report.h"
+#include "store/store.h"
 
 static int parse_format(const char *s, enum tl_report_format *fmt)
 {

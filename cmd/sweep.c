@@ -5,9 +5,9 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include "axis.h"
+#include "axis/axis.h"
 #include "builtin.h"
-#include "error.h"
+#include "util/error.h"
 #include "parse-options.h"
 
 int cmd_sweep(int argc, const char **argv)

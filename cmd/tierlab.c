@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 #include "builtin.h"
-#include "error.h"
+#include "util/error.h"
 #include "parse-options.h"
-#include "version.h"
+#include "util/version.h"
 
 struct cmd_struct {
 	const char *name;

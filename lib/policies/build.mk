@@ -7,7 +7,7 @@
 # a plugin too, so the doc cannot drift from code that compiles and works.
 POLICIES := all-fast all-slow static lru window
 POLICY_SRC := $(wildcard lib/policies/*.c)
-POLICY_HDR := $(wildcard lib/policies/*.h) lib/tiermem/tierlab-policy.h
+POLICY_HDR := $(wildcard lib/policies/*.h) lib/policies/tierlab-policy.h
 POLICY_SOS := $(POLICIES:%=$(B)/lib/tierlab/policy-%.so)
 POLICY_LIB := $(B)/obj/libpolicies.a
 POLICY_DOC_SO := $(B)/obj/policies-doc/policy-first-touch.so
@@ -32,7 +32,7 @@ $(B)/obj/policies-doc/first-touch.c: docs/policies.md
 	awk '/<!-- example: first-touch.c -->/ { on = 1; next } on && /^```c/ { next } on && /^```/ { exit } on' $< >$@
 	@test -s $@ || { echo "docs/policies.md: no example block" >&2; rm -f $@; exit 1; }
 
-$(POLICY_DOC_SO): $(B)/obj/policies-doc/first-touch.c lib/tiermem/tierlab-policy.h
+$(POLICY_DOC_SO): $(B)/obj/policies-doc/first-touch.c lib/policies/tierlab-policy.h
 	$(CC) $(ALL_CFLAGS) -shared -fPIC -fvisibility=hidden -Wl,-z,defs -o $@ $<
 
 $(B)/tests/test_policies: tests/unit/test_policies.c $(POLICY_LIB) $(POLICY_HDR) $(POLICY_SOS) $(POLICY_DOC_SO)

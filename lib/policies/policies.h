@@ -12,7 +12,7 @@
 
 #include <stdint.h>
 
-#include "tiermem/tierlab-policy.h"
+#include "policies/tierlab-policy.h"
 
 const struct tlp_policy *tlp_policy_all_fast(void);
 const struct tlp_policy *tlp_policy_all_slow(void);

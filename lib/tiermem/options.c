@@ -16,13 +16,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tiermem/tierlab-policy.h"
+#include "axis/axis.h"
+#include "policies/tierlab-policy.h"
 
 const struct tlrt_option_desc tlrt_option_table[TLRT_OPT__COUNT] = {
 #define TLRT_OPT_ROW(id, name, alias, kind, def, help) { name, alias, kind, def, help },
 	TLRT_OPTIONS(TLRT_OPT_ROW)
 #undef TLRT_OPT_ROW
 };
+
+/* a spec must not plan a static policy the runtime would refuse */
+_Static_assert(TL_STATIC_MAX_FRACTIONS == TLRT_MAX_FRACTIONS, "static policy limits must agree");
 
 /* Must match enum tlrt_sampler and enum tlrt_log. */
 const char *const tlrt_sampler_names[TLRT_SAMPLER__COUNT] = { "fault", "uffd-wp", "perf", "damon", "none" };

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "units.h"
+#include "util/units.h"
 
 /*
  * X(id, name, alias, kind, default, help). The enum, the name table and

@@ -18,7 +18,7 @@ $(B)/guest/probe-driver: tests/guest/probe-driver.c $(LIBTIERLAB)
 # without policy-load.c: the guest has no dlopen, the program loads LRU from
 # libpolicies.a itself) linked statically; tests/cli/tiermem-guest.sh.
 GUEST_TIERMEM_SRC := $(filter-out lib/tiermem/policy-load.c,$(TIERMEM_CORE_SRC))
-$(B)/guest/tiermem-guest: tests/guest/tiermem-guest.c $(GUEST_TIERMEM_SRC) $(wildcard lib/tiermem/*.h) lib/units.h $(POLICY_LIB)
+$(B)/guest/tiermem-guest: tests/guest/tiermem-guest.c $(GUEST_TIERMEM_SRC) $(wildcard lib/tiermem/*.h) lib/util/units.h $(POLICY_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -static -pthread -o $@ tests/guest/tiermem-guest.c $(GUEST_TIERMEM_SRC) $(POLICY_LIB) -lnuma -lm
 GUEST_BINS += $(B)/guest/tiermem-guest

@@ -13,8 +13,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "axis.h"
-#include "error.h"
+#include "axis/axis.h"
+#include "util/error.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -25,9 +25,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "counters.h"
-#include "runner.h"
-#include "store.h"
+#include "measure/counters.h"
+#include "run/runner.h"
+#include "store/store.h"
 
 #define PAGES 4096
 

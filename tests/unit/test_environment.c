@@ -18,9 +18,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "environment.h"
-#include "store.h"
-#include "version.h"
+#include "measure/environment.h"
+#include "store/store.h"
+#include "util/version.h"
 
 static const char *const keys[] = {
 	"tierlab_version", "spec_hash", "host", "kernel", "kernel_version", "arch", "cpu_model",

@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "runner.h"
+#include "measure/fom.h"
 
 static char scratch[512];
 static int nth_dir;

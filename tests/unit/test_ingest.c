@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "ingest.h"
-#include "store.h"
+#include "measure/ingest.h"
+#include "store/store.h"
 #include "tiermem/rt-stats.h"
 
 static const char *const names[] = {

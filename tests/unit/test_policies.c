@@ -29,7 +29,7 @@
 #include <cmocka.h>
 
 #include "policies/policies.h"
-#include "tiermem/tierlab-policy.h"
+#include "policies/tierlab-policy.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 

@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "tiermem/options.h"
-#include "tiermem/tierlab-policy.h"
+#include "policies/tierlab-policy.h"
 
 #define MiB (1ULL << 20)
 

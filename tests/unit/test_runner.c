@@ -24,7 +24,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "runner.h"
+#include "measure/fom.h"
+#include "run/runner.h"
 
 /* Sized well below PATH_MAX so paths built from them cannot be truncated. */
 static char scratch[512];

@@ -21,7 +21,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "store-internal.h"
+#include "store/store-internal.h"
 
 static char dir[64];
 

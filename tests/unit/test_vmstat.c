@@ -23,9 +23,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "procpeak.h"
-#include "store.h"
-#include "vmstat.h"
+#include "measure/procpeak.h"
+#include "store/store.h"
+#include "measure/vmstat.h"
 
 #define MiB (1024UL * 1024)
 

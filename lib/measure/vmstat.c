@@ -1,0 +1,203 @@
+/*
+ * /proc/vmstat snapshots and their deltas (see vmstat.h). The families are
+ * chosen by prefix, not by a fixed list of names, because each kernel
+ * release adds some (pgpromote_candidate_nrl, pgdemote_proactive, ...) and
+ * a result should carry whatever the kernel it ran on could tell.
+ */
+#include "measure/vmstat.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "util/error.h"
+#include "store/store.h"
+
+static const char *const families[] = { "pgmigrate_", "numa_", "pgpromote_", "pgdemote_", "thp_" };
+
+/*
+ * Counters of those families that count something other than base pages:
+ * every thp_* counts huge pages or operations on them, hint faults are
+ * faults, and numa_huge_pte_updates counts PMDs.
+ */
+static const char *const event_prefixes[] = { "thp_", "numa_hint_faults", "numa_huge_pte_updates" };
+
+int tl_vmstat_wanted(const char *name)
+{
+	for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++)
+		if (!strncmp(name, families[i], strlen(families[i])))
+			return 1;
+	return 0;
+}
+
+const char *tl_vmstat_unit(const char *name)
+{
+	for (size_t i = 0; i < sizeof(event_prefixes) / sizeof(event_prefixes[0]); i++)
+		if (!strncmp(name, event_prefixes[i], strlen(event_prefixes[i])))
+			return "events";
+	return "pages";
+}
+
+void tl_vmstat_release(struct tl_vmstat *snap)
+{
+	free(snap->v);
+	snap->v = NULL;
+	snap->n = 0;
+}
+
+int tl_vmstat_snapshot(struct tl_vmstat *snap, const char *path)
+{
+	struct tl_vmstat_value *v = NULL, *grown;
+	size_t n = 0, cap = 0;
+	char name[128];
+	uint64_t value;
+	FILE *f;
+	int rc = 0;
+
+	if (!path)
+		path = "/proc/vmstat";
+	f = fopen(path, "r");
+	if (!f) {
+		rc = -errno;
+		error("cannot read '%s': %s", path, strerror(-rc));
+		return rc;
+	}
+	while (fscanf(f, "%127s %" SCNu64, name, &value) == 2) {
+		if (!tl_vmstat_wanted(name) || strlen(name) >= sizeof(v->name))
+			continue;
+		if (n == cap) {
+			cap = cap ? 2 * cap : 64;
+			grown = realloc(v, cap * sizeof(*v));
+			if (!grown) {
+				rc = -ENOMEM;
+				goto close_file;
+			}
+			v = grown;
+		}
+		memcpy(v[n].name, name, strlen(name) + 1);
+		v[n].value = value;
+		n++;
+	}
+	if (ferror(f)) {
+		rc = -EIO;
+		error("cannot read '%s': %s", path, strerror(errno));
+	}
+close_file:
+	fclose(f);
+	if (rc) {
+		free(v);
+		return rc;
+	}
+	tl_vmstat_release(snap);
+	snap->v = v;
+	snap->n = n;
+	return 0;
+}
+
+int tl_vmstat_get(const struct tl_vmstat *snap, const char *name, uint64_t *value)
+{
+	for (size_t i = 0; i < snap->n; i++)
+		if (!strcmp(snap->v[i].name, name)) {
+			*value = snap->v[i].value;
+			return 0;
+		}
+	return -ENOENT;
+}
+
+int tl_vmstat_metrics(const struct tl_vmstat *before, const struct tl_vmstat *after,
+		      struct tl_metric **out, size_t *n)
+{
+	struct tl_metric *m;
+	size_t k = 0;
+
+	*out = NULL;
+	*n = 0;
+	m = calloc(after->n ? after->n : 1, sizeof(*m));
+	if (!m)
+		return -ENOMEM;
+	for (size_t i = 0; i < after->n; i++) {
+		const struct tl_vmstat_value *a = &after->v[i];
+		uint64_t b;
+		char *name, *unit;
+
+		/* A counter the kernel grew between the snapshots has no start value. */
+		if (tl_vmstat_get(before, a->name, &b))
+			continue;
+		if (asprintf(&name, "vmstat.%s", a->name) < 0)
+			goto oom;
+		unit = strdup(tl_vmstat_unit(a->name));
+		if (!unit) {
+			free(name);
+			goto oom;
+		}
+		m[k].name = name;
+		m[k].unit = unit;
+		/* Signed: these counters only grow, but a wrong pair of snapshots must not show 1.8e19. */
+		m[k].value = (double)(int64_t)(a->value - b);
+		k++;
+	}
+	*out = m;
+	*n = k;
+	return 0;
+oom:
+	tl_metrics_free(m, k);
+	return -ENOMEM;
+}
+
+int tl_vmstat_insert_metrics(struct tl_store *st, int64_t run_id, const struct tl_metric *m,
+			     size_t n)
+{
+	static const char sql[] =
+		"INSERT OR REPLACE INTO metrics (run_id, name, value, unit) VALUES (?, ?, ?, ?)";
+	sqlite3 *db = tl_store_db(st);
+	sqlite3_stmt *s = NULL;
+
+	if (sqlite3_exec(db, "SAVEPOINT tl_metrics", NULL, NULL, NULL) != SQLITE_OK)
+		goto fail;
+	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
+		goto rollback;
+	for (size_t i = 0; i < n; i++) {
+		sqlite3_reset(s);
+		sqlite3_clear_bindings(s);
+		sqlite3_bind_int64(s, 1, run_id);
+		sqlite3_bind_text(s, 2, m[i].name, -1, SQLITE_STATIC);
+		/* NaN is "not a number" in the schema: NULL. */
+		if (m[i].value == m[i].value)
+			sqlite3_bind_double(s, 3, m[i].value);
+		if (m[i].unit)
+			sqlite3_bind_text(s, 4, m[i].unit, -1, SQLITE_STATIC);
+		if (sqlite3_step(s) != SQLITE_DONE)
+			goto rollback;
+	}
+	sqlite3_finalize(s);
+	s = NULL;
+	if (sqlite3_exec(db, "RELEASE tl_metrics", NULL, NULL, NULL) != SQLITE_OK)
+		goto rollback;
+	return 0;
+rollback:
+	error("database '%s': storing metrics: %s", tl_store_path(st), sqlite3_errmsg(db));
+	sqlite3_finalize(s);
+	sqlite3_exec(db, "ROLLBACK TO tl_metrics", NULL, NULL, NULL);
+	sqlite3_exec(db, "RELEASE tl_metrics", NULL, NULL, NULL);
+	return -EIO;
+fail:
+	error("database '%s': storing metrics: %s", tl_store_path(st), sqlite3_errmsg(db));
+	return -EIO;
+}
+
+int tl_vmstat_store(struct tl_store *st, int64_t run_id, const struct tl_vmstat *before,
+		    const struct tl_vmstat *after)
+{
+	struct tl_metric *m;
+	size_t n;
+	int rc;
+
+	rc = tl_vmstat_metrics(before, after, &m, &n);
+	if (rc)
+		return rc;
+	rc = tl_vmstat_insert_metrics(st, run_id, m, n);
+	tl_metrics_free(m, n);
+	return rc;
+}

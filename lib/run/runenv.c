@@ -1,0 +1,316 @@
+/*
+ * Composing a run's environment (see runenv.h). The order of LD_PRELOAD
+ * matters: the tiering runtime comes first so it sees every allocation and
+ * hands the small ones to the next allocator in the list (the chosen
+ * allocator, else glibc).
+ */
+#include "run/runenv.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "util/paths.h"
+
+extern char **environ;
+
+static int env_add(struct tl_runenv *re, const char *name, const char *value)
+{
+	size_t len = strlen(name);
+	char *kv;
+
+	if (asprintf(&kv, "%s=%s", name, value) < 0)
+		return -ENOMEM;
+	for (size_t i = 0; i < re->n; i++) {
+		if (!strncmp(re->envp[i], name, len) && re->envp[i][len] == '=') {
+			free(re->envp[i]);
+			re->envp[i] = kv;
+			return 0;
+		}
+	}
+	char **v = realloc(re->envp, sizeof(*v) * (re->n + 2));
+	if (!v) {
+		free(kv);
+		return -ENOMEM;
+	}
+	re->envp = v;
+	re->envp[re->n++] = kv;
+	re->envp[re->n] = NULL;
+	return 0;
+}
+
+static const char *env_get(const struct tl_runenv *re, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (size_t i = 0; i < re->n; i++)
+		if (!strncmp(re->envp[i], name, len) && re->envp[i][len] == '=')
+			return re->envp[i] + len + 1;
+	return NULL;
+}
+
+char *tl_runenv_libpath(const char *name)
+{
+	const char *dir = tl_path_libdir();
+	char *p;
+
+	if (!dir || asprintf(&p, "%s/%s", dir, name) < 0)
+		return NULL;
+	if (access(p, R_OK)) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+/*
+ * A library ld.so finds by name (Debian's jemalloc), checked now rather
+ * than by a failed run. Not by dlopen: jemalloc's static TLS cannot be
+ * loaded into a running process, though a preload of it works.
+ */
+int tl_runenv_system_lib(const char *soname)
+{
+	static const char *const dirs[] = { "/usr/local/lib", "/usr/lib/x86_64-linux-gnu",
+					    "/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
+					    "/lib/aarch64-linux-gnu", "/usr/lib64", "/lib64", "/usr/lib",
+					    "/lib", NULL };
+	char path[PATH_MAX];
+
+	for (int i = 0; dirs[i]; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dirs[i], soname);
+		if (!access(path, R_OK))
+			return 1;
+	}
+	return 0;
+}
+
+static void env_remove(struct tl_runenv *re, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (size_t i = 0; i < re->n; i++) {
+		if (!strncmp(re->envp[i], name, len) && re->envp[i][len] == '=') {
+			free(re->envp[i]);
+			re->envp[i] = re->envp[--re->n];
+			re->envp[re->n] = NULL;
+			return;
+		}
+	}
+}
+
+static int add_preload(struct tl_runenv *re, const char *lib)
+{
+	const char *old = env_get(re, "LD_PRELOAD");
+	char *v;
+	int rc;
+
+	if (old && *old) {
+		if (asprintf(&v, "%s %s", old, lib) < 0)
+			return -ENOMEM;
+	} else if (!(v = strdup(lib))) {
+		return -ENOMEM;
+	}
+	rc = env_add(re, "LD_PRELOAD", v);
+	free(v);
+	return rc;
+}
+
+static char *resolve_path(const char *base, const char *p)
+{
+	char *out;
+
+	if (p[0] == '/' || !base)
+		return strdup(p);
+	return asprintf(&out, "%s/%s", base, p) < 0 ? NULL : out;
+}
+
+static char *resolve_program(const char *argv0, const char *spec_dir)
+{
+	const char *libexec = tl_path_libexec();
+	char *p;
+
+	if (strchr(argv0, '/'))
+		return resolve_path(spec_dir, argv0);
+	/* tierlab's own programs first, so a spec can run them with its own arguments */
+	if (libexec) {
+		if (asprintf(&p, "%s/%s", libexec, argv0) < 0)
+			return NULL;
+		if (!access(p, X_OK))
+			return p;
+		free(p);
+	}
+	return strdup(argv0);	/* looked up in PATH by the runner */
+}
+
+static int add_runtime(struct tl_runenv *re, const struct tl_spec *spec, const struct tl_config *c,
+		       char *why, size_t whylen)
+{
+	/* axis -> runtime variable; the policy and fractions are split below. */
+	static const struct { enum tl_axis axis; const char *var; } vars[] = {
+		{ TL_AXIS_BUDGET, "TIERLAB_FAST_MEM" },
+		{ TL_AXIS_THRESHOLD, "TIERLAB_THRESHOLD" },
+		{ TL_AXIS_CHUNKS, "TIERLAB_CHUNKS" },
+		{ TL_AXIS_RATE, "TIERLAB_RATE" },
+		{ TL_AXIS_WINDOW, "TIERLAB_WINDOW" },
+		{ TL_AXIS_SAMPLER, "TIERLAB_SAMPLER" },
+		{ TL_AXIS_LOG, "TIERLAB_LOG" },
+	};
+	const char *policy = c->values[TL_AXIS_POLICY];
+	char *lib = tl_runenv_libpath("libtiermem.so");
+	const char *colon = strchr(policy, ':');
+	char base[64];
+	int rc = 0;
+
+	if (!lib) {
+		snprintf(why, whylen, "policy '%s' needs the tiering runtime libtiermem.so, which is not built in %s",
+			 policy, tl_path_libdir() ? tl_path_libdir() : "the tierlab lib directory");
+		return -ENOENT;
+	}
+	snprintf(base, sizeof(base), "%.*s", colon ? (int)(colon - policy) : (int)sizeof(base) - 1, policy);
+	rc = rc ?: env_add(re, "TIERLAB_POLICY", base);
+	if (colon)
+		rc = rc ?: env_add(re, "TIERLAB_FRACTIONS", colon + 1);
+	if (spec->machine.fast)
+		rc = rc ?: env_add(re, "TIERLAB_FAST_NODES", spec->machine.fast);
+	if (spec->machine.slow)
+		rc = rc ?: env_add(re, "TIERLAB_SLOW_NODES", spec->machine.slow);
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
+		if (c->values[vars[i].axis])
+			rc = rc ?: env_add(re, vars[i].var, c->values[vars[i].axis]);
+	rc = rc ?: add_preload(re, lib);
+	free(lib);
+	return rc;
+}
+
+static int add_allocator(struct tl_runenv *re, const char *allocator, char *why, size_t whylen)
+{
+	char *lib;
+	int rc;
+
+	if (!allocator || !strcmp(allocator, "system"))
+		return 0;
+	if (!strcmp(allocator, "jemalloc")) {
+		if (!tl_runenv_system_lib("libjemalloc.so.2")) {
+			snprintf(why, whylen, "allocator 'jemalloc' needs libjemalloc.so.2 (apt-get install libjemalloc2)");
+			return -ENOENT;
+		}
+		return add_preload(re, "libjemalloc.so.2");
+	}
+	if (!strcmp(allocator, "fat")) {
+		lib = tl_runenv_libpath("libfatalloc.so");
+		if (!lib) {
+			snprintf(why, whylen, "allocator 'fat' needs libfatalloc.so, which is not built in %s",
+				 tl_path_libdir() ? tl_path_libdir() : "the tierlab lib directory");
+			return -ENOENT;
+		}
+		rc = add_preload(re, lib);
+		free(lib);
+		return rc;
+	}
+	snprintf(why, whylen, "unknown allocator '%s'", allocator);
+	return -ENOENT;
+}
+
+int tl_runenv_build(const struct tl_spec *spec, const struct tl_config *c, const char *out_dir,
+		    const char *spec_dir, uint64_t footprint, struct tl_runenv *re, char *why,
+		    size_t whylen)
+{
+	const struct tl_workload *wl = c->workload;
+	const char *policy = c->values[TL_AXIS_POLICY];
+	char *user_preload = NULL;
+	int rc = 0;
+
+	memset(re, 0, sizeof(*re));
+	snprintf(why, whylen, "out of memory");
+	for (char **e = environ; *e && !rc; e++) {
+		char *eq = strchr(*e, '=');
+		char name[256];
+
+		if (!eq || eq - *e >= (long)sizeof(name))
+			continue;
+		snprintf(name, sizeof(name), "%.*s", (int)(eq - *e), *e);
+		/* tierlab's own settings for itself must not leak into the runtime of a run */
+		if (!strncmp(name, "TIERLAB_", 8) || !strncmp(name, "SHAMBLES_", 9))
+			continue;
+		rc = env_add(re, name, eq + 1);
+	}
+	for (size_t i = 0; i < wl->env.n && !rc; i++) {
+		char *eq = strchr(wl->env.v[i], '=');
+		char name[256];
+
+		snprintf(name, sizeof(name), "%.*s", (int)(eq - wl->env.v[i]), wl->env.v[i]);
+		rc = env_add(re, name, eq + 1);
+	}
+	if (!rc && c->values[TL_AXIS_THREADS]) {
+		rc = env_add(re, "OMP_NUM_THREADS", c->values[TL_AXIS_THREADS]);
+		rc = rc ?: env_add(re, "OPENBLAS_NUM_THREADS", c->values[TL_AXIS_THREADS]);
+	}
+	/*
+	 * Where the runtime and the allocators leave their files for ingest;
+	 * absolute, as the workload runs in a directory of its own.
+	 */
+	if (!rc) {
+		char *cwd = out_dir[0] == '/' ? NULL : getcwd(NULL, 0);
+		char *abs = out_dir[0] == '/' || cwd ? resolve_path(cwd, out_dir) : NULL;
+
+		rc = abs ? env_add(re, "TIERLAB_OUT", abs) : -ENOMEM;
+		free(abs);
+		free(cwd);
+	}
+	if (rc)
+		goto fail;
+	/* tierlab's libraries go first (the runtime must see every allocation), the user's after */
+	user_preload = env_get(re, "LD_PRELOAD") ? strdup(env_get(re, "LD_PRELOAD")) : NULL;
+	rc = env_add(re, "LD_PRELOAD", "");
+	if (rc)
+		goto fail;
+	if (policy && tl_policy_uses_runtime(policy)) {
+		rc = add_runtime(re, spec, c, why, whylen);
+		if (!rc && footprint) {
+			char bytes[32];
+
+			snprintf(bytes, sizeof(bytes), "%llu", (unsigned long long)footprint);
+			rc = env_add(re, "TIERLAB_FOOTPRINT", bytes);
+		}
+		if (rc)
+			goto fail;
+	}
+	rc = add_allocator(re, c->values[TL_AXIS_ALLOCATOR], why, whylen);
+	if (!rc && user_preload && *user_preload)
+		rc = add_preload(re, user_preload);
+	if (!rc && !*env_get(re, "LD_PRELOAD"))
+		env_remove(re, "LD_PRELOAD");
+	free(user_preload);
+	user_preload = NULL;
+	if (rc)
+		goto fail;
+	if (policy && !strcmp(policy, "all-fast"))
+		re->mem_nodes = spec->machine.fast;
+	else if (policy && !strcmp(policy, "all-slow"))
+		re->mem_nodes = spec->machine.slow;
+	re->program = resolve_program(c->argv.v[0], spec_dir);
+	if (wl->dir)
+		re->dir = resolve_path(spec_dir, wl->dir);
+	if (!re->program || (wl->dir && !re->dir)) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	why[0] = '\0';
+	return 0;
+fail:
+	free(user_preload);
+	tl_runenv_release(re);
+	return rc;
+}
+
+void tl_runenv_release(struct tl_runenv *re)
+{
+	for (size_t i = 0; i < re->n; i++)
+		free(re->envp[i]);
+	free(re->envp);
+	free(re->program);
+	free(re->dir);
+	memset(re, 0, sizeof(*re));
+}
