@@ -320,7 +320,11 @@ static int add_experiment(struct tl_store *st, const struct tl_spec *spec, int64
 	return rc ? rc : record_machine(st, spec, *id);
 }
 
-/* The first line the runtime said on the run's stderr ("tiermem: ..."), for a failure's reason. */
+/*
+ * The last line the runtime said on the run's stderr ("tiermem: ..."), for
+ * a failure's reason: standing aside is the last thing it says (notes such
+ * as "both node 0" may come before).
+ */
 static void runtime_said(const char *out_dir, char *buf, size_t len)
 {
 	char path[PATH_MAX + 16], line[320];
@@ -335,7 +339,6 @@ static void runtime_said(const char *out_dir, char *buf, size_t len)
 		if (!strncmp(line, "tiermem: ", 9)) {
 			line[strcspn(line, "\n")] = '\0';
 			snprintf(buf, len, ": %.300s", line);
-			break;
 		}
 	}
 	fclose(f);

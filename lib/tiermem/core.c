@@ -150,7 +150,7 @@ static void activate(void)
 unload:
 	tlrt_policy_unload();
 aside:
-	tlrt_record_close(0);
+	tlrt_record_discard();
 	stand_aside(why);
 }
 

@@ -1,9 +1,9 @@
 /*
  * Placement and migration of chunks: mbind(MPOL_BIND, MPOL_MF_MOVE) over a
  * chunk's range, then a move_pages() status query to see where its pages
- * really are, then the policy is dropped again (MPOL_DEFAULT): managed
- * memory must stay one VMA (region.c), and its pages stay where they were
- * put. Pages not present (-ENOENT: the program dropped them) need
+ * really are, then the chunk goes back under the arena's one policy
+ * (tlrt_region_settle): managed memory must stay one VMA (region.c), and
+ * its pages stay where they were put. Pages not present (-ENOENT: the program dropped them) need
  * nothing. A page reported -EBUSY right after a huge-page move
  * is asked again (the guest showed such pages on the target node a moment
  * later) and only counts as a failure if it stays busy.
@@ -126,9 +126,9 @@ int tlrt_migrate(uint32_t chunk, enum tlp_tier to, int initial)
 			tlrt_stat_add(RT_STAT_mig_failed, 1);
 			ok = 0;
 		}
-		/* placed: the policy goes, or it would split the arena (region.c); populate drops initial ones */
+		/* placed: back under the arena's policy, or it would stay split (region.c); populate settles initial ones */
 		if (!initial)
-			mbind((void *)c->addr, c->len, MPOL_DEFAULT, NULL, 0, 0);
+			tlrt_region_settle(c->addr, c->len);
 	} else {
 		tlrt_stat_add(RT_STAT_mig_failed, 1);
 	}

@@ -361,6 +361,7 @@ int tlrt_options_parse(struct tlrt_options *o, char *const *envp, char *why, siz
 	int saved = errno, ret = 0;
 
 	memset(o, 0, sizeof(*o));
+	o->thp = -1;
 	if (why && whylen)
 		why[0] = '\0';
 	/* strict first, so a bad value elsewhere can still be fatal */

@@ -38,7 +38,7 @@
 	X(OUT,         "TIERLAB_OUT",         NULL,                            TLRT_KIND_STRING,    NULL,       "directory of the counters and log files (default: the working directory)") \
 	X(STRICT,      "TIERLAB_STRICT",      NULL,                            TLRT_KIND_BOOL,      "0",        "exit with status 2 on a bad value instead of standing aside") \
 	X(POLICY_ARGS, "TIERLAB_POLICY_ARGS", NULL,                            TLRT_KIND_STRING,    NULL,       "free-form arguments for the policy plugin") \
-	X(THP,         "TIERLAB_THP",         NULL,                            TLRT_KIND_BOOL,      "1",        "madvise(MADV_HUGEPAGE) on managed memory") \
+	X(THP,         "TIERLAB_THP",         NULL,                            TLRT_KIND_BOOL,      NULL,       "1: madvise(MADV_HUGEPAGE) on managed memory, 0: MADV_NOHUGEPAGE (unset: the system's THP setting, as without the runtime)") \
 	X(VERBOSE,     "TIERLAB_VERBOSE",     NULL,                            TLRT_KIND_BOOL,      "0",        "say what the runtime decided on stderr")
 
 enum tlrt_kind {
@@ -92,7 +92,8 @@ struct tlrt_options {
 	enum tlrt_sampler sampler;
 	enum tlrt_log log;
 	char out[512];			/* "" = the working directory */
-	int strict, thp, verbose;
+	int strict, verbose;
+	int thp;			/* 1 huge pages, 0 none, -1 unset: the system's setting */
 	char policy_args[512];
 	int have_policy_args;
 

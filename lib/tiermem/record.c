@@ -285,6 +285,25 @@ void tlrt_record_close(int complete)
 	hdr = NULL;
 }
 
+/*
+ * The runtime stood aside at its first managed allocation (a policy or a
+ * sampler that cannot start): it manages nothing, so it leaves no files,
+ * as when a variable is bad; tierlab reads a missing counters file as a
+ * run the runtime did not manage (lib/execute.c check_runtime).
+ */
+void tlrt_record_discard(void)
+{
+	char path[640];
+	int saved = errno;
+
+	tlrt_record_close(0);
+	if (!out_path(path, sizeof(path), "counters"))
+		unlink(path);
+	if (!out_path(path, sizeof(path), "log"))
+		unlink(path);
+	errno = saved;
+}
+
 /* In a fork child: leave the parent's files alone, start this process's own. */
 void tlrt_record_child(void)
 {

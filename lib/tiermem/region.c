@@ -10,8 +10,12 @@
  * page-table move per GiB (see sampler-fault.c). So an allocation takes
  * whole 2 MiB units of the arena without mapping anything, and a free
  * gives the memory back with MADV_DONTNEED instead of unmapping. Chunks
- * get their NUMA policy only while their pages are placed (migrate.c):
- * a lasting per-chunk policy would split the VMA.
+ * get their own NUMA policy only while their pages are placed
+ * (migrate.c); otherwise the whole arena is under one policy, bound to the
+ * fast and slow nodes together (tlrt_region_settle): a lasting per-chunk
+ * policy would split the VMA, and the default policy would let the
+ * kernel's NUMA balancing move placed pages towards the CPUs touching them
+ * (a CPU-less fast node, HBM on Xeon Max, would be emptied).
  *
  * Metadata lives in side tables indexed by unit, never in front of the
  * data: a region's data starts on its 2 MiB boundary, so alignments up to
@@ -93,7 +97,10 @@ static int arena_grow(uintptr_t base, uintptr_t end)
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
 	if (p == MAP_FAILED)
 		return -errno;
-	madvise(p, want - tlrt.arena_len, tlrt.opt.thp ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+	/* unset, the program gets the pages it would get without the runtime: runs stay comparable with baselines */
+	if (tlrt.opt.thp >= 0)
+		madvise(p, want - tlrt.arena_len, tlrt.opt.thp ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+	tlrt_region_settle((uintptr_t)p, want - tlrt.arena_len);
 	/*
 	 * One touch gives the new VMA its anon_vma before any chunk policy
 	 * splits it. Pieces first faulted while split under different
@@ -148,8 +155,18 @@ void tlrt_region_populate(const struct tlrt_region *r)
 	if (madvise((void *)r->addr, len, MADV_POPULATE_WRITE) && errno == EINVAL)
 		for (size_t off = 0; off < len; off += TLRT_PAGE)
 			*(volatile char *)(r->addr + off) = 0;
-	/* the pages are placed; a lasting policy would split the arena (see above) */
-	mbind((void *)r->addr, r->maplen, MPOL_DEFAULT, NULL, 0, 0);
+	/* the pages are placed; a lasting per-chunk policy would split the arena (see above) */
+	tlrt_region_settle(r->addr, r->maplen);
+}
+
+int tlrt_region_settle(uintptr_t addr, size_t len)
+{
+	unsigned long both[TLRT_NODE_WORDS];
+
+	for (int i = 0; i < TLRT_NODE_WORDS; i++)
+		both[i] = tlrt.fast_mask[i] | tlrt.slow_mask[i];
+	/* no MPOL_MF_MOVE: pages on either tier stay where they are */
+	return mbind((void *)addr, len, MPOL_BIND, both, TLRT_NODE_WORDS * 64 + 1, 0) ? -errno : 0;
 }
 
 void tlrt_region_free(struct tlrt_region *r)
@@ -159,7 +176,7 @@ void tlrt_region_free(struct tlrt_region *r)
 
 	/* the memory goes back; the mapping stays so the arena stays one VMA */
 	madvise((void *)r->addr, r->maplen, MADV_DONTNEED);
-	mbind((void *)r->addr, r->maplen, MPOL_DEFAULT, NULL, 0, 0);
+	tlrt_region_settle(r->addr, r->maplen);
 	tlrt_bitmap_free(&tlrt.units_map, at, r->units);
 	r->units = 0;
 	r->bytes = 0;

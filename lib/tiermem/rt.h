@@ -149,6 +149,14 @@ struct tlrt_region *tlrt_region_alloc(uint64_t bytes, size_t align);
  * where they are and the arena is one VMA again.
  */
 void tlrt_region_populate(const struct tlrt_region *r);
+/*
+ * The policy every placed page of the arena lives under: bound to the
+ * fast and slow nodes together, the same everywhere so the arena stays one
+ * VMA. Unlike the default policy it keeps the kernel's NUMA balancing from
+ * moving placed pages behind the runtime's back (balancing only scans
+ * memory whose policy migrates on fault). 0 or -errno.
+ */
+int tlrt_region_settle(uintptr_t addr, size_t len);
 void tlrt_region_free(struct tlrt_region *r);
 /* The region containing p (any interior pointer), or NULL. Lock held. */
 struct tlrt_region *tlrt_region_of(uintptr_t p);
@@ -204,6 +212,7 @@ void tlrt_atfork_register(void);
 int tlrt_record_open(void);			/* counters file (counters and log modes) */
 void tlrt_record_header(void);			/* fills policy, sampler, budget once known */
 void tlrt_record_close(int complete);
+void tlrt_record_discard(void);			/* stood aside: close and remove the files */
 void tlrt_record_child(void);			/* after fork: this process's own files */
 int tlrt_log_enabled(void);
 void tlrt_log_callsite(uintptr_t callsite, const char **module, uintptr_t *off);	/* lock NOT held */

@@ -3,8 +3,8 @@
  * at the first managed allocation (never in a constructor, so a program
  * that never allocates big keeps exactly its own threads), with every
  * signal blocked so the program's signals never land on it. At the
- * sampling rate it calls sampler->tick(), drains the sample ring through
- * the policy, and migrates. fork(): the sampler restores everything before
+ * sampling rate it drains the sample ring through the policy, migrates,
+ * and calls sampler->tick(). fork(): the sampler restores everything before
  * the fork; the child has no runtime thread and restarts it lazily at its
  * next managed allocation, with its own counters file.
  */
@@ -105,6 +105,11 @@ static void *runtime_thread(void *arg)
 			;
 		if (atomic_load(&tlrt.stop))
 			break;
+		/*
+		 * The last tick's sample first: its migrations release (disarm)
+		 * the memory they move, so arming before them would waste the arm.
+		 */
+		tlrt_drain();
 		if (tlrt.opt.rate_hz > 0 && tlrt.sampler_started) {
 			uint64_t t0 = tlrt_now_ns();
 
@@ -112,7 +117,6 @@ static void *runtime_thread(void *arg)
 			tlrt_stat_add(RT_STAT_ticks, 1);
 			tlrt_stat_add(RT_STAT_sample_ns_total, tlrt_now_ns() - t0);
 		}
-		tlrt_drain();
 		now = tlrt_now_ns();
 		if (now - last_flush > IDLE_NS) {
 			tlrt_log_flush();

@@ -77,6 +77,8 @@ expect_contains "$out" "TIERLAB_RATE='fast'"
 expect_exit 0 env LD_PRELOAD="$SO" SHAMBLES_PLUGIN=/nonexistent.so SHAMBLES_FAST_NODEMASK=1 \
 	SHAMBLES_SLOW_NODEMASK=1 "$T/stress" 2 100
 expect_contains "$out" "tiermem: policy '/nonexistent.so':"
+# standing aside at the first managed allocation leaves no files either (tierlab then fails the run)
+[ -z "$(ls)" ] || fail "files written by a runtime that stood aside: $(ls)"
 # no policy: silent, nothing written, and no thread of ours in a program that never allocates big
 expect_exit 0 env LD_PRELOAD="$SO" "$T/stress" 2 100
 expect_not_contains "$out" "tiermem"

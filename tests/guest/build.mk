@@ -1,7 +1,8 @@
-# Static programs for the multi-node guest (tests/guest/run-in-guest.sh):
-# the guest's initramfs has no loader or libraries. They go to $(B)/guest/,
-# not $(B)/tests/ (tests/run.sh executes every file there); the shell tests
-# tests/cli/probe-guest.sh and guest-move.sh run them in the guest.
+# Programs for the multi-node guest (tests/guest/run-in-guest.sh), static
+# since the guest's initramfs has no loader or libraries unless a test puts
+# them there (hotcold below). They go to $(B)/guest/, not $(B)/tests/
+# (tests/run.sh executes every file there); the shell tests
+# tests/cli/probe-guest.sh, tiermem-guest.sh and tierlab-guest.sh run them.
 GUEST_BINS := $(B)/guest/move-check $(B)/guest/probe-driver
 TEST_BINS += $(GUEST_BINS)
 
@@ -20,6 +21,14 @@ $(B)/guest/probe-driver: tests/guest/probe-driver.c $(LIBTIERLAB)
 GUEST_TIERMEM_SRC := $(filter-out lib/tiermem/policy-load.c,$(TIERMEM_CORE_SRC))
 $(B)/guest/tiermem-guest: tests/guest/tiermem-guest.c $(GUEST_TIERMEM_SRC) $(wildcard lib/tiermem/*.h) lib/util/units.h $(POLICY_LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -static -pthread -o $@ tests/guest/tiermem-guest.c $(GUEST_TIERMEM_SRC) $(POLICY_LIB) -lnuma -lm
+	$(CC) $(ALL_CFLAGS) -static -pthread -o $@ tests/guest/tiermem-guest.c $(GUEST_TIERMEM_SRC) $(POLICY_LIB) -lnuma -lpfm -lm
 GUEST_BINS += $(B)/guest/tiermem-guest
 TEST_BINS += $(B)/guest/tiermem-guest
+
+# The hot/cold program of tests/cli/tierlab-guest.sh: a tierlab workload
+# under LD_PRELOAD, so dynamically linked (the test copies the loader and
+# libraries into the guest).
+$(B)/guest/hotcold: tests/guest/hotcold.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< -lnuma
+TEST_BINS += $(B)/guest/hotcold

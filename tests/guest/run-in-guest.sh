@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Runs one statically linked program in a small QEMU guest with 2 or 3 NUMA
-# nodes (node 0: CPUs and memory; nodes 1-2: memory only, initiator 0), so
-# tests can show what a one-node machine cannot: cross-node placement,
-# migration, memory tiers.
+# Runs one statically linked program (or a shell script) in a small QEMU
+# guest with 2 or 3 NUMA nodes (node 0: CPUs and memory; nodes 1-2: memory
+# only, initiator 0), so tests can show what a one-node machine cannot:
+# cross-node placement, migration, memory tiers.
 #
 #   run-in-guest.sh [--nodes 2|3] [--hmat] [--thp never|always] [--mem 512M]
 #                   [--add SRC:DST]... [--timeout SECONDS] -- PROGRAM [ARGS]
@@ -46,7 +46,8 @@ case $thp in ""|never|always) ;; *) echo "error: --thp must be never or always" 
 [[ $timeout_s =~ ^[0-9]+$ ]] || { echo "error: --timeout takes seconds" >&2; exit 2; }
 prog=$1; shift
 [ -f "$prog" ] || { echo "error: no program '$prog'" >&2; exit 2; }
-# Only static binaries: the initramfs has no dynamic loader or libraries.
+# Only static binaries (or scripts): the initramfs has no dynamic loader or
+# libraries unless --add puts them there.
 if LC_ALL=C readelf -l "$prog" 2>/dev/null | grep -q 'INTERP'; then
 	echo "error: '$prog' is dynamically linked; build it with -static" >&2
 	exit 2

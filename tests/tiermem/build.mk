@@ -28,13 +28,13 @@ $(TMT)/counters-dump: tests/tiermem/counters-dump.c lib/tiermem/rt-stats.h
 TIERMEM_CORE_DEPS := tests/tiermem/core-test.c $(TIERMEM_CORE_SRC) $(wildcard lib/tiermem/*.h) lib/util/units.h
 $(B)/tests/test_rt_core: $(TIERMEM_CORE_DEPS) $(TIERMEM_TEST_POLICY)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -DTEST_POLICY='"$(abspath $(TIERMEM_TEST_POLICY))"' -pthread -o $@ tests/tiermem/core-test.c $(TIERMEM_CORE_SRC) -ldl -lnuma -lcmocka -lm
+	$(CC) $(ALL_CFLAGS) -DTEST_POLICY='"$(abspath $(TIERMEM_TEST_POLICY))"' -pthread -o $@ tests/tiermem/core-test.c $(TIERMEM_CORE_SRC) -ldl -lnuma -lpfm -lcmocka -lm
 $(TMT)/core-asan: $(TIERMEM_CORE_DEPS) $(TIERMEM_TEST_POLICY)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined -DTEST_POLICY='"$(abspath $(TIERMEM_TEST_POLICY))"' -pthread -o $@ tests/tiermem/core-test.c $(TIERMEM_CORE_SRC) -ldl -lnuma -lcmocka -lm
+	$(CC) $(ALL_CFLAGS) -O1 -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined -DTEST_POLICY='"$(abspath $(TIERMEM_TEST_POLICY))"' -pthread -o $@ tests/tiermem/core-test.c $(TIERMEM_CORE_SRC) -ldl -lnuma -lpfm -lcmocka -lm
 $(TMT)/core-tsan: $(TIERMEM_CORE_DEPS) $(TIERMEM_TEST_POLICY)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -O1 -fsanitize=thread -DTEST_POLICY='"$(abspath $(TIERMEM_TEST_POLICY))"' -pthread -o $@ tests/tiermem/core-test.c $(TIERMEM_CORE_SRC) -ldl -lnuma -lcmocka -lm
+	$(CC) $(ALL_CFLAGS) -O1 -fsanitize=thread -DTEST_POLICY='"$(abspath $(TIERMEM_TEST_POLICY))"' -pthread -o $@ tests/tiermem/core-test.c $(TIERMEM_CORE_SRC) -ldl -lnuma -lpfm -lcmocka -lm
 
 TARGETS += $(TIERMEM_TEST_POLICY) $(TMT)/early-wrap.so $(TMT)/stress $(TMT)/counters-dump $(TMT)/core-asan $(TMT)/core-tsan
 TEST_BINS += $(B)/tests/test_rt_core

@@ -66,7 +66,7 @@ static void test_defaults(void **state)
 	assert_int_equal(o.log, TLRT_LOG_COUNTERS);
 	assert_string_equal(o.out, "");
 	assert_int_equal(o.strict, 0);
-	assert_int_equal(o.thp, 1);
+	assert_int_equal(o.thp, -1);
 	assert_int_equal(o.verbose, 0);
 	assert_int_equal(o.have_policy_args, 0);
 	assert_string_equal(o.fast.text, "0");
