@@ -15,7 +15,7 @@
 #include "util/paths.h"
 #include "run/runenv.h"
 #include "spec/spec.h"
-#include "store/store.h"
+#include "store/query.h"
 
 static int cmp_str(const void *a, const void *b)
 {

@@ -12,7 +12,7 @@
 #include "util/paths.h"
 #include "plan/plan.h"
 #include "report/report.h"
-#include "store/store.h"
+#include "store/query.h"
 
 static int parse_format(const char *s, enum tl_report_format *fmt)
 {
@@ -53,11 +53,11 @@ static int add_settings_note(struct tl_store *st, const struct tl_run_row *rows,
 			continue;
 		if (first < 0) {
 			first = id;
-			rc = tl_env_load(st, id, 0, &a);
+			rc = tl_store_env_load(st, id, 0, &a);
 			continue;
 		}
 		tl_env_release(&b);
-		rc = tl_env_load(st, id, 0, &b);
+		rc = tl_store_env_load(st, id, 0, &b);
 		if (!rc)
 			rc = tl_env_diff(&a, &b, &ch, &nch);
 	}

@@ -12,7 +12,7 @@
 #include "parse-options.h"
 #include "util/paths.h"
 #include "report/report.h"
-#include "store/store.h"
+#include "store/query.h"
 
 static void print_time(const char *label, double t)
 {

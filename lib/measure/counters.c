@@ -13,7 +13,6 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <perfmon/pfmlib_perf_event.h>
-#include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +22,7 @@
 #include <unistd.h>
 #include "util/error.h"
 #include "util/hash.h"
-#include "store/store.h"
+#include "store/result.h"
 
 /* Must match enum tl_counter_status. */
 const char *const tl_counter_status_names[TL_COUNTER__COUNT] = {
@@ -641,67 +640,34 @@ void tl_counters_release(struct tl_counter_set *set)
 	tl_counters_init(set);
 }
 
-/* ---- the store ---- */
+/* ---- the run record ---- */
 
-static int sql_fail(struct tl_store *st, sqlite3 *db, const char *what)
+int tl_counters_record(const struct tl_counter_set *set, struct tl_run_record *r)
 {
-	error("database '%s': %s: %s", tl_store_path(st), what, sqlite3_errmsg(db));
-	return sqlite3_errcode(db) == SQLITE_NOMEM ? -ENOMEM : -EIO;
-}
-
-int tl_counters_store(struct tl_store *st, int64_t run_id, const struct tl_counter_set *set)
-{
-	static const char sql[] =
-		"INSERT OR REPLACE INTO counters (run_id, event, encoding, value, enabled_ns,"
-		" running_ns, multiplex_pct, status, reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)";
-	sqlite3 *db = tl_store_db(st);
-	sqlite3_stmt *s = NULL;
-	int rc = 0;
-
-	if (sqlite3_exec(db, "SAVEPOINT tl_counters", NULL, NULL, NULL) != SQLITE_OK)
-		return sql_fail(st, db, "storing counters");
-	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK) {
-		rc = sql_fail(st, db, "storing counters");
-		goto rollback;
-	}
 	for (size_t i = 0; i < set->n; i++) {
 		const struct tl_counter *c = &set->v[i];
-		bool ok = c->status == TL_COUNTER_OK, read = ok || c->enabled_ns;
+		bool ok = c->status == TL_COUNTER_OK;
+		struct tl_counter_row row = {
+			.event = c->event,
+			.encoding = c->encoding,
+			.status = tl_counter_status_names[c->status],
+			.reason = c->reason,
+			/* never a zero for what was not counted: no value at all */
+			.has_value = ok,
+			.value = c->value,
+			.has_times = ok || c->enabled_ns,
+			.enabled_ns = c->enabled_ns,
+			.running_ns = c->running_ns,
+			.has_multiplex = ok,
+			.multiplex_pct = c->multiplex_pct,
+		};
+		int rc;
 
 		if (c->status == TL_COUNTER_NOT_RUN)
 			continue;
-		sqlite3_reset(s);
-		sqlite3_clear_bindings(s);
-		sqlite3_bind_int64(s, 1, run_id);
-		sqlite3_bind_text(s, 2, c->event, -1, SQLITE_STATIC);
-		if (c->encoding)
-			sqlite3_bind_text(s, 3, c->encoding, -1, SQLITE_STATIC);
-		if (ok)
-			sqlite3_bind_double(s, 4, c->value);
-		if (read) {
-			sqlite3_bind_int64(s, 5, (sqlite3_int64)c->enabled_ns);
-			sqlite3_bind_int64(s, 6, (sqlite3_int64)c->running_ns);
-		}
-		if (ok)
-			sqlite3_bind_double(s, 7, c->multiplex_pct);
-		sqlite3_bind_text(s, 8, tl_counter_status_names[c->status], -1, SQLITE_STATIC);
-		if (c->reason)
-			sqlite3_bind_text(s, 9, c->reason, -1, SQLITE_STATIC);
-		if (sqlite3_step(s) != SQLITE_DONE) {
-			rc = sql_fail(st, db, "storing counters");
-			goto rollback;
-		}
-	}
-	sqlite3_finalize(s);
-	if (sqlite3_exec(db, "RELEASE tl_counters", NULL, NULL, NULL) != SQLITE_OK) {
-		s = NULL;
-		rc = sql_fail(st, db, "storing counters");
-		goto rollback;
+		rc = tl_record_add_counter(r, &row);
+		if (rc)
+			return rc;
 	}
 	return 0;
-rollback:
-	sqlite3_finalize(s);
-	sqlite3_exec(db, "ROLLBACK TO tl_counters", NULL, NULL, NULL);
-	sqlite3_exec(db, "RELEASE tl_counters", NULL, NULL, NULL);
-	return rc;
 }

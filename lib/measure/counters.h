@@ -20,7 +20,7 @@
  * Wiring into the runner (lib/run/runner.h) takes three hooks:
  *   started(pid)  -> tl_counters_open(set, pid)      (returns 0: never aborts)
  *   finished(pid) -> tl_counters_read(set)
- * and after the run is stored, tl_counters_store(st, run_id, set).
+ * and then tl_counters_record(set, record) adds the rows to the run record.
  *
  * A set is not thread-safe. Reusing it for the next run is fine: open
  * clears the previous run's values.
@@ -33,7 +33,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-struct tl_store;
+struct tl_run_record;
 
 enum tl_counter_status {
 	TL_COUNTER_NOT_RUN,	/* encoded, not opened yet (or the open failed before this one) */
@@ -121,12 +121,8 @@ void tl_counters_close(struct tl_counter_set *set);
 /* The counter for an event name as written, or NULL. */
 const struct tl_counter *tl_counters_find(const struct tl_counter_set *set, const char *event);
 
-/*
- * Writes one row per counter into the store's counters table for run_id,
- * in one savepoint (all or nothing). Counters not run are not written.
- * Returns 0 or a negative errno after one error line.
- */
-int tl_counters_store(struct tl_store *st, int64_t run_id, const struct tl_counter_set *set);
+/* Adds one counters row per counter to the run record; counters not run add none. 0 or -ENOMEM. */
+int tl_counters_record(const struct tl_counter_set *set, struct tl_run_record *r);
 
 /* Closes and frees everything in the set; safe on a zeroed set. */
 void tl_counters_release(struct tl_counter_set *set);

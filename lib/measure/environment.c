@@ -11,7 +11,6 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <numa.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +18,6 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 #include "util/error.h"
-#include "store/store.h"
 #include "util/version.h"
 
 #define ABSENT "absent"
@@ -28,50 +26,9 @@ extern char **environ;
 
 /* ---- the record ---- */
 
-void tl_env_release(struct tl_env *env)
-{
-	for (size_t i = 0; i < env->n; i++) {
-		free(env->v[i].key);
-		free(env->v[i].value);
-	}
-	free(env->v);
-	env->v = NULL;
-	env->n = 0;
-}
-
-const char *tl_env_get(const struct tl_env *env, const char *key)
-{
-	for (size_t i = 0; i < env->n; i++)
-		if (!strcmp(env->v[i].key, key))
-			return env->v[i].value;
-	return NULL;
-}
-
 int tl_env_set(struct tl_env *env, const char *key, const char *value)
 {
-	struct tl_env_entry *v;
-	char *val = strdup(value ? value : ABSENT), *k;
-
-	if (!val)
-		return -ENOMEM;
-	for (size_t i = 0; i < env->n; i++)
-		if (!strcmp(env->v[i].key, key)) {
-			free(env->v[i].value);
-			env->v[i].value = val;
-			return 0;
-		}
-	k = strdup(key);
-	v = k ? realloc(env->v, (env->n + 1) * sizeof(*v)) : NULL;
-	if (!v) {
-		free(k);
-		free(val);
-		return -ENOMEM;
-	}
-	env->v = v;
-	env->v[env->n].key = k;
-	env->v[env->n].value = val;
-	env->n++;
-	return 0;
+	return tl_env_put(env, key, value ? value : ABSENT);
 }
 
 /* ---- reading facts ---- */
@@ -411,6 +368,12 @@ static int add_change(struct tl_env_change **v, size_t *n, const char *key, cons
 	return 0;
 }
 
+/* A value stored as NULL (a node set the spec did not give) compares as "absent". */
+static const char *value_of(const struct tl_env_entry *e)
+{
+	return e->value ? e->value : ABSENT;
+}
+
 int tl_env_diff(const struct tl_env *a, const struct tl_env *b, struct tl_env_change **out,
 		size_t *n)
 {
@@ -419,16 +382,22 @@ int tl_env_diff(const struct tl_env *a, const struct tl_env *b, struct tl_env_ch
 	int rc = 0;
 
 	for (size_t i = 0; i < a->n && !rc; i++) {
-		const char *key = a->v[i].key, *bv = tl_env_get(b, key);
+		const char *key = a->v[i].key, *av = value_of(&a->v[i]), *bv = NULL;
 
-		if (tl_env_key_compared(key) && (!bv || strcmp(a->v[i].value, bv)))
-			rc = add_change(&v, &k, key, a->v[i].value, bv);
+		for (size_t j = 0; j < b->n && !bv; j++)
+			if (!strcmp(b->v[j].key, key))
+				bv = value_of(&b->v[j]);
+		if (tl_env_key_compared(key) && (!bv || strcmp(av, bv)))
+			rc = add_change(&v, &k, key, av, bv);
 	}
 	for (size_t i = 0; i < b->n && !rc; i++) {
 		const char *key = b->v[i].key;
+		bool in_a = false;
 
-		if (tl_env_key_compared(key) && !tl_env_get(a, key))
-			rc = add_change(&v, &k, key, NULL, b->v[i].value);
+		for (size_t j = 0; j < a->n && !in_a; j++)
+			in_a = !strcmp(a->v[j].key, key);
+		if (tl_env_key_compared(key) && !in_a)
+			rc = add_change(&v, &k, key, NULL, value_of(&b->v[i]));
 	}
 	if (rc) {
 		free(v);
@@ -546,68 +515,4 @@ int tl_env_blas_advice(const struct tl_env *env, char *buf, size_t len)
 	snprintf(buf, len, "OpenBLAS uses the '%s' kernels although the CPU has %s: set "
 		 "OPENBLAS_CORETYPE=%s", core, unit, want);
 	return 1;
-}
-
-/* ---- the store ---- */
-
-int tl_env_store(struct tl_store *st, int64_t experiment_id, int64_t run_id,
-		 const struct tl_env *env)
-{
-	sqlite3 *db = tl_store_db(st);
-	int rc = 0;
-
-	if (sqlite3_exec(db, "SAVEPOINT tl_env", NULL, NULL, NULL) != SQLITE_OK) {
-		error("database '%s': storing the environment: %s", tl_store_path(st),
-		      sqlite3_errmsg(db));
-		return -EIO;
-	}
-	for (size_t i = 0; i < env->n && !rc; i++)
-		rc = tl_store_set_env(st, experiment_id, run_id, env->v[i].key, env->v[i].value);
-	if (rc) {
-		sqlite3_exec(db, "ROLLBACK TO tl_env", NULL, NULL, NULL);
-		sqlite3_exec(db, "RELEASE tl_env", NULL, NULL, NULL);
-		return rc;
-	}
-	if (sqlite3_exec(db, "RELEASE tl_env", NULL, NULL, NULL) != SQLITE_OK) {
-		error("database '%s': storing the environment: %s", tl_store_path(st),
-		      sqlite3_errmsg(db));
-		sqlite3_exec(db, "ROLLBACK TO tl_env", NULL, NULL, NULL);
-		sqlite3_exec(db, "RELEASE tl_env", NULL, NULL, NULL);
-		return -EIO;
-	}
-	return 0;
-}
-
-int tl_env_load(struct tl_store *st, int64_t experiment_id, int64_t run_id, struct tl_env *env)
-{
-	static const char sql[] =
-		"SELECT key, value FROM environment WHERE experiment_id = ? AND run_id IS ? ORDER BY rowid";
-	sqlite3 *db = tl_store_db(st);
-	struct tl_env e = { 0 };
-	sqlite3_stmt *s = NULL;
-	int rc = 0, step;
-
-	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
-		goto sqlfail;
-	sqlite3_bind_int64(s, 1, experiment_id);
-	if (run_id)
-		sqlite3_bind_int64(s, 2, run_id);
-	while ((step = sqlite3_step(s)) == SQLITE_ROW && !rc)
-		rc = tl_env_set(&e, (const char *)sqlite3_column_text(s, 0),
-				(const char *)sqlite3_column_text(s, 1));
-	if (!rc && step != SQLITE_DONE)
-		goto sqlfail;
-	sqlite3_finalize(s);
-	if (rc) {
-		tl_env_release(&e);
-		return rc;
-	}
-	tl_env_release(env);
-	*env = e;
-	return 0;
-sqlfail:
-	error("database '%s': reading the environment: %s", tl_store_path(st), sqlite3_errmsg(db));
-	sqlite3_finalize(s);
-	tl_env_release(&e);
-	return -EIO;
 }

@@ -1,9 +1,10 @@
 /*
  * The environment record: the facts about the machine and its settings
- * that a result depends on, as key/value text (stored in the environment
- * table per experiment and per run, printed by `tierlab show`, compared by
- * the report so it can warn "runs compared were taken under different
- * settings: thp_enabled madvise vs always").
+ * that a result depends on, as key/value text (struct tl_env of
+ * store/result.h, stored in the environment table per experiment and per
+ * run, printed by `tierlab show`, compared by the report so it can warn
+ * "runs compared were taken under different settings: thp_enabled madvise
+ * vs always").
  *
  * Keys, in the order collected (values are never empty; "absent" when the
  * kernel has no such setting):
@@ -25,16 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct tl_store;
-
-struct tl_env_entry {
-	char *key, *value;
-};
-
-struct tl_env {
-	struct tl_env_entry *v;
-	size_t n;
-};
+#include "store/result.h"
 
 /*
  * Collects every key above into env (replacing what it held). spec_hash
@@ -44,12 +36,8 @@ struct tl_env {
  */
 int tl_env_collect(struct tl_env *env, const char *spec_hash, char *const *envp);
 
-/* Sets key (replacing its value, else appending). 0 or -ENOMEM. */
+/* Sets key (replacing its value, else appending); NULL is "absent". 0 or -ENOMEM. */
 int tl_env_set(struct tl_env *env, const char *key, const char *value);
-/* The value of key, NULL when unset. */
-const char *tl_env_get(const struct tl_env *env, const char *key);
-/* Frees everything; safe on a zeroed record. */
-void tl_env_release(struct tl_env *env);
 
 /*
  * Whether a key takes part in comparisons. Not compared: spec_hash (runs
@@ -85,12 +73,5 @@ int tl_env_diff_describe(const struct tl_env_change *c, size_t n, char *buf, siz
  * has AVX-512: set OPENBLAS_CORETYPE=SkylakeX" and returns 1; else 0.
  */
 int tl_env_blas_advice(const struct tl_env *env, char *buf, size_t len);
-
-/* Writes every entry for the experiment (run_id 0) or one run, in one savepoint. */
-int tl_env_store(struct tl_store *st, int64_t experiment_id, int64_t run_id,
-		 const struct tl_env *env);
-
-/* Reads back what tl_env_store wrote for that scope (an empty record when none). */
-int tl_env_load(struct tl_store *st, int64_t experiment_id, int64_t run_id, struct tl_env *env);
 
 #endif

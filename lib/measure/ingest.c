@@ -6,11 +6,14 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "util/error.h"
 #include "tiermem/rt-stats.h"
 
@@ -196,121 +199,175 @@ int tl_ingest_scan(const char *out_dir, struct tl_ingest *ing)
 	return summarise(ing);
 }
 
-static int exec_sql(sqlite3 *db, const char *sql)
-{
-	return sqlite3_exec(db, sql, NULL, NULL, NULL);
-}
+/* ---- the log, into the run record ---- */
 
-/* One line of tiermem-PID.log into its table; unknown or short lines are skipped. */
-static void log_line(sqlite3_stmt *const stm[3], int64_t run_id, int pid, char *line)
+/* One tab-separated field of a log line. */
+struct field {
+	const char *s;
+	size_t n;
+};
+
+/* Splits the line [p, end) at tabs into at most max fields; returns how many. */
+static int split(const char *p, const char *end, struct field *f, int max)
 {
-	char *f[10];
 	int n = 0;
 
-	for (char *tok = strtok(line, "\t\n"); tok && n < 10; tok = strtok(NULL, "\t\n"))
-		f[n++] = tok;
-	if (!n)
-		return;
-	sqlite3_stmt *s = NULL;
-	if (!strcmp(f[0], "A") && n >= 5) {	/* A t_ns seq addr bytes first nchunks callsite */
-		s = stm[0];
-		sqlite3_bind_int64(s, 3, strtoll(f[2], NULL, 0));
-		sqlite3_bind_int64(s, 4, strtoll(f[1], NULL, 0));
-		sqlite3_bind_int64(s, 5, (int64_t)strtoull(f[3], NULL, 0));
-		sqlite3_bind_int64(s, 6, strtoll(f[4], NULL, 0));
-		if (n >= 8)
-			sqlite3_bind_text(s, 7, f[7], -1, SQLITE_TRANSIENT);
-		else
-			sqlite3_bind_null(s, 7);
-	} else if (!strcmp(f[0], "S") && n >= 7) {	/* S t_ns addr pc tid chunk hit flags */
-		s = stm[1];
-		sqlite3_bind_int64(s, 3, strtoll(f[1], NULL, 0));
-		sqlite3_bind_int64(s, 4, (int64_t)strtoull(f[2], NULL, 0));
-		sqlite3_bind_int64(s, 5, (int64_t)strtoull(f[3], NULL, 0));
-		sqlite3_bind_int64(s, 6, strtoll(f[4], NULL, 0));
-		sqlite3_bind_int(s, 7, atoi(f[6]) ? 1 : 0);
-	} else if (!strcmp(f[0], "M") && n >= 7) {	/* M t_ns chunk addr bytes direction ok */
-		s = stm[2];
-		sqlite3_bind_int64(s, 3, strtoll(f[1], NULL, 0));
-		sqlite3_bind_int64(s, 4, (int64_t)strtoull(f[3], NULL, 0));
-		sqlite3_bind_int64(s, 5, strtoll(f[4], NULL, 0));
-		sqlite3_bind_text(s, 6, f[5], -1, SQLITE_TRANSIENT);
-		sqlite3_bind_int(s, 7, atoi(f[6]) ? 1 : 0);
+	while (n < max) {
+		const char *tab = memchr(p, '\t', (size_t)(end - p));
+
+		f[n].s = p;
+		f[n].n = (size_t)((tab ? tab : end) - p);
+		n++;
+		if (!tab)
+			break;
+		p = tab + 1;
 	}
-	if (!s)
-		return;
-	sqlite3_bind_int64(s, 1, run_id);
-	sqlite3_bind_int(s, 2, pid);
-	sqlite3_step(s);	/* a bad line (e.g. unknown direction) is dropped by its CHECK */
-	sqlite3_reset(s);
+	return n;
 }
 
-static int store_log(sqlite3 *db, int64_t run_id, const char *path, int pid)
+/* A whole field as an integer: decimal (maybe negative) or 0x hexadecimal, as record.c writes them. */
+static bool number(const struct field *f, int64_t *out)
 {
-	static const char *const sql[3] = {
-		"INSERT OR IGNORE INTO allocations (run_id, pid, seq, t_ns, addr, size, callsite) "
-		"VALUES (?, ?, ?, ?, ?, ?, ?)",
-		"INSERT INTO samples (run_id, pid, t_ns, addr, pc, tid, hit) VALUES (?, ?, ?, ?, ?, ?, ?)",
-		"INSERT INTO migrations (run_id, pid, t_ns, addr, bytes, direction, ok) "
-		"VALUES (?, ?, ?, ?, ?, ?, ?)",
-	};
-	sqlite3_stmt *stm[3] = { 0 };
-	FILE *f = fopen(path, "r");
-	char *line = NULL;
-	size_t cap = 0;
-	int rc = SQLITE_OK;
+	const char *p = f->s, *end = f->s + f->n;
+	uint64_t v = 0;
+	bool neg = false;
 
-	if (!f)
-		return SQLITE_OK;
-	for (int i = 0; i < 3 && rc == SQLITE_OK; i++)
-		rc = sqlite3_prepare_v2(db, sql[i], -1, &stm[i], NULL);
-	while (rc == SQLITE_OK && getline(&line, &cap, f) > 0)
-		log_line(stm, run_id, pid, line);
-	free(line);
-	for (int i = 0; i < 3; i++)
-		sqlite3_finalize(stm[i]);
-	fclose(f);
+	if (p < end && *p == '-')
+		neg = true, p++;
+	if (end - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+		for (p += 2; p < end; p++) {
+			int d = (*p >= '0' && *p <= '9') ? *p - '0' : (*p | 0x20) >= 'a' && (*p | 0x20) <= 'f' ?
+				(*p | 0x20) - 'a' + 10 : -1;
+
+			if (d < 0 || v >> 60)
+				return false;
+			v = v << 4 | (uint64_t)d;
+		}
+	} else {
+		if (p == end)
+			return false;
+		for (; p < end; p++) {
+			if (*p < '0' || *p > '9' || v > (UINT64_MAX - 9) / 10)
+				return false;
+			v = v * 10 + (uint64_t)(*p - '0');
+		}
+	}
+	*out = neg ? -(int64_t)v : (int64_t)v;
+	return true;
+}
+
+static bool numbers(const struct field *f, const int *idx, int n, int64_t *out)
+{
+	for (int i = 0; i < n; i++)
+		if (!number(&f[idx[i]], &out[i]))
+			return false;
+	return true;
+}
+
+static int direction(const struct field *f)
+{
+	for (int d = 0; d < TL_DIR__COUNT; d++)
+		if (strlen(tl_direction_names[d]) == f->n && !memcmp(tl_direction_names[d], f->s, f->n))
+			return d;
+	return -1;
+}
+
+/*
+ * One line of tiermem-PID.log into the record; lines of other kinds (F),
+ * short or malformed ones (a crash cuts the last line) add nothing.
+ * Formats (record.c):
+ *   A t_ns seq addr bytes first nchunks callsite module+0xoff
+ *   S t_ns addr pc tid chunk hit flags
+ *   M t_ns chunk addr bytes direction ok
+ */
+static int log_line(struct tl_run_record *r, int pid, const char *p, const char *end)
+{
+	struct field f[10];
+	int64_t v[5];
+	int n = split(p, end, f, 10), d;
+
+	if (f[0].n != 1)
+		return 0;
+	switch (f[0].s[0]) {
+	case 'A': {
+		static const int idx[] = { 1, 2, 3, 4 };
+		/* the symbolic callsite when the runtime found one, else the address */
+		const struct field *cs = n >= 9 && f[8].n ? &f[8] : n >= 8 ? &f[7] : NULL;
+		char callsite[256];
+
+		if (n < 5 || !numbers(f, idx, 4, v))
+			return 0;
+		if (cs)
+			snprintf(callsite, sizeof(callsite), "%.*s", (int)cs->n, cs->s);
+		return tl_record_add_alloc(r, &(struct tl_alloc_row){ .pid = pid, .t_ns = v[0], .seq = v[1],
+					   .addr = (uint64_t)v[2], .size = v[3], .callsite = cs ? callsite : NULL });
+	}
+	case 'S': {
+		static const int idx[] = { 1, 2, 3, 4, 6 };
+
+		if (n < 7 || !numbers(f, idx, 5, v))
+			return 0;
+		return tl_record_add_sample(r, &(struct tl_sample_row){ .pid = pid, .t_ns = v[0],
+					    .addr = (uint64_t)v[1], .pc = (uint64_t)v[2], .tid = v[3], .hit = v[4] != 0 });
+	}
+	case 'M': {
+		static const int idx[] = { 1, 3, 4, 6 };
+
+		if (n < 7 || !numbers(f, idx, 4, v) || (d = direction(&f[5])) < 0)
+			return 0;
+		return tl_record_add_migration(r, &(struct tl_migration_row){ .pid = pid, .t_ns = v[0],
+					       .addr = (uint64_t)v[1], .bytes = v[2], .direction = d, .ok = v[3] != 0 });
+	}
+	}
+	return 0;
+}
+
+static int record_log(struct tl_run_record *r, const char *path, int pid)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+	const char *text, *p, *end;
+	struct stat sb;
+
+	if (fd < 0)
+		return 0;	/* counters mode: no log */
+	if (fstat(fd, &sb) || sb.st_size == 0) {
+		close(fd);
+		return 0;
+	}
+	text = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (text == MAP_FAILED)
+		return -errno;
+	end = text + sb.st_size;
+	for (p = text; p < end && !rc;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+		rc = log_line(r, pid, p, nl ? nl : end);
+		p = nl ? nl + 1 : end;
+	}
+	munmap((void *)text, (size_t)sb.st_size);
 	return rc;
 }
 
-int tl_ingest_store(struct tl_store *st, int64_t run_id, const char *out_dir,
-		    const struct tl_ingest *ing)
+int tl_ingest_record(const struct tl_ingest *ing, const char *out_dir, struct tl_run_record *r)
 {
-	sqlite3 *db = tl_store_db(st);
-	sqlite3_stmt *s = NULL;
 	char path[PATH_MAX];
-	int rc;
+	int rc = 0;
 
-	if (!ing->nprocs)
-		return 0;
-	rc = exec_sql(db, "BEGIN IMMEDIATE");
-	if (rc == SQLITE_OK)
-		rc = sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO process_stats (run_id, pid, name, value) "
-					"VALUES (?, ?, ?, ?)", -1, &s, NULL);
-	for (size_t i = 0; i < ing->nprocs && rc == SQLITE_OK; i++) {
+	for (size_t i = 0; i < ing->nmetrics && !rc; i++)
+		rc = tl_record_add_metric(r, ing->metrics[i].name, ing->metrics[i].value, ing->metrics[i].unit);
+	for (size_t i = 0; i < ing->nprocs && !rc; i++) {
 		const struct tl_ingest_process *p = &ing->procs[i];
 
-		for (int k = 0; p->stats && k < RT_STAT__COUNT && rc == SQLITE_OK; k++) {
-			sqlite3_bind_int64(s, 1, run_id);
-			sqlite3_bind_int(s, 2, p->pid);
-			sqlite3_bind_text(s, 3, stat_names[k], -1, SQLITE_STATIC);
-			sqlite3_bind_int64(s, 4, (int64_t)p->stats[k]);
-			rc = sqlite3_step(s) == SQLITE_DONE ? SQLITE_OK : sqlite3_errcode(db);
-			sqlite3_reset(s);
-		}
+		for (int k = 0; p->stats && k < RT_STAT__COUNT && !rc; k++)
+			rc = tl_record_add_proc_stat(r, p->pid, stat_names[k], p->stats[k]);
 		snprintf(path, sizeof(path), "%s/tiermem-%d.log", out_dir, p->pid);
-		if (rc == SQLITE_OK)
-			rc = store_log(db, run_id, path, p->pid);
+		if (!rc)
+			rc = record_log(r, path, p->pid);
 	}
-	sqlite3_finalize(s);
-	if (rc == SQLITE_OK)
-		rc = exec_sql(db, "COMMIT");
-	if (rc != SQLITE_OK) {
-		exec_sql(db, "ROLLBACK");
-		return error("database '%s': storing the runtime's records: %s", tl_store_path(st),
-			     sqlite3_errmsg(db));
-	}
-	return 0;
+	if (!rc && ing->allocator_backing)
+		rc = tl_env_put(&r->env, "allocator.backing", ing->allocator_backing);
+	return rc;
 }
 
 void tl_ingest_release(struct tl_ingest *ing)

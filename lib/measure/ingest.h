@@ -4,11 +4,15 @@
  * the layout of lib/tiermem/rt-stats.h) and logs (tiermem-PID.log), and
  * the FAT allocator's status files (fatalloc-PID.txt).
  *
- * tl_ingest_scan() reads them and sums what a report needs into metrics
- * (stored with the run, in its transaction); tl_ingest_store() then
- * writes the per-process detail (process_stats, allocations, samples,
- * migrations). A malformed or truncated file is skipped with a warning
- * naming it, never fatal: the run's own result stands.
+ * tl_ingest_scan() reads the counters and status files and sums what a
+ * report needs into metrics; tl_ingest_record() adds those, the
+ * per-process detail (process_stats) and the logs' allocations, samples
+ * and migrations to the run record. A malformed or truncated file is
+ * skipped with a warning naming it, and a malformed log line is skipped,
+ * never fatal: the run's own result stands.
+ *
+ * The log's rows are held in the record until it is stored (48 bytes a
+ * sample: a million samples, 48 MB).
  */
 #ifndef TL_INGEST_H
 #define TL_INGEST_H
@@ -16,7 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-#include "store/store.h"
+#include "store/result.h"
 
 struct tl_ingest_process {
 	int pid;
@@ -36,8 +40,8 @@ struct tl_ingest {
 };
 
 int tl_ingest_scan(const char *out_dir, struct tl_ingest *ing);
-int tl_ingest_store(struct tl_store *st, int64_t run_id, const char *out_dir,
-		    const struct tl_ingest *ing);
+/* Adds the metrics, process stats, log rows and the allocator's backing to r. 0 or -errno. */
+int tl_ingest_record(const struct tl_ingest *ing, const char *out_dir, struct tl_run_record *r);
 void tl_ingest_release(struct tl_ingest *ing);
 
 #endif

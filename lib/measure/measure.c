@@ -3,6 +3,7 @@
  * corked, tick while it runs, finished after the reap.
  */
 #include "measure/measure.h"
+#include "store/result.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -73,19 +74,21 @@ void tl_measure_reset(struct tl_measure *m)
 	m->mapped[0] = '\0';
 }
 
-int tl_measure_store(struct tl_measure *m, struct tl_store *st, int64_t run_id)
+int tl_measure_record(const struct tl_measure *m, struct tl_run_record *r)
 {
 	int rc;
 
 	if (!m->ran)
 		return 0;
-	rc = tl_counters_store(st, run_id, &m->counters);
-
-	/* a run that never started has no snapshots: nothing to write */
+	rc = tl_counters_record(&m->counters, r);
+	/* a run that never started has no snapshots: nothing to add */
 	if (!rc && m->before.n && m->after.n)
-		rc = tl_vmstat_store(st, run_id, &m->before, &m->after);
+		rc = tl_vmstat_record(&m->before, &m->after, r);
 	if (!rc)
-		rc = tl_procpeak_store(st, run_id, &m->peak);
+		rc = tl_procpeak_record(&m->peak, r);
+	if (!rc)
+		rc = tl_env_put(&r->env, "allocator.mapped", m->maps_checked ? m->mapped :
+				"unchecked (the run ended before the first tick)");
 	return rc;
 }
 

@@ -16,7 +16,7 @@
 #include "measure/procpeak.h"
 #include "measure/vmstat.h"
 
-struct tl_store;
+struct tl_run_record;
 
 struct tl_measure {
 	struct tl_counter_set counters;
@@ -38,8 +38,12 @@ int tl_measure_started(struct tl_measure *m, pid_t pid);
 void tl_measure_tick(struct tl_measure *m, pid_t pid);
 /* The child was reaped: read the counters, the second snapshot. */
 void tl_measure_finished(struct tl_measure *m);
-/* Writes what the last run measured. 0 or a negative errno after an error line. */
-int tl_measure_store(struct tl_measure *m, struct tl_store *st, int64_t run_id);
+/*
+ * Adds what the last run measured to its record: counters, vmstat deltas,
+ * process peaks, the libraries mapped (environment allocator.mapped).
+ * Nothing when the run never started. 0 or -ENOMEM.
+ */
+int tl_measure_record(const struct tl_measure *m, struct tl_run_record *r);
 void tl_measure_release(struct tl_measure *m);
 
 #endif

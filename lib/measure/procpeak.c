@@ -13,8 +13,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "store/store.h"
-#include "measure/vmstat.h"
+#include "store/result.h"
 
 /* Enough for a fork-and-wait driver and its ranks; a bigger tree is sampled in part. */
 #define MAX_PROCS 64
@@ -201,16 +200,15 @@ int tl_procpeak_metrics(const struct tl_procpeak *p, struct tl_metric **out, siz
 	return 0;
 }
 
-int tl_procpeak_store(struct tl_store *st, int64_t run_id, const struct tl_procpeak *p)
+int tl_procpeak_record(const struct tl_procpeak *p, struct tl_run_record *r)
 {
 	struct tl_metric *m;
 	size_t n;
 	int rc;
 
 	rc = tl_procpeak_metrics(p, &m, &n);
-	if (rc)
-		return rc;
-	rc = n ? tl_vmstat_insert_metrics(st, run_id, m, n) : 0;
+	for (size_t i = 0; !rc && i < n; i++)
+		rc = tl_record_add_metric(r, m[i].name, m[i].value, m[i].unit);
 	tl_metrics_free(m, n);
 	return rc;
 }

@@ -16,7 +16,7 @@
  * all (no zeros). VmHWM, the kernel's own high-water mark, does not miss.
  *
  * Wiring: the runner's tick hook calls tl_procpeak_sample(&pp, pid); after
- * the run, tl_procpeak_metrics() for the run record or tl_procpeak_store().
+ * the run, tl_procpeak_record() adds the peaks to the run record.
  */
 #ifndef TL_PROCPEAK_H
 #define TL_PROCPEAK_H
@@ -26,7 +26,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-struct tl_store;
+struct tl_run_record;
 struct tl_metric;
 
 struct tl_procpeak {
@@ -58,7 +58,7 @@ int tl_procpeak_sample(struct tl_procpeak *p, pid_t pid);
  */
 int tl_procpeak_metrics(const struct tl_procpeak *p, struct tl_metric **out, size_t *n);
 
-/* tl_procpeak_metrics written into the run's metrics (replacing rows of the same name). */
-int tl_procpeak_store(struct tl_store *st, int64_t run_id, const struct tl_procpeak *p);
+/* tl_procpeak_metrics added to the run record. 0 or -ENOMEM. */
+int tl_procpeak_record(const struct tl_procpeak *p, struct tl_run_record *r);
 
 #endif

@@ -8,12 +8,11 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "util/error.h"
-#include "store/store.h"
+#include "store/result.h"
 
 static const char *const families[] = { "pgmigrate_", "numa_", "pgpromote_", "pgdemote_", "thp_" };
 
@@ -146,58 +145,15 @@ oom:
 	return -ENOMEM;
 }
 
-int tl_vmstat_insert_metrics(struct tl_store *st, int64_t run_id, const struct tl_metric *m,
-			     size_t n)
-{
-	static const char sql[] =
-		"INSERT OR REPLACE INTO metrics (run_id, name, value, unit) VALUES (?, ?, ?, ?)";
-	sqlite3 *db = tl_store_db(st);
-	sqlite3_stmt *s = NULL;
-
-	if (sqlite3_exec(db, "SAVEPOINT tl_metrics", NULL, NULL, NULL) != SQLITE_OK)
-		goto fail;
-	if (sqlite3_prepare_v2(db, sql, -1, &s, NULL) != SQLITE_OK)
-		goto rollback;
-	for (size_t i = 0; i < n; i++) {
-		sqlite3_reset(s);
-		sqlite3_clear_bindings(s);
-		sqlite3_bind_int64(s, 1, run_id);
-		sqlite3_bind_text(s, 2, m[i].name, -1, SQLITE_STATIC);
-		/* NaN is "not a number" in the schema: NULL. */
-		if (m[i].value == m[i].value)
-			sqlite3_bind_double(s, 3, m[i].value);
-		if (m[i].unit)
-			sqlite3_bind_text(s, 4, m[i].unit, -1, SQLITE_STATIC);
-		if (sqlite3_step(s) != SQLITE_DONE)
-			goto rollback;
-	}
-	sqlite3_finalize(s);
-	s = NULL;
-	if (sqlite3_exec(db, "RELEASE tl_metrics", NULL, NULL, NULL) != SQLITE_OK)
-		goto rollback;
-	return 0;
-rollback:
-	error("database '%s': storing metrics: %s", tl_store_path(st), sqlite3_errmsg(db));
-	sqlite3_finalize(s);
-	sqlite3_exec(db, "ROLLBACK TO tl_metrics", NULL, NULL, NULL);
-	sqlite3_exec(db, "RELEASE tl_metrics", NULL, NULL, NULL);
-	return -EIO;
-fail:
-	error("database '%s': storing metrics: %s", tl_store_path(st), sqlite3_errmsg(db));
-	return -EIO;
-}
-
-int tl_vmstat_store(struct tl_store *st, int64_t run_id, const struct tl_vmstat *before,
-		    const struct tl_vmstat *after)
+int tl_vmstat_record(const struct tl_vmstat *before, const struct tl_vmstat *after, struct tl_run_record *r)
 {
 	struct tl_metric *m;
 	size_t n;
 	int rc;
 
 	rc = tl_vmstat_metrics(before, after, &m, &n);
-	if (rc)
-		return rc;
-	rc = tl_vmstat_insert_metrics(st, run_id, m, n);
+	for (size_t i = 0; !rc && i < n; i++)
+		rc = tl_record_add_metric(r, m[i].name, m[i].value, m[i].unit);
 	tl_metrics_free(m, n);
 	return rc;
 }

@@ -9,8 +9,7 @@
  *
  * Wiring: tl_vmstat_snapshot(&before) in the runner's started hook (or just
  * before tl_runner_run), tl_vmstat_snapshot(&after) in its finished hook,
- * then tl_vmstat_metrics() for the run record, or tl_vmstat_store() once
- * the run has its id.
+ * then tl_vmstat_record() adds the deltas to the run record.
  */
 #ifndef TL_VMSTAT_H
 #define TL_VMSTAT_H
@@ -18,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct tl_store;
+struct tl_run_record;
 struct tl_metric;
 
 struct tl_vmstat_value {
@@ -50,22 +49,13 @@ const char *tl_vmstat_unit(const char *name);
 /*
  * The deltas as metrics ("vmstat.<name>", after - before, unit as above),
  * one per counter present in both snapshots. *out is malloc'd with its
- * names and units: free with tl_metrics_free (store.h).
+ * names and units: free with tl_metrics_free (store/result.h).
  */
 int tl_vmstat_metrics(const struct tl_vmstat *before, const struct tl_vmstat *after,
 		      struct tl_metric **out, size_t *n);
 
-/*
- * Writes metrics rows (run_id, name, value, unit) in one savepoint,
- * replacing rows of the same name; for the parts (procpeak, ...) that add
- * metrics to a run already stored. 0 or a negative errno after an error line.
- */
-int tl_vmstat_insert_metrics(struct tl_store *st, int64_t run_id, const struct tl_metric *m,
-			     size_t n);
-
-/* tl_vmstat_metrics then tl_vmstat_insert_metrics. */
-int tl_vmstat_store(struct tl_store *st, int64_t run_id, const struct tl_vmstat *before,
-		    const struct tl_vmstat *after);
+/* tl_vmstat_metrics added to the run record. 0 or -ENOMEM. */
+int tl_vmstat_record(const struct tl_vmstat *before, const struct tl_vmstat *after, struct tl_run_record *r);
 
 /* Frees the values; safe on a zeroed snapshot. */
 void tl_vmstat_release(struct tl_vmstat *snap);

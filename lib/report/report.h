@@ -30,7 +30,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include "plan/plan.h"
-#include "store/store.h"
+#include "store/query.h"
 
 /* Sampling achieved: samples and ticks per second over `seconds` of runtime activity. */
 struct tl_sampling {

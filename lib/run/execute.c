@@ -217,26 +217,11 @@ static double now_wall(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
-/* The machine and settings the experiment ran under, and advice when the BLAS runs far below the CPU. */
-static int record_environment(struct tl_store *st, const struct tl_spec *spec, int64_t id)
-{
-	struct tl_env env = { 0 };
-	char advice[512];
-	int rc = tl_env_collect(&env, spec->hash, NULL);
-
-	if (!rc)
-		rc = tl_env_store(st, id, 0, &env);
-	if (!rc && tl_env_blas_advice(&env, advice, sizeof(advice)) > 0)
-		warning("%s", advice);
-	tl_env_release(&env);
-	return rc;
-}
-
 /*
  * Variables of the user's environment that change what a run measures;
  * every run inherits them, so the record says they were there.
  */
-static int record_inherited_env(struct tl_store *st, int64_t id)
+static int inherited_env(struct tl_env *env)
 {
 	static const char *const prefixes[] = { "LD_PRELOAD", "LD_LIBRARY_PATH", "OMP_", "GOMP_", "KMP_",
 						"OPENBLAS_", "MKL_", "MALLOC_", "GLIBC_TUNABLES", "NUMA", NULL };
@@ -251,7 +236,7 @@ static int record_inherited_env(struct tl_store *st, int64_t id)
 			if (strncmp(*e, prefixes[i], strlen(prefixes[i])))
 				continue;
 			snprintf(key, sizeof(key), "env.%.*s", (int)(eq - *e) > 150 ? 150 : (int)(eq - *e), *e);
-			rc = tl_store_set_env(st, id, 0, key, eq + 1);
+			rc = tl_env_put(env, key, eq + 1);
 			break;
 		}
 	}
@@ -259,26 +244,33 @@ static int record_inherited_env(struct tl_store *st, int64_t id)
 }
 
 /*
- * The node sets the experiment ran with, and whether its tiers were real:
- * a report must say when fast and slow were one node (nothing could move).
+ * The environment of the experiment: the node sets it ran with and
+ * whether its tiers were real (a report must say when fast and slow were
+ * one node: nothing could move), the inherited variables, then the
+ * machine and its settings.
  */
-static int record_machine(struct tl_store *st, const struct tl_spec *spec, int64_t id)
+static int experiment_env(const struct tl_spec *spec, struct tl_env *env)
 {
 	const struct tl_machine *m = &spec->machine;
+	struct tl_env collected = { 0 };
 	char present[128];
 	bool simulated = m->fast && m->slow && !strcmp(m->fast, m->slow);
-	int rc = 0;
+	int rc;
 
 	tl_nodeset_present(present, sizeof(present));
 	if ((m->fast || m->slow) && !strchr(present, ',') && !strchr(present, '-'))
 		simulated = true;	/* one node here: every placement lands on it */
-	rc = rc ?: tl_store_set_env(st, id, 0, "machine.fast", m->fast);
-	rc = rc ?: tl_store_set_env(st, id, 0, "machine.slow", m->slow);
-	rc = rc ?: tl_store_set_env(st, id, 0, "machine.cpus", m->cpus);
-	rc = rc ?: tl_store_set_env(st, id, 0, "nodes.present", present);
-	rc = rc ?: tl_store_set_env(st, id, 0, "tiers.simulated", simulated ? "yes" : "no");
-	rc = rc ?: record_inherited_env(st, id);
-	return rc ?: record_environment(st, spec, id);
+	rc = tl_env_put(env, "machine.fast", m->fast);
+	rc = rc ?: tl_env_put(env, "machine.slow", m->slow);
+	rc = rc ?: tl_env_put(env, "machine.cpus", m->cpus);
+	rc = rc ?: tl_env_put(env, "nodes.present", present);
+	rc = rc ?: tl_env_put(env, "tiers.simulated", simulated ? "yes" : "no");
+	rc = rc ?: inherited_env(env);
+	rc = rc ?: tl_env_collect(&collected, spec->hash, NULL);
+	for (size_t i = 0; !rc && i < collected.n; i++)
+		rc = tl_env_put(env, collected.v[i].key, collected.v[i].value);
+	tl_env_release(&collected);
+	return rc;
 }
 
 /* The spec's baseline as "axis=value,..." (tl_selector_parse reads it back), or NULL. */
@@ -298,6 +290,8 @@ static char *baseline_text(const struct tl_spec *spec)
 static int add_experiment(struct tl_store *st, const struct tl_spec *spec, int64_t *id)
 {
 	char *baseline = baseline_text(spec);
+	struct tl_env env = { 0 };
+	char advice[512];
 	struct utsname u;
 	int rc;
 	struct tl_experiment_record e = {
@@ -309,15 +303,24 @@ static int add_experiment(struct tl_store *st, const struct tl_spec *spec, int64
 		.tierlab_version = tl_version,
 		.baseline = baseline,
 		.created_at = now_wall(),
+		.env = &env,
 	};
 
 	if (!uname(&u)) {
 		e.host = u.nodename;
 		e.kernel = u.release;
 	}
-	rc = tl_store_add_experiment(st, &e, id);
+	rc = experiment_env(spec, &env);
+	if (rc)
+		error("out of memory collecting the environment");
+	else
+		rc = tl_store_add_experiment(st, &e, id);
+	/* advice when the BLAS runs far below the CPU */
+	if (!rc && tl_env_blas_advice(&env, advice, sizeof(advice)) > 0)
+		warning("%s", advice);
+	tl_env_release(&env);
 	free(baseline);
-	return rc ? rc : record_machine(st, spec, *id);
+	return rc;
 }
 
 /*
@@ -508,9 +511,10 @@ out:
 	tl_runenv_release(&re);
 }
 
+/* The run's record: what ran, how it ended, and everything measured; stored in one transaction. */
 static int store_one(struct tl_store *st, int64_t exp_id, const struct tl_run *run,
 		     const char *out_dir, const struct tl_run_result *res, bool has_fom, double fom,
-		     const struct tl_ingest *ing, struct tl_measure *meas)
+		     const struct tl_ingest *ing, const struct tl_measure *meas)
 {
 	const struct tl_config *c = run->config;
 	const struct tl_workload *wl = c->workload;
@@ -525,27 +529,20 @@ static int store_one(struct tl_store *st, int64_t exp_id, const struct tl_run *r
 		.fom = fom,
 		.fom_unit = wl->fom.regex ? wl->fom.unit : "s",
 		.higher_is_better = wl->fom.regex ? wl->fom.higher_is_better : false,
-		/* what the runtime and allocator left: summaries go in the run's own transaction */
-		.metrics = ing->metrics,
-		.nmetrics = ing->nmetrics,
 	};
 	char *cmd = tl_argv_quote(c->argv.v, c->argv.n);
-	int64_t run_id = 0;
 	int rc;
 
 	for (int a = 0; a < TL_AXIS__COUNT; a++)
 		r.values[a] = c->values[a];
 	r.command = cmd;
-	rc = tl_store_add_run(st, &r, &run_id);
-	if (!rc)
-		rc = tl_ingest_store(st, run_id, out_dir, ing);
-	if (!rc)
-		rc = tl_measure_store(meas, st, run_id);
-	if (!rc && ing->allocator_backing)
-		rc = tl_store_set_env(st, exp_id, run_id, "allocator.backing", ing->allocator_backing);
-	if (!rc && meas->ran)
-		rc = tl_store_set_env(st, exp_id, run_id, "allocator.mapped",
-				      meas->maps_checked ? meas->mapped : "unchecked (the run ended before the first tick)");
+	rc = tl_ingest_record(ing, out_dir, &r);
+	rc = rc ?: tl_measure_record(meas, &r);
+	if (rc)
+		rc = error("cannot record run '%s': %s", run->key, strerror(-rc));
+	else
+		rc = tl_store_add_run(st, &r, NULL);
+	tl_record_release(&r);
 	free(cmd);
 	return rc;
 }

@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "plan/plan.h"
-#include "store/store.h"
+#include "store/query.h"
 
 struct tl_execute_opts {
 	bool resume;			/* skip runs stored with status ok */

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "plan/plan.h"
-#include "store/store.h"
+#include "store/query.h"
 
 /* Does this configuration need a footprint (a percentage budget and a chunk count)? */
 bool tl_footprint_needed(const struct tl_config *c);

@@ -1,12 +1,14 @@
 /*
- * What the store's own files (store.c, store-schema.c, store-query.c) and
- * its unit test share; not part of the store's contract with other parts.
+ * What the store's own files (store.c, store-schema.c, store-write.c,
+ * store-query.c) and its unit tests share; not part of the store's
+ * contract with other parts, which never see the SQLite connection.
  */
 #ifndef TL_STORE_INTERNAL_H
 #define TL_STORE_INTERNAL_H
 
 #include <stddef.h>
 #include <sqlite3.h>
+#include "store/query.h"
 #include "store/store.h"
 
 /* Stamped into the header by migration 1 (PRAGMA application_id): "TLAB". */
@@ -55,6 +57,9 @@ int tl_store_fail(struct tl_store *st, int err, const char *fmt, ...)
 /* Prints "database 'PATH': WHAT: sqlite message" and maps the SQLite code to a negative errno. */
 int tl_store_sqlerr(struct tl_store *st, int rc, const char *what);
 int tl_store_errno(int rc);
+
+/* The connection, for the store's files and tests that look at rows directly. */
+struct sqlite3 *tl_store_db(struct tl_store *st);
 
 /* Binds a string, or NULL for a NULL pointer. */
 int tl_store_bind_text(sqlite3_stmt *s, int i, const char *v);

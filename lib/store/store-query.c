@@ -1,10 +1,8 @@
 /*
- * Reading the store: the latest row of each run key of an experiment (for
- * report), one run by id or key (for show), experiment names (for list).
- *
- * A run key may be stored more than once (a failed run re-run); the row
- * with the highest id is the one that counts, and runs keep the order in
- * which their key first appeared, which is plan order.
+ * Reading the store (see query.h): the latest row of each run key of an
+ * experiment (for report), one run by id or key (for show), experiment
+ * names (for list), metrics, counters and environment rows, machine
+ * profiles. SELECT statements only.
  */
 #include "store/store-internal.h"
 
@@ -521,13 +519,209 @@ oom:
 	return tl_store_fail(st, -ENOMEM, "%s: out of memory", what);
 }
 
-void tl_metrics_free(struct tl_metric *m, size_t n)
+/* ---- environment and counters ---- */
+
+int tl_store_experiment_env(struct tl_store *st, const char *experiment, const char *key,
+			    char **out)
 {
-	if (!m)
-		return;
-	for (size_t i = 0; i < n; i++) {
-		free((char *)m[i].name);
-		free((char *)m[i].unit);
+	static const char sql[] =
+		"SELECT e.value FROM environment e JOIN experiments x ON x.id = e.experiment_id "
+		"WHERE x.name = ? AND e.run_id IS NULL AND e.key = ? "
+		"ORDER BY x.created_at DESC, x.id DESC LIMIT 1";
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	*out = NULL;
+	rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
+	if (rc == SQLITE_OK) {
+		tl_store_bind_text(s, 1, experiment);
+		tl_store_bind_text(s, 2, key);
+		rc = sqlite3_step(s);
+		if (rc == SQLITE_ROW) {
+			const unsigned char *v = sqlite3_column_text(s, 0);
+
+			if (v && !(*out = strdup((const char *)v)))
+				rc = SQLITE_NOMEM;
+			else
+				rc = SQLITE_OK;
+		} else if (rc == SQLITE_DONE) {
+			rc = SQLITE_OK;
+		}
 	}
-	free(m);
+	sqlite3_finalize(s);
+	return rc == SQLITE_OK ? 0 : tl_store_sqlerr(st, rc, "reading the environment");
+}
+
+int tl_store_run_experiment(struct tl_store *st, int64_t run_id, int64_t *experiment_id)
+{
+	sqlite3_stmt *s = NULL;
+	int rc = sqlite3_prepare_v2(st->db, "SELECT experiment_id FROM runs WHERE id = ?", -1, &s, NULL);
+
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_int64(s, 1, run_id);
+		rc = sqlite3_step(s);
+		if (rc == SQLITE_ROW) {
+			*experiment_id = sqlite3_column_int64(s, 0);
+			rc = SQLITE_OK;
+		} else if (rc == SQLITE_DONE) {
+			sqlite3_finalize(s);
+			return tl_store_fail(st, -ENOENT, "no run %lld", (long long)run_id);
+		}
+	}
+	sqlite3_finalize(s);
+	return rc == SQLITE_OK ? 0 : tl_store_sqlerr(st, rc, "reading a run");
+}
+
+int tl_store_env_each(struct tl_store *st, int64_t experiment_id, int64_t run_id,
+		      void (*fn)(void *arg, const char *key, const char *value), void *arg)
+{
+	static const char sql[] = "SELECT key, value FROM environment WHERE experiment_id = ? AND "
+				  "ifnull(run_id, 0) = ? ORDER BY key";
+	sqlite3_stmt *s = NULL;
+	int rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
+
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_int64(s, 1, experiment_id);
+		sqlite3_bind_int64(s, 2, run_id);
+		while ((rc = sqlite3_step(s)) == SQLITE_ROW)
+			fn(arg, (const char *)sqlite3_column_text(s, 0), (const char *)sqlite3_column_text(s, 1));
+		if (rc == SQLITE_DONE)
+			rc = SQLITE_OK;
+	}
+	sqlite3_finalize(s);
+	return rc == SQLITE_OK ? 0 : tl_store_sqlerr(st, rc, "reading the environment");
+}
+
+int tl_store_counters_each(struct tl_store *st, int64_t run_id,
+			   void (*fn)(void *arg, const char *event, const double *value,
+				      const char *status, const char *reason), void *arg)
+{
+	static const char sql[] = "SELECT event, value, status, reason FROM counters WHERE run_id = ? "
+				  "ORDER BY event";
+	sqlite3_stmt *s = NULL;
+	int rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
+
+	if (rc == SQLITE_OK) {
+		sqlite3_bind_int64(s, 1, run_id);
+		while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+			double v = sqlite3_column_double(s, 1);
+
+			fn(arg, (const char *)sqlite3_column_text(s, 0),
+			   sqlite3_column_type(s, 1) == SQLITE_NULL ? NULL : &v,
+			   (const char *)sqlite3_column_text(s, 2), (const char *)sqlite3_column_text(s, 3));
+		}
+		if (rc == SQLITE_DONE)
+			rc = SQLITE_OK;
+	}
+	sqlite3_finalize(s);
+	return rc == SQLITE_OK ? 0 : tl_store_sqlerr(st, rc, "reading counters");
+}
+
+int tl_store_env_latest(struct tl_store *st, const char *key, char **out)
+{
+	static const char sql[] = "SELECT value FROM environment WHERE key = ? AND run_id IS NULL "
+				  "ORDER BY experiment_id DESC LIMIT 1";
+	sqlite3_stmt *s = NULL;
+	int rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
+
+	*out = NULL;
+	if (rc == SQLITE_OK) {
+		tl_store_bind_text(s, 1, key);
+		rc = sqlite3_step(s);
+		if (rc == SQLITE_ROW) {
+			const unsigned char *v = sqlite3_column_text(s, 0);
+
+			rc = v && !(*out = strdup((const char *)v)) ? SQLITE_NOMEM : SQLITE_OK;
+		} else if (rc == SQLITE_DONE) {
+			rc = SQLITE_OK;
+		}
+	}
+	sqlite3_finalize(s);
+	return rc == SQLITE_OK ? 0 : tl_store_sqlerr(st, rc, "reading the environment");
+}
+
+int tl_store_env_load(struct tl_store *st, int64_t experiment_id, int64_t run_id, struct tl_env *env)
+{
+	static const char what[] = "reading the environment";
+	struct tl_env e = { 0 };
+	sqlite3_stmt *s;
+	int rc, step;
+
+	rc = prepare(st, "SELECT key, value FROM environment WHERE experiment_id = ?1 AND run_id IS ?2"
+		     " ORDER BY rowid", &s, what);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(s, 1, experiment_id);
+	if (run_id)
+		sqlite3_bind_int64(s, 2, run_id);
+	while ((step = sqlite3_step(s)) == SQLITE_ROW && !rc)
+		rc = tl_env_put(&e, (const char *)sqlite3_column_text(s, 0), (const char *)sqlite3_column_text(s, 1));
+	if (!rc && step != SQLITE_DONE)
+		rc = tl_store_sqlerr(st, step, what);
+	else if (rc)
+		rc = tl_store_fail(st, rc, "%s: out of memory", what);
+	sqlite3_finalize(s);
+	if (rc) {
+		tl_env_release(&e);
+		return rc;
+	}
+	tl_env_release(env);
+	*env = e;
+	return 0;
+}
+
+/* ---- machine profiles ---- */
+
+/* Runs sql with name bound and copies the row's two text columns (b may be NULL). */
+static int profile_row(struct tl_store *st, const char *sql, const char *name, char **a, char **b)
+{
+	static const char what[] = "cannot read machine profiles";
+	char **outs[] = { a, b };
+	sqlite3_stmt *s;
+	int rc, step;
+
+	rc = prepare(st, sql, &s, what);
+	if (rc)
+		return rc;
+	tl_store_bind_text(s, 1, name);
+	step = sqlite3_step(s);
+	if (step == SQLITE_DONE) {
+		rc = tl_store_fail(st, -ENOENT, "no machine profile '%s' (save one with 'tierlab probe --save %s')",
+				   name, name);
+	} else if (step != SQLITE_ROW) {
+		rc = tl_store_sqlerr(st, step, what);
+	} else {
+		bool oom = false;
+
+		for (int i = 0; i < 2; i++)
+			if (outs[i])
+				*outs[i] = column_dup(s, i, &oom);
+		if (oom)
+			rc = tl_store_fail(st, -ENOMEM, "%s: out of memory", what);
+	}
+	sqlite3_finalize(s);
+	return rc;
+}
+
+int tl_store_profile(struct tl_store *st, const char *name, char **json)
+{
+	*json = NULL;
+	return profile_row(st, "SELECT json, NULL FROM machine_profiles WHERE name = ?1", name, json, NULL);
+}
+
+int tl_store_profile_nodes(struct tl_store *st, const char *name, char **fast, char **slow)
+{
+	int rc;
+
+	*fast = *slow = NULL;
+	/* SQLite reads the probe's JSON, so there is no second parser of our own format */
+	rc = profile_row(st, "SELECT json_extract(json, '$.recommendation.fast'),"
+			 " json_extract(json, '$.recommendation.slow') FROM machine_profiles WHERE name = ?1",
+			 name, fast, slow);
+	if (rc) {
+		free(*fast);
+		free(*slow);
+		*fast = *slow = NULL;
+	}
+	return rc;
 }

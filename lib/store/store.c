@@ -1,7 +1,8 @@
 /*
- * The results store: opening (and creating, and migrating) the SQLite
- * database, and writing experiments and runs into it. Reading lives in
- * store-query.c, the schema history in store-schema.c.
+ * The results store's connection: opening (and creating, and migrating)
+ * the SQLite database, and its error messages. Writing lives in
+ * store-write.c, reading in store-query.c, the schema history in
+ * store-schema.c.
  *
  * Opening is careful with files that are not ours to change: a file that
  * is not a SQLite database, or a database with a newer or foreign schema,
@@ -17,7 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/time.h>
 #include <unistd.h>
 #include "util/error.h"
 
@@ -82,14 +82,6 @@ int tl_store_sqlerr(struct tl_store *st, int rc, const char *what)
 int tl_store_bind_text(sqlite3_stmt *s, int i, const char *v)
 {
 	return v ? sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(s, i);
-}
-
-static double now(void)
-{
-	struct timeval tv;
-
-	gettimeofday(&tv, NULL);
-	return tv.tv_sec + tv.tv_usec / 1e6;
 }
 
 static int mkdir_parents(struct tl_store *st)
@@ -260,8 +252,9 @@ int tl_store_open_with(const char *path, bool create, const char *const *migrati
 	if (rc)
 		goto free_st;
 
-	rc = sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0),
-			     NULL);
+	/* one thread per connection: no mutex around every call (a tenth of a bulk write) */
+	rc = sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX |
+			     (create ? SQLITE_OPEN_CREATE : 0), NULL);
 	if (rc != SQLITE_OK) {
 		rc = tl_store_sqlerr(st, rc, NULL);
 		goto close_db;
@@ -297,7 +290,15 @@ int tl_store_open(const char *path, struct tl_store **out)
 
 int tl_store_open_existing(const char *path, struct tl_store **out)
 {
-	return tl_store_open_with(path, false, tl_store_migrations, tl_store_nmigrations, out);
+	int rc = tl_store_open_with(path, false, tl_store_migrations, tl_store_nmigrations, out);
+
+	/* readers read: a write through this connection is a bug, refused by SQLite */
+	if (!rc && (rc = sqlite3_exec((*out)->db, "PRAGMA query_only = ON", NULL, NULL, NULL)) != SQLITE_OK) {
+		rc = tl_store_sqlerr(*out, rc, "cannot open for reading");
+		tl_store_close(*out);
+		*out = NULL;
+	}
+	return rc;
 }
 
 void tl_store_close(struct tl_store *st)
@@ -317,187 +318,4 @@ const char *tl_store_path(const struct tl_store *st)
 struct sqlite3 *tl_store_db(struct tl_store *st)
 {
 	return st->db;
-}
-
-int tl_store_add_experiment(struct tl_store *st, const struct tl_experiment_record *e, int64_t *id)
-{
-	static const char sql[] =
-		"INSERT INTO experiments (name, description, spec_path, spec_text, spec_hash, baseline,"
-		" host, kernel, tierlab_version, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
-	sqlite3_stmt *s;
-	int rc;
-
-	if (!e->name)
-		return tl_store_fail(st, -EINVAL, "an experiment needs a name");
-	rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
-	if (rc != SQLITE_OK)
-		return tl_store_sqlerr(st, rc, "cannot add experiment");
-	tl_store_bind_text(s, 1, e->name);
-	tl_store_bind_text(s, 2, e->description);
-	tl_store_bind_text(s, 3, e->spec_path);
-	tl_store_bind_text(s, 4, e->spec_text);
-	tl_store_bind_text(s, 5, e->spec_hash);
-	tl_store_bind_text(s, 6, e->baseline);
-	tl_store_bind_text(s, 7, e->host);
-	tl_store_bind_text(s, 8, e->kernel);
-	tl_store_bind_text(s, 9, e->tierlab_version);
-	sqlite3_bind_double(s, 10, e->created_at > 0 ? e->created_at : now());
-	rc = sqlite3_step(s);
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE)
-		return tl_store_sqlerr(st, rc, "cannot add experiment");
-	if (id)
-		*id = sqlite3_last_insert_rowid(st->db);
-	return 0;
-}
-
-/* The columns of a run row as add_run writes them; axis columns go after `rep`. */
-static char *insert_run_sql(void)
-{
-	char *sql = NULL;
-	size_t len = 0;
-	int params = 4 + TL_AXIS__COUNT + 15;
-	FILE *f = open_memstream(&sql, &len);
-
-	if (!f)
-		return NULL;
-	fputs("INSERT INTO runs (experiment_id, run_key, config_key, rep", f);
-	for (int a = 0; a < TL_AXIS__COUNT; a++)
-		fprintf(f, ", \"%s\"", tl_axes[a].name);
-	fputs(", command, out_dir, status, exit_code, signal, fom, fom_unit, higher_is_better,"
-	      " wall_s, user_s, sys_s, maxrss_kb, started_at, ended_at, error) VALUES (?", f);
-	for (int i = 1; i < params; i++)
-		fputs(", ?", f);
-	fputc(')', f);
-	if (fclose(f)) {
-		free(sql);
-		return NULL;
-	}
-	return sql;
-}
-
-static int bind_run(sqlite3_stmt *s, const struct tl_run_record *r)
-{
-	const struct tl_run_result *res = r->result;
-	int i = 1;
-
-	sqlite3_bind_int64(s, i++, r->experiment_id);
-	tl_store_bind_text(s, i++, r->run_key);
-	tl_store_bind_text(s, i++, r->config_key);
-	sqlite3_bind_int(s, i++, r->rep);
-	for (int a = 0; a < TL_AXIS__COUNT; a++)
-		tl_store_bind_text(s, i++, r->values[a]);
-	tl_store_bind_text(s, i++, r->command);
-	tl_store_bind_text(s, i++, r->out_dir);
-	tl_store_bind_text(s, i++, tl_status_names[res->status]);
-	/* NULL, not a sentinel, when the process did not exit or was not signalled. */
-	if (res->exit_code >= 0)
-		sqlite3_bind_int(s, i++, res->exit_code);
-	else
-		sqlite3_bind_null(s, i++);
-	if (res->signal > 0)
-		sqlite3_bind_int(s, i++, res->signal);
-	else
-		sqlite3_bind_null(s, i++);
-	if (r->has_fom)
-		sqlite3_bind_double(s, i++, r->fom);
-	else
-		sqlite3_bind_null(s, i++);
-	tl_store_bind_text(s, i++, r->fom_unit);
-	sqlite3_bind_int(s, i++, r->higher_is_better);
-	sqlite3_bind_double(s, i++, res->wall);
-	sqlite3_bind_double(s, i++, res->user);
-	sqlite3_bind_double(s, i++, res->sys);
-	sqlite3_bind_int64(s, i++, res->maxrss_kb);
-	sqlite3_bind_double(s, i++, res->started_at);
-	sqlite3_bind_double(s, i++, res->ended_at);
-	return tl_store_bind_text(s, i++, res->error[0] ? res->error : NULL);
-}
-
-/* Returns 0, or a negative errno after reporting (the caller rolls back). */
-static int insert_metrics(struct tl_store *st, const struct tl_run_record *r, int64_t run_id,
-			  const char *what)
-{
-	sqlite3_stmt *s;
-	int rc;
-
-	rc = sqlite3_prepare_v2(st->db,
-				"INSERT INTO metrics (run_id, name, value, unit) VALUES (?, ?, ?, ?)",
-				-1, &s, NULL);
-	if (rc != SQLITE_OK)
-		return tl_store_sqlerr(st, rc, what);
-	for (size_t i = 0; i < r->nmetrics; i++) {
-		const struct tl_metric *m = &r->metrics[i];
-
-		sqlite3_bind_int64(s, 1, run_id);
-		tl_store_bind_text(s, 2, m->name);
-		sqlite3_bind_double(s, 3, m->value);	/* NaN binds as NULL */
-		tl_store_bind_text(s, 4, m->unit);
-		rc = sqlite3_step(s);
-		if (rc != SQLITE_DONE) {
-			rc = tl_store_sqlerr(st, rc, what);
-			sqlite3_finalize(s);
-			return rc;
-		}
-		sqlite3_reset(s);
-	}
-	sqlite3_finalize(s);
-	return 0;
-}
-
-int tl_store_add_run(struct tl_store *st, const struct tl_run_record *r, int64_t *run_id)
-{
-	sqlite3_stmt *s = NULL;
-	char what[128];
-	char *sql;
-	int64_t id;
-	int rc;
-
-	if (!r->run_key || !r->config_key || !r->result)
-		return tl_store_fail(st, -EINVAL, "a run needs a key, a configuration key and a result");
-	if ((unsigned)r->result->status >= TL_STATUS__COUNT)
-		return tl_store_fail(st, -EINVAL, "run '%s': bad status %d", r->run_key,
-				     (int)r->result->status);
-	for (size_t i = 0; i < r->nmetrics; i++)
-		if (!r->metrics[i].name)
-			return tl_store_fail(st, -EINVAL, "run '%s': metric %zu has no name", r->run_key, i);
-	snprintf(what, sizeof(what), "cannot store run '%s'", r->run_key);
-	sql = insert_run_sql();
-	if (!sql)
-		return tl_store_fail(st, -ENOMEM, "%s: out of memory", what);
-	rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
-	free(sql);
-	if (rc != SQLITE_OK)
-		return tl_store_sqlerr(st, rc, what);
-	/* IMMEDIATE: take the write lock now, so a second writer waits instead of failing later. */
-	rc = sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
-	if (rc != SQLITE_OK)
-		goto finalize;
-	bind_run(s, r);
-	rc = sqlite3_step(s);
-	if (rc != SQLITE_DONE)
-		goto rollback;
-	id = sqlite3_last_insert_rowid(st->db);
-	rc = insert_metrics(st, r, id, what);
-	if (rc)
-		goto rollback_reported;
-	rc = sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL);
-	if (rc != SQLITE_OK)
-		goto rollback;
-	sqlite3_finalize(s);
-	if (run_id)
-		*run_id = id;
-	return 0;
-
-rollback:
-	/* Report before ROLLBACK replaces the connection's message. */
-	rc = tl_store_sqlerr(st, rc, what);
-rollback_reported:
-	sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
-	sqlite3_finalize(s);
-	return rc;
-finalize:
-	rc = tl_store_sqlerr(st, rc, what);
-	sqlite3_finalize(s);
-	return rc;
 }

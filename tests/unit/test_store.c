@@ -224,7 +224,7 @@ static int64_t add_run(struct tl_store *st, int64_t exp, const char *key,
 	struct tl_run_record r = {
 		.experiment_id = exp, .run_key = key, .config_key = "cfg", .rep = 1,
 		.result = &res, .has_fom = status == TL_STATUS_OK, .fom = fom,
-		.fom_unit = "GF/s", .higher_is_better = true, .metrics = m, .nmetrics = 2,
+		.fom_unit = "GF/s", .higher_is_better = true, .metrics = { m, 2, 0 },
 	};
 	int64_t id = -1;
 
@@ -272,7 +272,7 @@ static void test_round_trip(void **state)
 		.run_key = "aaaaaaaaaaaaaaaa-r1", .config_key = "aaaaaaaaaaaaaaaa", .rep = 1,
 		.command = "xhpcg --nx=32", .out_dir = "results/hpcg-40pct/aaaaaaaaaaaaaaaa-r1",
 		.result = &res1, .has_fom = true, .fom = 1.875, .fom_unit = "GF/s",
-		.higher_is_better = true, .metrics = m1, .nmetrics = 3,
+		.higher_is_better = true, .metrics = { m1, 3, 0 },
 	};
 	struct tl_run_record r2 = {
 		.run_key = "bbbbbbbbbbbbbbbb-r2", .config_key = "bbbbbbbbbbbbbbbb", .rep = 2,
@@ -409,7 +409,14 @@ static void test_round_trip(void **state)
 	free(names[0]);
 	free(names);
 
+	/* The reading connection refuses writes. */
+	assert_int_not_equal(sqlite3_exec(db, "DELETE FROM experiments", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sql_int(db, "SELECT count(*) FROM runs"), 2);
+	tl_store_close(st);
+
 	/* Deleting an experiment takes its runs and their metrics along. */
+	assert_int_equal(tl_store_open(path, &st), 0);
+	db = tl_store_db(st);
 	sql_exec(db, "DELETE FROM experiments");
 	assert_int_equal(sql_int(db, "SELECT count(*) FROM runs"), 0);
 	assert_int_equal(sql_int(db, "SELECT count(*) FROM metrics"), 0);
@@ -423,7 +430,7 @@ static void test_add_run_is_atomic(void **state)
 	struct tl_metric twice[] = { { "x", 1, NULL }, { "x", 2, NULL } };
 	struct tl_run_record r = {
 		.run_key = "k-r1", .config_key = "k", .rep = 1, .result = &res,
-		.metrics = twice, .nmetrics = 2,
+		.metrics = { twice, 2, 0 },
 	};
 	const char *err;
 
@@ -442,7 +449,7 @@ static void test_add_run_is_atomic(void **state)
 	assert_int_equal(sql_int(tl_store_db(st), "SELECT count(*) FROM metrics"), 0);
 
 	/* No such experiment: the foreign key refuses it. */
-	r.nmetrics = 1;
+	r.metrics.n = 1;
 	r.experiment_id = 4242;
 	capture_begin();
 	assert_true(tl_store_add_run(st, &r, NULL) < 0);
@@ -450,7 +457,30 @@ static void test_add_run_is_atomic(void **state)
 	assert_non_null(strstr(err, "FOREIGN KEY"));
 	assert_int_equal(sql_int(tl_store_db(st), "SELECT count(*) FROM runs"), 0);
 
-	/* The connection is usable after both failures. */
+	/* A log row the schema refuses takes the run, its metrics and its other rows with it. */
+	{
+		struct tl_run_record bad = r;
+		struct tl_sample_row good = { .pid = 1, .t_ns = 1, .addr = 4096, .hit = 1 }, wrong = good;
+
+		memset(&bad.samples, 0, sizeof(bad.samples));
+		bad.experiment_id = add_experiment(st, "e", 0);
+		wrong.hit = 2;
+		assert_int_equal(tl_record_add_sample(&bad, &good), 0);
+		assert_int_equal(tl_record_add_sample(&bad, &wrong), 0);
+		assert_int_equal(tl_env_put(&bad.env, "allocator.mapped", "libtiermem"), 0);
+		capture_begin();
+		assert_true(tl_store_add_run(st, &bad, NULL) < 0);
+		err = capture_end();
+		assert_non_null(strstr(err, "CHECK"));
+		assert_int_equal(sql_int(tl_store_db(st), "SELECT count(*) FROM runs"), 0);
+		assert_int_equal(sql_int(tl_store_db(st), "SELECT count(*) FROM metrics"), 0);
+		assert_int_equal(sql_int(tl_store_db(st), "SELECT count(*) FROM samples"), 0);
+		assert_int_equal(sql_int(tl_store_db(st), "SELECT count(*) FROM environment"), 0);
+		bad.metrics = (__typeof__(bad.metrics)){ 0 };	/* borrowed from r */
+		tl_record_release(&bad);
+	}
+
+	/* The connection is usable after every failure. */
 	add_run(st, add_experiment(st, "e", 0), "k-r1", TL_STATUS_OK, 1);
 	assert_int_equal(sql_int(tl_store_db(st), "SELECT count(*) FROM metrics"), 2);
 	tl_store_close(st);
@@ -959,7 +989,7 @@ static int writer(const char *path, const char *name, int gate)
 		struct tl_metric m[] = { { "hit_rate", i / 1000.0, NULL }, { "n", i, NULL } };
 		struct tl_run_record r = {
 			.experiment_id = e, .config_key = name, .rep = 1, .result = &res,
-			.has_fom = true, .fom = i, .metrics = m, .nmetrics = 2,
+			.has_fom = true, .fom = i, .metrics = { m, 2, 0 },
 		};
 		char key[64];
 

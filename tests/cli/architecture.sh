@@ -1,7 +1,9 @@
-# The folders of lib/ and cmd/ include one another in one direction only:
-# a file includes headers of its own folder and of the folders listed below
-# its own in docs/architecture.md's layer list, never above (so there is no
-# cycle between folders). Also checks that every folder is in the list.
+# The architecture's rules, as docs/architecture.md states them:
+# - the folders of lib/ and cmd/ include one another in one direction only:
+#   a file includes headers of its own folder and of the folders listed
+#   below its own in the layer list, never above (no cycle between folders),
+#   and every folder is in the list;
+# - only lib/store/ talks to SQLite (one writer, one query module).
 . "$(dirname "$0")/lib.sh"
 
 doc="$top/docs/architecture.md"
@@ -41,4 +43,8 @@ while IFS=: read -r file line inc; do
 done < <(find lib cmd -name '*.[ch]' | sort | xargs grep -n '^#include "[a-z-]*/')
 [ "$edges" -gt 20 ] || fail "only $edges includes between folders found: is the scan broken?"
 [ "$bad" -eq 0 ] || fail "$bad includes point up"
-echo "ok: $edges includes between folders, all pointing down"
+
+sql=$(grep -rln 'sqlite3' lib cmd | grep -v '^lib/store/' || true)
+[ -z "$sql" ] || fail "SQLite used outside lib/store/: $sql"
+grep -q 'sqlite3_step' lib/store/store-write.c || fail "lib/store/store-write.c writes nothing: is the scan broken?"
+echo "ok: $edges includes between folders, all pointing down; SQLite only in lib/store/"
