@@ -31,6 +31,9 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
 TIERLAB := $(B)/bin/tierlab
 LIBTIERLAB := $(B)/obj/libtierlab.a
+# What links against the library: it plans with what the built-in policies
+# declare, so libpolicies.a (lib/policies/build.mk) comes with it.
+TIERLAB_LINK = $(LIBTIERLAB) $(POLICY_LIB)
 
 # Fragments append to these.
 TARGETS   :=
@@ -53,13 +56,13 @@ $(LIBTIERLAB): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(TIERLAB): $(CMD_OBJ) $(LIBTIERLAB)
+$(TIERLAB): $(CMD_OBJ) $(TIERLAB_LINK)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $(CMD_OBJ) $(LIBTIERLAB) $(CORE_LIBS)
+	$(CC) $(ALL_CFLAGS) -o $@ $(CMD_OBJ) $(TIERLAB_LINK) $(CORE_LIBS)
 
-$(B)/tests/%: tests/unit/%.c $(LIBTIERLAB)
+$(B)/tests/%: tests/unit/%.c $(TIERLAB_LINK)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< $(LIBTIERLAB) $(CORE_LIBS) -lcmocka
+	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< $(TIERLAB_LINK) $(CORE_LIBS) -lcmocka
 
 # The version is compiled into version.o; rebuild it when HEAD moves.
 $(B)/obj/lib/util/version.o: $(wildcard .git/HEAD .git/index)

@@ -29,7 +29,7 @@ int cmd_sweep(int argc, const char **argv)
 		options[n++] = common[i];
 	options[n++] = (struct option)OPT_GROUP("axes (each replaces the spec's matrix axis; comma-separated values)");
 	for (int a = 0; a < TL_AXIS__COUNT; a++)
-		options[n++] = (struct option)OPT_STRING(0, tl_axes[a].name, &lists[a], "list", tl_axes[a].help);
+		options[n++] = (struct option)OPT_STRING(0, tl_axes[a].name, &lists[a], "list", tl_axis_help(a));
 	options[n] = (struct option)OPT_END();
 
 	argc = parse_options(argc, argv, options, usage);

@@ -1,55 +1,82 @@
 /*
  * The axis table and everything that interprets axis values: canonical
  * text per kind, the policy classes that decide which axes apply to a run,
- * and did-you-mean over known names. The spec, the plan, the runner, the
- * store and the report all walk tl_axes[], so an axis is added here once.
+ * and did-you-mean over known names. The table and the name lists are
+ * generated from axes.h; what a built-in policy is (dynamic, its
+ * parameters) it says itself (lib/policies/).
  */
 #include "axis/axis.h"
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "policies/policies.h"
 #include "util/error.h"
+#include "util/strings.h"
 #include "util/units.h"
 
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
-/* In enum tl_axis order: the names must match the enum (and the store's columns). */
-const struct tl_axis_info tl_axes[] = {
-	[TL_AXIS_WORKLOAD] = { "workload", TL_KIND_STRING, false, NULL, false, NULL,
-			       "workload name (default: the spec's first)" },
-	[TL_AXIS_SIZE] = { "size", TL_KIND_STRING, false, NULL, false, NULL,
-			   "workload size preset (default: the workload's default_size)" },
-	[TL_AXIS_THREADS] = { "threads", TL_KIND_INT, false, NULL, false, NULL,
-			      "threads for the workload (OMP_NUM_THREADS)" },
-	[TL_AXIS_ALLOCATOR] = { "allocator", TL_KIND_STRING, false, NULL, false, "system",
-				"allocator: system, jemalloc, fat" },
-	[TL_AXIS_POLICY] = { "policy", TL_KIND_POLICY, false, NULL, false, "none",
-			     "placement policy: none, all-fast, all-slow, static:F,.., lru, window, or a .so" },
-	[TL_AXIS_BUDGET] = { "budget", TL_KIND_BUDGET, true, NULL, false, NULL,
-			     "fast-tier budget: a size (4GiB) or a share of the footprint (40%)" },
-	[TL_AXIS_THRESHOLD] = { "threshold", TL_KIND_SIZE, false, NULL, true, "1MiB",
-				"smallest allocation the runtime manages" },
-	[TL_AXIS_CHUNKS] = { "chunks", TL_KIND_INT, true, NULL, false, NULL,
-			     "fast-tier chunks (budget / chunk size)" },
-	[TL_AXIS_RATE] = { "rate", TL_KIND_RATE, false, NULL, true, "10Hz",
-			   "sampling rate (10Hz, 1kHz)" },
-	[TL_AXIS_WINDOW] = { "window", TL_KIND_INT, false, "window", false, "16",
-			     "window policy length, in samples" },
-	[TL_AXIS_SAMPLER] = { "sampler", TL_KIND_STRING, false, NULL, true, "fault",
-			      "access sampler: fault, uffd-wp, perf, damon, none" },
-	[TL_AXIS_LOG] = { "log", TL_KIND_STRING, false, NULL, true, "counters",
-			  "runtime logging: none, counters, log" },
+const struct tl_axis_info tl_axes[TL_AXIS__COUNT] = {
+#define TL_AXIS_ROW(id, name, kind, applies, flags, def, var, alias, lo, hi, help) \
+	[TL_AXIS_##id] = { name, TL_KIND_##kind, TL_APPLIES_##applies, flags, def, var, alias, lo, hi, help },
+	TL_AXES(TL_AXIS_ROW)
+#undef TL_AXIS_ROW
 };
-_Static_assert(ARRAY_SIZE(tl_axes) == TL_AXIS__COUNT, "tl_axes[] must have one row per enum tl_axis");
 
-/* The fixed policies; static:F,.. and *.so paths are the open-ended ones. */
-const char *const tl_policy_names[] = { "none", "all-fast", "all-slow", "static", "lru", "window", NULL };
-const char *const tl_allocator_names[] = { "system", "jemalloc", "fat", NULL };
-const char *const tl_sampler_names[] = { "fault", "uffd-wp", "perf", "damon", "none", NULL };
-const char *const tl_log_names[] = { "none", "counters", "log", NULL };
+/* The fixed policies: none, the two bindings, the built-ins; static:F,.. and *.so paths are the open-ended ones. */
+const char *const tl_policy_names[] = {
+	"none",
+#define TL_POLICY_NAME(id, name) name,
+	TLP_BUILTINS(TL_POLICY_NAME)
+#undef TL_POLICY_NAME
+	NULL
+};
+#define TL_LIST_NAME(id, name, ...) name,
+const char *const tl_allocator_names[] = { TL_ALLOCATORS(TL_LIST_NAME) NULL };
+const char *const tl_sampler_names[] = { TL_SAMPLERS(TL_LIST_NAME) NULL };
+const char *const tl_log_names[] = { TL_LOGS(TL_LIST_NAME) NULL };
+#undef TL_LIST_NAME
+
+const char *const *tl_kind_names(enum tl_kind kind)
+{
+	switch (kind) {
+	case TL_KIND_ALLOCATOR:
+		return tl_allocator_names;
+	case TL_KIND_SAMPLER:
+		return tl_sampler_names;
+	case TL_KIND_LOG:
+		return tl_log_names;
+	case TL_KIND_POLICY:
+		return tl_policy_names;
+	default:
+		return NULL;
+	}
+}
+
+const char *tl_axis_help(enum tl_axis axis)
+{
+	static char text[TL_AXIS__COUNT][256];
+	const struct tl_axis_info *ai = &tl_axes[axis];
+	const char *const *names = tl_kind_names(ai->kind);
+	size_t n;
+
+	if ((unsigned)axis >= TL_AXIS__COUNT)
+		return "";
+	if (!names)
+		return ai->help;
+	if (!text[axis][0]) {
+		n = (size_t)snprintf(text[axis], sizeof(text[axis]), "%s: ", ai->help);
+		for (size_t i = 0; names[i] && n < sizeof(text[axis]); i++)
+			n += (size_t)snprintf(text[axis] + n, sizeof(text[axis]) - n, "%s%s", i ? ", " : "",
+					      strcmp(names[i], "static") ? names[i] : "static:F,..");
+		/* policies also come as plugins */
+		if (ai->kind == TL_KIND_POLICY && n < sizeof(text[axis]))
+			snprintf(text[axis] + n, sizeof(text[axis]) - n, ", or a .so");
+	}
+	return text[axis];
+}
 
 int tl_axis_lookup(const char *name)
 {
@@ -59,22 +86,86 @@ int tl_axis_lookup(const char *name)
 	return -1;
 }
 
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-
-	return n >= m && !strcmp(s + n - m, suffix);
-}
+/*
+ * The policies tierlab applies itself, without the runtime: none runs the
+ * program as it is, all-fast and all-slow bind all of its memory (the
+ * built-in policies of those names serve runs that need the runtime
+ * anyway, as the footprint's calibration).
+ */
+static const char *const bindings[] = { "none", "all-fast", "all-slow", NULL };
 
 bool tl_policy_uses_runtime(const char *policy)
 {
-	return policy && strcmp(policy, "none") && strcmp(policy, "all-fast") &&
-	       strcmp(policy, "all-slow");
+	for (int i = 0; policy && bindings[i]; i++)
+		if (!strcmp(policy, bindings[i]))
+			return false;
+	return policy != NULL;
+}
+
+static bool is_plugin(const char *policy)
+{
+	return tl_ends_with(policy, ".so");
+}
+
+/* The built-in a canonical policy names ("static:1,0" -> static), or NULL (a plugin, a binding). */
+static const struct tlp_policy *builtin(const char *policy)
+{
+	char base[64];
+
+	if (!tl_policy_uses_runtime(policy) || is_plugin(policy))
+		return NULL;
+	return tlp_policy_find(tl_policy_base(policy, base, sizeof(base)));
 }
 
 bool tl_policy_is_dynamic(const char *policy)
 {
-	return policy && (!strcmp(policy, "lru") || !strcmp(policy, "window") || ends_with(policy, ".so"));
+	const struct tlp_policy *pol = builtin(policy);
+
+	if (pol)
+		return TLP_HAS(pol, flags) && (pol->flags & TLP_DYNAMIC);
+	return policy && is_plugin(policy);
+}
+
+bool tl_policy_takes(const char *policy, const char *param)
+{
+	const struct tlp_policy *pol = builtin(policy);
+
+	if (!pol)
+		return policy && is_plugin(policy);
+	if (!TLP_HAS(pol, params) || !pol->params)
+		return false;
+	for (const struct tlp_param *p = pol->params; p->name; p++)
+		if (!param || !strcmp(p->name, param))
+			return true;
+	return false;
+}
+
+int tl_policy_args_for(const char *policy, const char *args, char **out)
+{
+	size_t n = 0;
+	char *keep;
+
+	*out = NULL;
+	if (!args || !tl_policy_takes(policy, NULL))
+		return 0;
+	keep = malloc(strlen(args) + 1);
+	if (!keep)
+		return -ENOMEM;
+	for (const char *p = args; *p;) {
+		size_t len = strcspn(p, ","), name = strcspn(p, "=");
+		char param[128];
+
+		snprintf(param, sizeof(param), "%.*s", (int)(name < len ? name : len), p);
+		if (is_plugin(policy) || tl_policy_takes(policy, param))
+			n += (size_t)sprintf(keep + n, "%s%.*s", n ? "," : "", (int)len, p);
+		p += len + (p[len] == ',');
+	}
+	if (!n) {
+		free(keep);
+		return 0;
+	}
+	*out = keep;
+	return 0;
 }
 
 const char *tl_policy_base(const char *policy, char *buf, unsigned len)
@@ -96,17 +187,23 @@ const char *tl_policy_base(const char *policy, char *buf, unsigned len)
 bool tl_axis_applies(enum tl_axis axis, const char *policy)
 {
 	const struct tl_axis_info *ai = &tl_axes[axis];
-	char base[64];
 
 	if (!policy)
 		policy = tl_axes[TL_AXIS_POLICY].def;
-	if (ai->dynamic_only && !tl_policy_is_dynamic(policy))
-		return false;
-	if (ai->runtime_only && !tl_policy_uses_runtime(policy))
-		return false;
-	if (ai->only_policy && strcmp(tl_policy_base(policy, base, sizeof(base)), ai->only_policy))
-		return false;
-	return true;
+	switch (ai->applies) {
+	case TL_APPLIES_ALL:
+		return true;
+	case TL_APPLIES_RUNTIME:
+		return tl_policy_uses_runtime(policy);
+	case TL_APPLIES_DYNAMIC:
+		return tl_policy_is_dynamic(policy);
+	case TL_APPLIES_PARAM:
+		/* a plugin declares nothing tierlab can see: its parameters go in policy_args */
+		return builtin(policy) && tl_policy_takes(policy, ai->name);
+	case TL_APPLIES_ARGS:
+		return tl_policy_takes(policy, NULL);
+	}
+	return false;
 }
 
 /* Optimal string alignment distance (Levenshtein plus adjacent swaps), ignoring case. */
@@ -187,17 +284,19 @@ static int set_out(char **out, const char *text, struct tl_error *err)
 	return 0;
 }
 
-/* value without its leading and trailing blanks, malloc'd; NULL when out of memory. */
-static char *trimmed(const char *value)
+/* The first n bytes of value without leading and trailing blanks, malloc'd; NULL when out of memory. */
+static char *trimmed_n(const char *value, size_t n)
 {
-	size_t n;
-
-	while (*value == ' ' || *value == '\t')
-		value++;
-	n = strlen(value);
+	while (n && (*value == ' ' || *value == '\t'))
+		value++, n--;
 	while (n && (value[n - 1] == ' ' || value[n - 1] == '\t'))
 		n--;
 	return strndup(value, n);
+}
+
+static char *trimmed(const char *value)
+{
+	return trimmed_n(value, strlen(value));
 }
 
 static int unknown_name(struct tl_error *err, const char *what, const char *value,
@@ -215,19 +314,19 @@ static int unknown_name(struct tl_error *err, const char *what, const char *valu
 	return tl_error_set(err, "unknown %s '%s' (known: %s)", what, value, list);
 }
 
-static int canonical_int(const char *v, char **out, struct tl_error *err)
+static int canonical_int(const struct tl_axis_info *ai, const char *v, char **out, struct tl_error *err)
 {
-	char buf[16];
+	char buf[32];
 	long n;
 
 	for (const char *p = v; *p; p++)
 		if (!isdigit((unsigned char)*p))
 			return tl_error_set(err, "'%s' is not a positive integer", v);
 	n = strtol(v, NULL, 10);
-	if (n <= 0)
+	if (n <= 0 || n < ai->lo)
 		return tl_error_set(err, "'%s' is not a positive integer", v);
-	if (n > 1000000000)
-		return tl_error_set(err, "'%s' is too large (at most 1000000000)", v);
+	if (ai->hi && n > ai->hi)
+		return tl_error_set(err, "'%s' is too large (at most %.0f)", v, ai->hi);
 	snprintf(buf, sizeof(buf), "%ld", n);
 	return set_out(out, buf, err);
 }
@@ -355,15 +454,22 @@ static int canonical_policy(const char *v, char **out, struct tl_error *err)
 			return tl_error_set(err, "policy 'static' needs its fractions: " STATIC_HELP);
 		return canonical_static(f + 1, out, err);
 	}
-	if (ends_with(v, ".so"))
+	if (tl_ends_with(v, ".so"))
 		return set_out(out, v, err);
 	for (size_t i = 0; tl_policy_names[i]; i++)
 		if (!strcmp(v, tl_policy_names[i]) && strcmp(v, "static"))
 			return set_out(out, v, err);
 	if (tl_did_you_mean(v, tl_policy_names))
 		return unknown_name(err, "policy", v, tl_policy_names);
-	return tl_error_set(err, "unknown policy '%s' (known: none, all-fast, all-slow, static:F,..., lru, "
-			    "window, or a plugin path ending in .so)", v);
+	{
+		char list[256];
+		size_t n = 0;
+
+		for (size_t i = 0; tl_policy_names[i] && n < sizeof(list); i++)
+			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s, ", strcmp(tl_policy_names[i], "static") ?
+					      tl_policy_names[i] : "static:F,...");
+		return tl_error_set(err, "unknown policy '%s' (known: %sor a plugin path ending in .so)", v, list);
+	}
 }
 
 /* Workload and size names end up in store columns and "k=v" descriptions. */
@@ -376,7 +482,7 @@ static int canonical_name(const char *what, const char *v, char **out, struct tl
 	return set_out(out, v, err);
 }
 
-static int canonical_size(const char *v, char **out, struct tl_error *err)
+static int canonical_size(const struct tl_axis_info *ai, const char *v, char **out, struct tl_error *err)
 {
 	char canon[64];
 	uint64_t bytes;
@@ -386,20 +492,38 @@ static int canonical_size(const char *v, char **out, struct tl_error *err)
 		return tl_error_set(err, "'%s' is not a whole number of bytes", v);
 	if (rc)
 		return tl_error_set(err, "'%s' is not a size (e.g. 1MiB, 32M, 4GiB, 512KiB, 1GB)", v);
+	if ((double)bytes < ai->lo) {
+		tl_format_size(canon, sizeof(canon), (uint64_t)ai->lo);
+		return tl_error_set(err, "'%s' is too small (at least %s)", v, canon);
+	}
 	tl_format_size(canon, sizeof(canon), bytes);
 	return set_out(out, canon, err);
 }
 
-static int canonical_rate(const char *v, char **out, struct tl_error *err)
+/* "0.001Hz", "1MHz": a bound as people write it. */
+static void human_rate(char *buf, size_t len, double hz)
 {
-	char canon[64];
+	if (hz >= 1e6)
+		snprintf(buf, len, "%gMHz", hz / 1e6);
+	else if (hz >= 1e3)
+		snprintf(buf, len, "%gkHz", hz / 1e3);
+	else
+		snprintf(buf, len, "%gHz", hz);
+}
+
+static int canonical_rate(const struct tl_axis_info *ai, const char *v, char **out, struct tl_error *err)
+{
+	char canon[64], lo[32], hi[32];
 	double hz;
 
 	if (tl_parse_rate(v, &hz) || !(hz > 0))
 		return tl_error_set(err, "'%s' is not a rate (a positive number with Hz, kHz or MHz, e.g. 10Hz)", v);
 	/* %g rounds monotonically, so a rate inside the bounds prints inside them */
-	if (hz < TL_RATE_MIN_HZ || hz > TL_RATE_MAX_HZ)
-		return tl_error_set(err, "'%s' is out of range (0.001Hz to 1MHz)", v);
+	if (hz < ai->lo || (ai->hi && hz > ai->hi)) {
+		human_rate(lo, sizeof(lo), ai->lo);
+		human_rate(hi, sizeof(hi), ai->hi);
+		return tl_error_set(err, "'%s' is out of range (%s to %s)", v, lo, hi);
+	}
 	tl_format_rate(canon, sizeof(canon), hz);
 	return set_out(out, canon, err);
 }
@@ -419,36 +543,115 @@ static int canonical_budget(const char *v, char **out, struct tl_error *err)
 	return set_out(out, canon, err);
 }
 
+/* One name=value of policy arguments, trimmed, checked, into buf at *n. */
+static int canonical_arg(const char *arg, char *buf, size_t *n, struct tl_error *err)
+{
+	const char *eq = strchr(arg, '=');
+	char *name, *value;
+	int rc = 0;
+
+	if (!eq)
+		return tl_error_set(err, "'%s' is not name=value (policy arguments are name=value,...)", arg);
+	name = trimmed_n(arg, (size_t)(eq - arg));
+	value = trimmed_n(eq + 1, strlen(eq + 1));
+	if (!name || !value) {
+		rc = tl_error_set(err, "out of memory");
+	} else if (!*name || strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_-") != strlen(name)) {
+		rc = tl_error_set(err, "'%s' is not a parameter name (lowercase letters, digits, _ and -)", name);
+	} else if (!*value || strpbrk(value, "=, \t\n")) {
+		rc = tl_error_set(err, "parameter %s: '%s' is not a value (no blanks, ',' or '=')", name, value);
+	} else {
+		*n += (size_t)sprintf(buf + *n, "%s%s=%s", *n ? "," : "", name, value);
+	}
+	free(name);
+	free(value);
+	return rc;
+}
+
+static int cmp_arg(const void *a, const void *b)
+{
+	const char *x = *(const char *const *)a, *y = *(const char *const *)b;
+	size_t nx = strcspn(x, "="), ny = strcspn(y, "=");
+	int c = strncmp(x, y, nx < ny ? nx : ny);
+
+	return c ? c : (int)nx - (int)ny;
+}
+
+/* name=value,... with names sorted, so the same parameters are one value whatever their order. */
+static int canonical_args(const char *v, char **out, struct tl_error *err)
+{
+	char *copy = strdup(v), *buf = malloc(strlen(v) + 1), *tok, *rest;
+	char **pairs = calloc(strlen(v) / 2 + 2, sizeof(*pairs));
+	size_t n = 0, np = 0;
+	int rc = 0;
+
+	if (!copy || !buf || !pairs) {
+		rc = tl_error_set(err, "out of memory");
+		goto out;
+	}
+	for (rest = copy; !rc && (tok = strsep(&rest, ","));) {
+		size_t at = n;
+
+		rc = canonical_arg(tok, buf, &n, err);
+		if (!rc)
+			pairs[np++] = buf + at + (at ? 1 : 0);
+	}
+	if (rc)
+		goto out;
+	/* the pairs point into buf, separated by commas: sort them as strings of their own */
+	for (size_t i = 0; i < np; i++)
+		if ((tok = strchr(pairs[i], ',')))
+			*tok = '\0';
+	qsort(pairs, np, sizeof(*pairs), cmp_arg);
+	for (size_t i = 1; i < np && !rc; i++)
+		if (!cmp_arg(&pairs[i - 1], &pairs[i]))
+			rc = tl_error_set(err, "parameter %.*s is given twice", (int)strcspn(pairs[i], "="), pairs[i]);
+	if (!rc) {
+		char *joined = malloc(n + 1);
+
+		n = 0;
+		for (size_t i = 0; joined && i < np; i++)
+			n += (size_t)sprintf(joined + n, "%s%s", i ? "," : "", pairs[i]);
+		if (joined)
+			*out = joined;
+		else
+			rc = tl_error_set(err, "out of memory");
+	}
+out:
+	free(pairs);
+	free(buf);
+	free(copy);
+	return rc;
+}
+
 static int canonical_trimmed(enum tl_axis axis, const char *v, char **out, struct tl_error *err)
 {
-	switch (tl_axes[axis].kind) {
+	const struct tl_axis_info *ai = &tl_axes[axis];
+	const char *const *names;
+
+	switch (ai->kind) {
 	case TL_KIND_INT:
-		return canonical_int(v, out, err);
+		return canonical_int(ai, v, out, err);
 	case TL_KIND_SIZE:
-		return canonical_size(v, out, err);
+		return canonical_size(ai, v, out, err);
 	case TL_KIND_RATE:
-		return canonical_rate(v, out, err);
+		return canonical_rate(ai, v, out, err);
 	case TL_KIND_BUDGET:
 		return canonical_budget(v, out, err);
 	case TL_KIND_POLICY:
 		return canonical_policy(v, out, err);
-	case TL_KIND_STRING:
-		break;
-	}
-	switch (axis) {
-	case TL_AXIS_ALLOCATOR:
-	case TL_AXIS_SAMPLER:
-	case TL_AXIS_LOG: {
-		const char *const *names = axis == TL_AXIS_ALLOCATOR ? tl_allocator_names :
-					   axis == TL_AXIS_SAMPLER ? tl_sampler_names : tl_log_names;
-
+	case TL_KIND_ARGS:
+		return canonical_args(v, out, err);
+	case TL_KIND_ALLOCATOR:
+	case TL_KIND_SAMPLER:
+	case TL_KIND_LOG:
+		names = tl_kind_names(ai->kind);
 		for (size_t i = 0; names[i]; i++)
 			if (!strcmp(v, names[i]))
 				return set_out(out, v, err);
-		return unknown_name(err, tl_axes[axis].name, v, names);
-	}
+		return unknown_name(err, ai->name, v, names);
 	default:
-		return canonical_name(tl_axes[axis].name, v, out, err);
+		return canonical_name(ai->name, v, out, err);
 	}
 }
 

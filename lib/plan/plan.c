@@ -111,11 +111,13 @@ static int no_such_size(const struct tl_workload *wl, const char *size, struct t
 /*
  * The values of one combination: matrix, else spec default, else the axis
  * table's default; then the workload and its size; then the axes the
- * policy ignores are dropped. Strings point into spec or the axis table.
+ * policy ignores are dropped, and the policy arguments it does not take.
+ * Strings point into spec or the axis table, the arguments into *args
+ * (malloc'd, the caller's to free).
  */
 static int resolve(const struct tl_spec *spec, const struct dim *dims, int ndims, const size_t *idx,
 		   const char *vals[TL_AXIS__COUNT], const struct tl_workload **wlp,
-		   const struct tl_size_preset **presetp, struct tl_error *err)
+		   const struct tl_size_preset **presetp, char **args, struct tl_error *err)
 {
 	const struct tl_workload *wl;
 	const char *policy;
@@ -138,6 +140,10 @@ static int resolve(const struct tl_spec *spec, const struct dim *dims, int ndims
 	for (int a = 0; a < TL_AXIS__COUNT; a++)
 		if (a != TL_AXIS_POLICY && a != TL_AXIS_WORKLOAD && vals[a] && !tl_axis_applies(a, policy))
 			vals[a] = NULL;
+	/* of the policy's arguments, those it takes */
+	if (tl_policy_args_for(policy, vals[TL_AXIS_POLICY_ARGS], args))
+		return tl_error_set(err, "out of memory");
+	vals[TL_AXIS_POLICY_ARGS] = *args;
 	*presetp = NULL;
 	if (vals[TL_AXIS_SIZE]) {
 		*presetp = find_size(wl, vals[TL_AXIS_SIZE]);
@@ -313,6 +319,32 @@ static size_t combinations(const struct dim *dims, int ndims)
 	return total;
 }
 
+/* A resolved combination: dropped when excluded or already planned, else a new configuration. */
+static int add_combination(struct tl_plan *plan, size_t *cap, struct seen *seen, const char *vals[TL_AXIS__COUNT],
+			   const struct tl_workload *wl, const struct tl_size_preset *preset)
+{
+	char *canonical;
+	size_t slot = 0;
+	uint64_t h;
+
+	if (excluded(plan->spec, vals))
+		return 0;
+	if (2 * (plan->nconfigs + 1) > seen->cap && seen_grow(seen))
+		return -ENOMEM;
+	if (tl_plan_canonical(plan->spec, vals, wl, preset, &canonical))
+		return -ENOMEM;
+	h = tl_hash64(canonical, strlen(canonical));
+	if (seen_find(seen, plan->configs, h, canonical, &slot) >= 0) {
+		free(canonical);
+		return 0;
+	}
+	if (add_config(plan, cap, vals, wl, preset, canonical))
+		return -ENOMEM;
+	seen->slots[slot].hash = h;
+	seen->slots[slot].idx1 = plan->nconfigs;
+	return 0;
+}
+
 int tl_plan_build(const struct tl_spec *spec, struct tl_plan *plan, struct tl_error *err)
 {
 	struct dim dims[TL_AXIS__COUNT];
@@ -337,31 +369,19 @@ int tl_plan_build(const struct tl_spec *spec, struct tl_plan *plan, struct tl_er
 		const char *vals[TL_AXIS__COUNT];
 		const struct tl_workload *wl = NULL;
 		const struct tl_size_preset *preset = NULL;
-		char *canonical;
-		size_t slot = 0;
-		uint64_t h;
+		char *args = NULL;
 
-		rc = resolve(spec, dims, ndims, idx, vals, &wl, &preset, err);
+		rc = resolve(spec, dims, ndims, idx, vals, &wl, &preset, &args, err);
+		if (!rc)
+			rc = add_combination(plan, &cap, &seen, vals, wl, preset);
+		free(args);
+		if (rc == -ENOMEM)
+			goto nomem;
 		if (rc)
 			goto fail;
 		/* the last wheel turns fastest */
 		for (int d = ndims - 1; d >= 0 && ++idx[d] == dims[d].n; d--)
 			idx[d] = 0;
-		if (excluded(spec, vals))
-			continue;
-		if (2 * (plan->nconfigs + 1) > seen.cap && seen_grow(&seen))
-			goto nomem;
-		if (tl_plan_canonical(spec, vals, wl, preset, &canonical))
-			goto nomem;
-		h = tl_hash64(canonical, strlen(canonical));
-		if (seen_find(&seen, plan->configs, h, canonical, &slot) >= 0) {
-			free(canonical);
-			continue;
-		}
-		if (add_config(plan, &cap, vals, wl, preset, canonical))
-			goto nomem;
-		seen.slots[slot].hash = h;
-		seen.slots[slot].idx1 = plan->nconfigs;
 	}
 	if (!plan->nconfigs && spec->nexclude) {
 		rc = excluded_everything(spec, err);

@@ -27,6 +27,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define TLP_ABI_VERSION 1
 
@@ -99,7 +100,85 @@ struct tlp_policy {
 	/* Optional: the budget changed (e.g. a percentage of a growing footprint). */
 	void (*on_budget)(void *st, uint32_t budget_chunks, struct tlp_decisions *out);
 	void (*fini)(void *st);
+	/*
+	 * What tierlab plans by (a plugin built before these has a smaller
+	 * size: it is taken for dynamic, with no declared parameter).
+	 */
+	uint32_t flags;			/* TLP_DYNAMIC */
+	const struct tlp_param *params;	/* what it reads from params->args, ended by a NULL name; may be NULL */
 };
+
+/*
+ * The policy moves chunks as samples come: a budget and a chunk count
+ * apply to it. Without it (all-fast, static) the placement is fixed.
+ */
+#define TLP_DYNAMIC 0x1
+
+/* Does a policy built against an older header have `field`? (its size ends before it) */
+#define TLP_HAS(pol, field) ((pol)->size >= offsetof(struct tlp_policy, field) + sizeof((pol)->field))
+
+/*
+ * A parameter a policy takes from TIERLAB_POLICY_ARGS (params->args,
+ * "name=value,name=value"): tierlab checks a spec's policy_args against
+ * the names and hands each policy only the ones it takes; the policy
+ * reads its values with tlp_arg() in init.
+ */
+struct tlp_param {
+	const char *name;
+	const char *def;		/* the value when the arguments do not set it, as text */
+	const char *help;
+};
+
+/*
+ * The value of `name` in args, copied into buf (cut to len - 1 bytes);
+ * NULL when args (which may be NULL) do not set it. Allocates nothing.
+ */
+static inline const char *tlp_arg(const char *args, const char *name, char *buf, size_t len)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = args; p && *p && len;) {
+		const char *end = strchr(p, ',');
+
+		if (!end)
+			end = p + strlen(p);
+		if ((size_t)(end - p) > n && !strncmp(p, name, n) && p[n] == '=') {
+			size_t v = (size_t)(end - p) - n - 1;
+
+			if (v >= len)
+				v = len - 1;
+			memcpy(buf, p + n + 1, v);
+			buf[v] = '\0';
+			return buf;
+		}
+		p = *end ? end + 1 : end;
+	}
+	return NULL;
+}
+
+/* The first name in args that is none of params, copied into buf; NULL when there is none. */
+static inline const char *tlp_args_unknown(const char *args, const struct tlp_param *params, char *buf,
+					   size_t len)
+{
+	for (const char *p = args; p && *p && len;) {
+		size_t n = strcspn(p, "=,");
+		int known = 0;
+
+		for (const struct tlp_param *q = params; q && q->name && !known; q++)
+			known = strlen(q->name) == n && !strncmp(q->name, p, n);
+		if (!known) {
+			if (n >= len)
+				n = len - 1;
+			memcpy(buf, p, n);
+			buf[n] = '\0';
+			return buf;
+		}
+		p += strcspn(p, ",");
+		if (*p)
+			p++;
+	}
+	return NULL;
+}
 
 typedef const struct tlp_policy *(*tlp_entry_fn)(void);
 #define TLP_ENTRY_NAME "tierlab_policy"

@@ -22,7 +22,7 @@
 #include "measure/fom.h"
 #include "util/nodeset.h"
 #include "run/progress.h"
-#include "run/runenv.h"
+#include "run/launch.h"
 #include "run/runner.h"
 #include "util/version.h"
 
@@ -432,7 +432,7 @@ static void run_one(const struct run_ctx *ctx, const struct tl_plan *plan, const
 	const struct tl_config *c = run->config;
 	uint64_t footprint = 0;
 	const struct tl_workload *wl = c->workload;
-	struct tl_runenv re;
+	struct tl_launch re;
 	char why[512];
 	char **argv;
 	int rc;
@@ -452,7 +452,7 @@ static void run_one(const struct run_ctx *ctx, const struct tl_plan *plan, const
 			return;
 		}
 	}
-	rc = tl_runenv_build(plan->spec, c, out_dir, spec_dir, footprint, &re, why, sizeof(why));
+	rc = tl_launch_build(plan->spec, c, out_dir, spec_dir, footprint, &re, why, sizeof(why));
 	if (rc) {
 		res->status = TL_STATUS_FAILED;
 		res->exit_code = -1;
@@ -462,7 +462,7 @@ static void run_one(const struct run_ctx *ctx, const struct tl_plan *plan, const
 	}
 	argv = calloc(c->argv.n + 1, sizeof(*argv));
 	if (!argv) {
-		tl_runenv_release(&re);
+		tl_launch_release(&re);
 		res->status = TL_STATUS_FAILED;
 		snprintf(res->error, sizeof(res->error), "out of memory");
 		return;
@@ -508,7 +508,7 @@ static void run_one(const struct run_ctx *ctx, const struct tl_plan *plan, const
 	}
 	*has_fom = true;
 out:
-	tl_runenv_release(&re);
+	tl_launch_release(&re);
 }
 
 /* The run's record: what ran, how it ended, and everything measured; stored in one transaction. */

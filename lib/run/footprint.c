@@ -13,8 +13,9 @@
 #include "util/error.h"
 #include "util/hash.h"
 #include "measure/ingest.h"
-#include "run/runenv.h"
+#include "run/launch.h"
 #include "run/runner.h"
+#include "util/paths.h"
 #include "tiermem/rt-stats.h"
 
 bool tl_footprint_needed(const struct tl_config *c)
@@ -24,7 +25,12 @@ bool tl_footprint_needed(const struct tl_config *c)
 	return b && strchr(b, '%') && c->values[TL_AXIS_CHUNKS];
 }
 
-/* What determines the footprint, hashed: the command, the workload's env, threshold, allocator. */
+/*
+ * What determines the footprint, hashed: the command, the workload's env
+ * and the axes that change what the runtime manages (TL_AXIS_FOOTPRINT),
+ * walked from the last axis down: the order the keys stored in databases
+ * were first written in.
+ */
 static void footprint_key(const struct tl_config *c, char key[17])
 {
 	char *text = NULL;
@@ -40,9 +46,10 @@ static void footprint_key(const struct tl_config *c, char key[17])
 		fprintf(f, "%s\x1f", c->argv.v[i]);
 	for (size_t i = 0; i < c->workload->env.n; i++)
 		fprintf(f, "\x1e%s", c->workload->env.v[i]);
-	fprintf(f, "\nthreshold=%s\nallocator=%s\nthreads=%s\n", c->values[TL_AXIS_THRESHOLD] ?
-		c->values[TL_AXIS_THRESHOLD] : "", c->values[TL_AXIS_ALLOCATOR] ?
-		c->values[TL_AXIS_ALLOCATOR] : "", c->values[TL_AXIS_THREADS] ? c->values[TL_AXIS_THREADS] : "");
+	fputc('\n', f);
+	for (int a = TL_AXIS__COUNT - 1; a >= 0; a--)
+		if (tl_axes[a].flags & TL_AXIS_FOOTPRINT)
+			fprintf(f, "%s=%s\n", tl_axes[a].name, c->values[a] ? c->values[a] : "");
 	fclose(f);
 	tl_hash_hex(text, len, key);
 	free(text);
@@ -70,8 +77,8 @@ static int calibrate(const struct tl_plan *plan, const struct tl_config *c, cons
 	struct tl_config cal = *c;
 	struct tl_run_result res;
 	struct tl_ingest ing;
-	struct tl_runenv re;
-	char *all_slow = tl_runenv_libpath("policy-all-slow.so");
+	struct tl_launch re;
+	char *all_slow = tl_path_lib("policy-all-slow.so");
 	char **argv;
 	int rc;
 
@@ -82,13 +89,13 @@ static int calibrate(const struct tl_plan *plan, const struct tl_config *c, cons
 	/*
 	 * The same program and memory settings under the runtime (the plugin
 	 * by path: "all-slow" by name means a plain memory binding); nothing
-	 * sampled, nothing promoted.
+	 * sampled, nothing promoted: of the runtime's axes only those that
+	 * change what it manages stay.
 	 */
+	for (int a = 0; a < TL_AXIS__COUNT; a++)
+		if (tl_axes[a].applies != TL_APPLIES_ALL && !(tl_axes[a].flags & TL_AXIS_FOOTPRINT))
+			cal.values[a] = NULL;
 	cal.values[TL_AXIS_POLICY] = all_slow;
-	cal.values[TL_AXIS_BUDGET] = NULL;
-	cal.values[TL_AXIS_CHUNKS] = NULL;
-	cal.values[TL_AXIS_RATE] = NULL;
-	cal.values[TL_AXIS_WINDOW] = NULL;
 	cal.values[TL_AXIS_SAMPLER] = "none";
 	cal.values[TL_AXIS_LOG] = "counters";
 	if (mkdir_p(out_dir)) {
@@ -96,13 +103,13 @@ static int calibrate(const struct tl_plan *plan, const struct tl_config *c, cons
 		free(all_slow);
 		return -EIO;
 	}
-	rc = tl_runenv_build(plan->spec, &cal, out_dir, spec_dir, 0, &re, why, whylen);
+	rc = tl_launch_build(plan->spec, &cal, out_dir, spec_dir, 0, &re, why, whylen);
 	free(all_slow);
 	if (rc)
 		return -EIO;
 	argv = calloc(c->argv.n + 1, sizeof(*argv));
 	if (!argv) {
-		tl_runenv_release(&re);
+		tl_launch_release(&re);
 		snprintf(why, whylen, "out of memory");
 		return -ENOMEM;
 	}
@@ -116,7 +123,7 @@ static int calibrate(const struct tl_plan *plan, const struct tl_config *c, cons
 	};
 	tl_runner_run(&req, &res);
 	free(argv);
-	tl_runenv_release(&re);
+	tl_launch_release(&re);
 	if (res.status != TL_STATUS_OK) {
 		snprintf(why, whylen, "the calibration run (files in %.300s) %.150s", out_dir, res.error);
 		return -EIO;

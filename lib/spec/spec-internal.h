@@ -108,6 +108,12 @@ int tl_spec_axis_value(struct tl_yaml *y, const struct tl_spec *spec, yaml_node_
 int tl_spec_parse_matrix(struct tl_yaml *y, yaml_node_t *map, struct tl_spec *spec);
 int tl_spec_parse_selector(struct tl_yaml *y, yaml_node_t *map, const char *field, struct tl_spec *spec,
 			   struct tl_selector *sel);
+/*
+ * Every parameter in policy_args (the default and the matrix's values) is
+ * one some policy of the spec takes (a built-in declares it, or a plugin
+ * takes whatever it is given); the others are refused with did-you-mean.
+ */
+int tl_spec_check_policy_args(struct tl_yaml *y, const struct tl_spec *spec);
 /* Names of the axes from tl_axes[], NULL-terminated, for did-you-mean. */
 const char *const *tl_spec_axis_names(void);
 

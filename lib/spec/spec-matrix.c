@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "policies/policies.h"
 
 const char *const *tl_spec_axis_names(void)
 {
@@ -170,6 +171,35 @@ out:
 	return rc;
 }
 
+/* {name: value, ...} as the text "name=value,..." (canonicalised by the caller). */
+static int args_map(struct tl_yaml *y, yaml_node_t *n, const char *field, char **text)
+{
+	yaml_node_t *k, *v;
+	size_t len = 0;
+	FILE *f = open_memstream(text, &len);
+	const char *sep = "";
+
+	if (!f)
+		return tl_error_set(y->err, "out of memory");
+	tl_yaml_for_pairs(y, n, k, v) {
+		if (!tl_yaml_text(v) || tl_yaml_is_null(v)) {
+			fclose(f);
+			free(*text);
+			*text = NULL;
+			return tl_yaml_error(y, v, "%s: %s: expected a value, got %s", field,
+					     tl_yaml_text(k) ? tl_yaml_text(k) : "?", tl_yaml_kind(v));
+		}
+		fprintf(f, "%s%s=%s", sep, tl_yaml_text(k) ? tl_yaml_text(k) : "", tl_yaml_text(v));
+		sep = ",";
+	}
+	if (fclose(f)) {
+		free(*text);
+		*text = NULL;
+		return tl_error_set(y->err, "out of memory");
+	}
+	return 0;
+}
+
 /* Canonical value of one node; bare "static" passes when allow_base (selectors match variants). */
 static int axis_value(struct tl_yaml *y, const struct tl_spec *spec, yaml_node_t *n, enum tl_axis axis,
 		      const char *field, bool allow_base, char **out)
@@ -180,6 +210,10 @@ static int axis_value(struct tl_yaml *y, const struct tl_spec *spec, yaml_node_t
 
 	if (axis == TL_AXIS_POLICY && n && n->type == YAML_MAPPING_NODE) {
 		if (static_map(y, n, field, &text))
+			return -EINVAL;
+		v = text;
+	} else if (tl_axes[axis].kind == TL_KIND_ARGS && n && n->type == YAML_MAPPING_NODE && tl_yaml_count(n)) {
+		if (args_map(y, n, field, &text))
 			return -EINVAL;
 		v = text;
 	} else {
@@ -503,5 +537,77 @@ int tl_spec_parse_matrix(struct tl_yaml *y, yaml_node_t *map, struct tl_spec *sp
 					   &spec->exclude[i]))
 			return -EINVAL;
 	}
+	return 0;
+}
+
+/* The policies a spec plans: the matrix's, else its default, else the axis's. */
+static void spec_policies(const struct tl_spec *spec, const char **v, size_t *n, size_t max)
+{
+	const struct tl_axis_values *m = &spec->matrix[TL_AXIS_POLICY];
+
+	*n = 0;
+	for (size_t i = 0; i < m->values.n && *n < max; i++)
+		v[(*n)++] = m->values.v[i];
+	if (!*n)
+		v[(*n)++] = spec->defaults[TL_AXIS_POLICY] ? spec->defaults[TL_AXIS_POLICY]
+							   : tl_axes[TL_AXIS_POLICY].def;
+}
+
+/* The parameters the spec's built-in policies declare, for did-you-mean. */
+static size_t declared_params(const char *const *policies, size_t np, const char **names, size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < np; i++) {
+		const struct tlp_policy *pol = tlp_policy_find(policies[i]);
+
+		for (const struct tlp_param *p = pol && TLP_HAS(pol, params) ? pol->params : NULL; p && p->name &&
+		     n < max; p++)
+			names[n++] = p->name;
+	}
+	names[n] = NULL;
+	return n;
+}
+
+static int check_args_value(struct tl_yaml *y, struct tl_loc at, const char *field, const char *args,
+			    const char *const *policies, size_t np)
+{
+	const char *names[33];
+
+	for (const char *p = args; *p;) {
+		size_t len = strcspn(p, "="), span = strcspn(p, ",");
+		char param[128];
+		bool taken = false;
+
+		snprintf(param, sizeof(param), "%.*s", (int)len, p);
+		for (size_t i = 0; i < np && !taken; i++)
+			taken = tl_policy_takes(policies[i], param);
+		if (!taken) {
+			const char *dym;
+
+			declared_params(policies, np, names, 32);
+			dym = tl_did_you_mean(param, names);
+			return tl_error_set(y->err, "%s:%d:%d: %s: no policy of this spec takes a parameter '%s'%s%s%s",
+					    y->path, at.line, at.col, field, param, dym ? " (did you mean '" : "",
+					    dym ? dym : "", dym ? "'?)" : "");
+		}
+		p += span + (p[span] == ',');
+	}
+	return 0;
+}
+
+int tl_spec_check_policy_args(struct tl_yaml *y, const struct tl_spec *spec)
+{
+	const struct tl_axis_values *m = &spec->matrix[TL_AXIS_POLICY_ARGS];
+	const char *policies[65];
+	size_t np;
+
+	spec_policies(spec, policies, &np, 64);
+	for (size_t i = 0; i < m->values.n; i++)
+		if (check_args_value(y, m->loc, "matrix.policy_args", m->values.v[i], policies, np))
+			return -EINVAL;
+	if (spec->defaults[TL_AXIS_POLICY_ARGS])
+		return check_args_value(y, spec->defaults_loc[TL_AXIS_POLICY_ARGS], "runtime.policy_args",
+					spec->defaults[TL_AXIS_POLICY_ARGS], policies, np);
 	return 0;
 }

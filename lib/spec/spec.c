@@ -25,8 +25,12 @@ static const char *const top_keys[] = {
 	"events", "repetitions", "timeout", "baseline", "matrix", NULL
 };
 static const char *const machine_keys[] = { "fast", "slow", "cpus", NULL };
+/* runtime: takes the axes the runtime reads (those with a variable of its own). */
 static const char *const runtime_keys[] = {
-	"policy", "budget", "threshold", "chunks", "rate", "window", "sampler", "log", NULL
+#define TL_RUNTIME_KEY(id, name, ...) name,
+	TL_RUNTIME_AXES(TL_RUNTIME_KEY)
+#undef TL_RUNTIME_KEY
+	NULL
 };
 
 #define NODE_SYNTAX "numactl node syntax: 0, 0-3, 1,3, all, !2"
@@ -145,6 +149,7 @@ static int parse_machine(struct tl_yaml *y, yaml_node_t *n, struct tl_spec *spec
 static int set_default(struct tl_yaml *y, struct tl_spec *spec, yaml_node_t *n, enum tl_axis a,
 		       const char *field)
 {
+	spec->defaults_loc[a] = tl_yaml_loc(n);
 	return tl_spec_axis_value(y, spec, n, a, field, &spec->defaults[a]);
 }
 
@@ -273,7 +278,7 @@ static int parse_spec(struct tl_yaml *y, const char *workloads_dir, struct tl_sp
 	if ((n = tl_yaml_get(y, root, "baseline", NULL)) &&
 	    tl_spec_parse_selector(y, n, "baseline", spec, &spec->baseline))
 		return -EINVAL;
-	return 0;
+	return tl_spec_check_policy_args(y, spec);
 }
 
 int tl_spec_load_string(const char *path, const char *text, const char *workloads_dir,

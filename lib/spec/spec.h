@@ -94,6 +94,7 @@ struct tl_spec {
 
 	/* Defaults for every axis (from workload:, allocator:, runtime:, top level); NULL = unset. */
 	char *defaults[TL_AXIS__COUNT];
+	struct tl_loc defaults_loc[TL_AXIS__COUNT];	/* where each was written */
 
 	struct tl_strlist events;	/* perf event strings, as written */
 	int repetitions;		/* >= 1, default 1 */

@@ -27,7 +27,7 @@ struct tl_store {
  */
 extern const char *const tl_store_migrations[];
 extern const size_t tl_store_nmigrations;
-/* The axis columns of `runs` as of the latest migration, in enum tl_axis order. */
+/* The axis columns of `runs`, in enum tl_axis order (the axis names). */
 extern const char *const tl_store_axis_columns[TL_AXIS__COUNT];
 
 /*
@@ -48,8 +48,8 @@ int tl_store_check_version(struct tl_store *st, size_t n);
  * each missing migration in its own immediate transaction.
  */
 int tl_store_migrate(struct tl_store *st, const char *const *migrations, size_t n);
-/* Every axis has its column in `runs`, so adding an axis without a migration fails loudly. */
-int tl_store_check_axes(struct tl_store *st);
+/* Adds the column of every axis table runs does not have yet, in one transaction. */
+int tl_store_add_axis_columns(struct tl_store *st);
 
 /* Prints "database 'PATH': MESSAGE" and returns err. */
 int tl_store_fail(struct tl_store *st, int err, const char *fmt, ...)

@@ -8,7 +8,10 @@
  *
  * A migration is fixed SQL once it has shipped: databases in users' hands
  * were built by it. To change the schema, append a migration (ALTER TABLE,
- * CREATE TABLE, ...), bump TL_STORE_SCHEMA_VERSION and document it.
+ * CREATE TABLE, ...), bump TL_STORE_SCHEMA_VERSION and document it. The
+ * one exception are the axis columns of runs, which follow the axis table:
+ * an axis added since a database was made gets its column when tierlab
+ * opens it (a nullable column older tierlabs do not read).
  */
 #include "store/store-internal.h"
 
@@ -44,7 +47,7 @@ static const char migration_1[] =
 	"  run_key          TEXT NOT NULL,\n"
 	"  config_key       TEXT NOT NULL,\n"
 	"  rep              INTEGER NOT NULL CHECK (rep >= 1),\n"
-	/* One column per axis, named as in axis.c; keep tl_store_axis_columns in step. */
+	/* One column per axis as of this migration; later axes are added by tl_store_add_axis_columns. */
 	"  \"workload\"     TEXT,\n"
 	"  \"size\"         TEXT,\n"
 	"  \"threads\"      TEXT,\n"
@@ -166,18 +169,13 @@ const size_t tl_store_nmigrations = ARRAY_SIZE(tl_store_migrations);
 _Static_assert(ARRAY_SIZE(tl_store_migrations) == TL_STORE_SCHEMA_VERSION,
 	       "TL_STORE_SCHEMA_VERSION must equal the number of migrations");
 
+/* The axis columns of `runs`, one per axis, generated from the axis table (axis/axes.h). */
 const char *const tl_store_axis_columns[] = {
-	"workload", "size", "threads", "allocator", "policy", "budget",
-	"threshold", "chunks", "rate", "window", "sampler", "log",
+#define TL_AXIS_COLUMN(id, name, ...) name,
+	TL_AXES(TL_AXIS_COLUMN)
+#undef TL_AXIS_COLUMN
 };
-
-/*
- * Fires when an axis is added to enum tl_axis: append a migration with
- * ALTER TABLE runs ADD COLUMN "<name>" TEXT, add the name here, bump
- * TL_STORE_SCHEMA_VERSION and document the column in docs/schema.md.
- */
-_Static_assert(ARRAY_SIZE(tl_store_axis_columns) == TL_AXIS__COUNT,
-	       "an axis was added or removed without a store migration (see lib/store/store-schema.c)");
+_Static_assert(ARRAY_SIZE(tl_store_axis_columns) == TL_AXIS__COUNT, "one column per axis");
 
 /*
  * The schema version, the application id and the number of schema objects,
@@ -298,36 +296,57 @@ int tl_store_migrate(struct tl_store *st, const char *const *migrations, size_t 
 	return 0;
 }
 
-int tl_store_check_axes(struct tl_store *st)
+/* Which axis columns table runs has; -errno after reporting. */
+static int axis_columns(struct tl_store *st, bool found[TL_AXIS__COUNT], bool *have_runs)
 {
-	bool found[TL_AXIS__COUNT] = { false };
 	sqlite3_stmt *s;
 	int rc;
 
-	for (int a = 0; a < TL_AXIS__COUNT; a++)
-		if (strcmp(tl_axes[a].name, tl_store_axis_columns[a]))
-			return tl_store_fail(st, -EPROTO,
-					     "axis '%s' is not in the store schema (it has '%s' there; "
-					     "add a migration in lib/store/store-schema.c)",
-					     tl_axes[a].name, tl_store_axis_columns[a]);
+	memset(found, 0, sizeof(bool) * TL_AXIS__COUNT);
+	*have_runs = false;
 	rc = sqlite3_prepare_v2(st->db, "SELECT name FROM pragma_table_info('runs')", -1, &s, NULL);
 	if (rc != SQLITE_OK)
 		return tl_store_sqlerr(st, rc, "cannot read the schema");
 	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
 		const char *col = (const char *)sqlite3_column_text(s, 0);
 
+		*have_runs = true;
 		for (int a = 0; a < TL_AXIS__COUNT; a++)
-			if (col && !strcmp(col, tl_axes[a].name))
+			if (col && !strcmp(col, tl_store_axis_columns[a]))
 				found[a] = true;
 	}
 	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE)
-		return tl_store_sqlerr(st, rc, "cannot read the schema");
-	for (int a = 0; a < TL_AXIS__COUNT; a++)
-		if (!found[a])
-			return tl_store_fail(st, -EPROTO,
-					     "table runs has no column for axis '%s' "
-					     "(add a migration in lib/store/store-schema.c)",
-					     tl_axes[a].name);
-	return 0;
+	return rc == SQLITE_DONE ? 0 : tl_store_sqlerr(st, rc, "cannot read the schema");
+}
+
+int tl_store_add_axis_columns(struct tl_store *st)
+{
+	bool found[TL_AXIS__COUNT], have_runs;
+	char sql[160];
+	int rc, missing = 0;
+
+	rc = axis_columns(st, found, &have_runs);
+	for (int a = 0; !rc && a < TL_AXIS__COUNT; a++)
+		missing += !found[a];
+	if (rc || !missing)
+		return rc;
+	if (!have_runs)
+		return tl_store_fail(st, -EPROTO, "not a tierlab database (it has no table runs)");
+	rc = sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+	if (rc != SQLITE_OK)
+		return tl_store_sqlerr(st, rc, "cannot add the axis columns");
+	/* another tierlab may have added them while this one waited for the lock */
+	rc = axis_columns(st, found, &have_runs);
+	for (int a = 0; !rc && a < TL_AXIS__COUNT; a++) {
+		if (found[a])
+			continue;
+		snprintf(sql, sizeof(sql), "ALTER TABLE runs ADD COLUMN \"%s\" TEXT", tl_store_axis_columns[a]);
+		if ((rc = sqlite3_exec(st->db, sql, NULL, NULL, NULL)) != SQLITE_OK)
+			rc = tl_store_sqlerr(st, rc, "cannot add the axis columns");
+	}
+	if (!rc && (rc = sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL)) != SQLITE_OK)
+		rc = tl_store_sqlerr(st, rc, "cannot add the axis columns");
+	if (rc)
+		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+	return rc;
 }

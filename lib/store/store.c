@@ -267,7 +267,7 @@ int tl_store_open_with(const char *path, bool create, const char *const *migrati
 	if (!rc)
 		rc = tl_store_migrate(st, migrations, n);
 	if (!rc)
-		rc = tl_store_check_axes(st);
+		rc = tl_store_add_axis_columns(st);
 	if (rc)
 		goto close_db;
 	*out = st;

@@ -109,3 +109,38 @@ const char *tl_path_default_db(void)
 
 	return env && *env ? env : "results/tierlab.db";
 }
+
+char *tl_path_lib(const char *name)
+{
+	const char *dir = tl_path_libdir();
+	char *p;
+
+	if (!dir || asprintf(&p, "%s/%s", dir, name) < 0)
+		return NULL;
+	if (access(p, R_OK)) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+/*
+ * A library ld.so finds by name (Debian's jemalloc), checked now rather
+ * than by a failed run. Not by dlopen: jemalloc's static TLS cannot be
+ * loaded into a running process, though a preload of it works.
+ */
+int tl_path_system_lib(const char *soname)
+{
+	static const char *const dirs[] = { "/usr/local/lib", "/usr/lib/x86_64-linux-gnu",
+					    "/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
+					    "/lib/aarch64-linux-gnu", "/usr/lib64", "/lib64", "/usr/lib",
+					    "/lib", NULL };
+	char path[PATH_MAX];
+
+	for (int i = 0; dirs[i]; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dirs[i], soname);
+		if (!access(path, R_OK))
+			return 1;
+	}
+	return 0;
+}

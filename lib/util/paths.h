@@ -6,7 +6,8 @@
  * descriptors are also looked up in the source tree (PREFIX/../workloads)
  * so a build runs without installing.
  *
- * Returned strings are static (computed once); NULL when not found.
+ * Returned strings are static (computed once) unless said otherwise; NULL
+ * when not found.
  */
 #ifndef TL_PATHS_H
 #define TL_PATHS_H
@@ -18,6 +19,12 @@ const char *tl_path_workloads(void);	/* directory of workload descriptors */
 
 /* Resolves a descriptor: "<dir>/<name>.yaml" or "<dir>/<name>/workload.yaml"; malloc'd or NULL. */
 char *tl_path_workload_descriptor(const char *dir, const char *name);
+
+/* Path of a library in the tierlab lib dir ("libtiermem.so"), or NULL when not built; malloc'd. */
+char *tl_path_lib(const char *name);
+
+/* 1 when the dynamic loader's default directories hold this library (e.g. "libjemalloc.so.2"). */
+int tl_path_system_lib(const char *soname);
 
 /* Default database: $TIERLAB_DB, else results/tierlab.db (relative to the cwd). */
 const char *tl_path_default_db(void);

@@ -11,9 +11,9 @@ $(B)/guest/move-check: tests/guest/move-check.c
 	$(CC) $(ALL_CFLAGS) -static -o $@ $< -lnuma
 
 # The probe library linked statically, with what it needs from libtierlab.
-$(B)/guest/probe-driver: tests/guest/probe-driver.c $(LIBTIERLAB)
+$(B)/guest/probe-driver: tests/guest/probe-driver.c $(TIERLAB_LINK)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -static -o $@ $< $(LIBTIERLAB) $(CORE_LIBS) -lpthread -ldl
+	$(CC) $(ALL_CFLAGS) -static -o $@ $< $(TIERLAB_LINK) $(CORE_LIBS) -lpthread -ldl
 
 # The tiering runtime's core (lib/tiermem without the interposer, and
 # without policy-load.c: the guest has no dlopen, the program loads LRU from

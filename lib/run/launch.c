@@ -1,10 +1,10 @@
 /*
- * Composing a run's environment (see runenv.h). The order of LD_PRELOAD
+ * Composing what a run is launched with (see launch.h). The order of LD_PRELOAD
  * matters: the tiering runtime comes first so it sees every allocation and
  * hands the small ones to the next allocator in the list (the chosen
  * allocator, else glibc).
  */
-#include "run/runenv.h"
+#include "run/launch.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -12,11 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "tiermem/options.h"
 #include "util/paths.h"
+#include "util/strings.h"
 
 extern char **environ;
 
-static int env_add(struct tl_runenv *re, const char *name, const char *value)
+static int env_add(struct tl_launch *re, const char *name, const char *value)
 {
 	size_t len = strlen(name);
 	char *kv;
@@ -41,52 +43,7 @@ static int env_add(struct tl_runenv *re, const char *name, const char *value)
 	return 0;
 }
 
-static const char *env_get(const struct tl_runenv *re, const char *name)
-{
-	size_t len = strlen(name);
-
-	for (size_t i = 0; i < re->n; i++)
-		if (!strncmp(re->envp[i], name, len) && re->envp[i][len] == '=')
-			return re->envp[i] + len + 1;
-	return NULL;
-}
-
-char *tl_runenv_libpath(const char *name)
-{
-	const char *dir = tl_path_libdir();
-	char *p;
-
-	if (!dir || asprintf(&p, "%s/%s", dir, name) < 0)
-		return NULL;
-	if (access(p, R_OK)) {
-		free(p);
-		return NULL;
-	}
-	return p;
-}
-
-/*
- * A library ld.so finds by name (Debian's jemalloc), checked now rather
- * than by a failed run. Not by dlopen: jemalloc's static TLS cannot be
- * loaded into a running process, though a preload of it works.
- */
-int tl_runenv_system_lib(const char *soname)
-{
-	static const char *const dirs[] = { "/usr/local/lib", "/usr/lib/x86_64-linux-gnu",
-					    "/lib/x86_64-linux-gnu", "/usr/lib/aarch64-linux-gnu",
-					    "/lib/aarch64-linux-gnu", "/usr/lib64", "/lib64", "/usr/lib",
-					    "/lib", NULL };
-	char path[PATH_MAX];
-
-	for (int i = 0; dirs[i]; i++) {
-		snprintf(path, sizeof(path), "%s/%s", dirs[i], soname);
-		if (!access(path, R_OK))
-			return 1;
-	}
-	return 0;
-}
-
-static void env_remove(struct tl_runenv *re, const char *name)
+static void env_remove(struct tl_launch *re, const char *name)
 {
 	size_t len = strlen(name);
 
@@ -100,9 +57,9 @@ static void env_remove(struct tl_runenv *re, const char *name)
 	}
 }
 
-static int add_preload(struct tl_runenv *re, const char *lib)
+static int add_preload(struct tl_launch *re, const char *lib)
 {
-	const char *old = env_get(re, "LD_PRELOAD");
+	const char *old = tl_env_lookup(re->envp, "LD_PRELOAD");
 	char *v;
 	int rc;
 
@@ -144,23 +101,20 @@ static char *resolve_program(const char *argv0, const char *spec_dir)
 	return strdup(argv0);	/* looked up in PATH by the runner */
 }
 
-static int add_runtime(struct tl_runenv *re, const struct tl_spec *spec, const struct tl_config *c,
+/* The runtime's own variables by enum tlrt_opt (tiermem/options.h), so their names are written once. */
+static const char *const rt_var[TLRT_OPT__COUNT] = {
+#define TLRT_VAR_NAME(id, axis, kind, applies, flags, def, var, ...) [TLRT_OPT_##id] = var,
+	TLRT_OPTIONS(TLRT_VAR_NAME)
+#undef TLRT_VAR_NAME
+};
+
+/* Every axis the runtime reads goes in its variable; a static policy's fractions in their own. */
+static int add_runtime(struct tl_launch *re, const struct tl_spec *spec, const struct tl_config *c,
 		       char *why, size_t whylen)
 {
-	/* axis -> runtime variable; the policy and fractions are split below. */
-	static const struct { enum tl_axis axis; const char *var; } vars[] = {
-		{ TL_AXIS_BUDGET, "TIERLAB_FAST_MEM" },
-		{ TL_AXIS_THRESHOLD, "TIERLAB_THRESHOLD" },
-		{ TL_AXIS_CHUNKS, "TIERLAB_CHUNKS" },
-		{ TL_AXIS_RATE, "TIERLAB_RATE" },
-		{ TL_AXIS_WINDOW, "TIERLAB_WINDOW" },
-		{ TL_AXIS_SAMPLER, "TIERLAB_SAMPLER" },
-		{ TL_AXIS_LOG, "TIERLAB_LOG" },
-	};
 	const char *policy = c->values[TL_AXIS_POLICY];
-	char *lib = tl_runenv_libpath("libtiermem.so");
+	char *lib = tl_path_lib("libtiermem.so");
 	const char *colon = strchr(policy, ':');
-	char base[64];
 	int rc = 0;
 
 	if (!lib) {
@@ -168,23 +122,30 @@ static int add_runtime(struct tl_runenv *re, const struct tl_spec *spec, const s
 			 policy, tl_path_libdir() ? tl_path_libdir() : "the tierlab lib directory");
 		return -ENOENT;
 	}
-	snprintf(base, sizeof(base), "%.*s", colon ? (int)(colon - policy) : (int)sizeof(base) - 1, policy);
-	rc = rc ?: env_add(re, "TIERLAB_POLICY", base);
-	if (colon)
-		rc = rc ?: env_add(re, "TIERLAB_FRACTIONS", colon + 1);
+	for (int a = 0; a < TL_AXIS__COUNT && !rc; a++) {
+		const char *v = c->values[a];
+
+		if (!tl_axes[a].var || !v)
+			continue;
+		if (tl_axes[a].kind == TL_KIND_POLICY && colon) {
+			char base[64];
+
+			rc = env_add(re, tl_axes[a].var, tl_policy_base(v, base, sizeof(base)));
+			rc = rc ?: env_add(re, rt_var[TLRT_OPT_FRACTIONS], colon + 1);
+			continue;
+		}
+		rc = env_add(re, tl_axes[a].var, v);
+	}
 	if (spec->machine.fast)
-		rc = rc ?: env_add(re, "TIERLAB_FAST_NODES", spec->machine.fast);
+		rc = rc ?: env_add(re, rt_var[TLRT_OPT_FAST_NODES], spec->machine.fast);
 	if (spec->machine.slow)
-		rc = rc ?: env_add(re, "TIERLAB_SLOW_NODES", spec->machine.slow);
-	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++)
-		if (c->values[vars[i].axis])
-			rc = rc ?: env_add(re, vars[i].var, c->values[vars[i].axis]);
+		rc = rc ?: env_add(re, rt_var[TLRT_OPT_SLOW_NODES], spec->machine.slow);
 	rc = rc ?: add_preload(re, lib);
 	free(lib);
 	return rc;
 }
 
-static int add_allocator(struct tl_runenv *re, const char *allocator, char *why, size_t whylen)
+static int add_allocator(struct tl_launch *re, const char *allocator, char *why, size_t whylen)
 {
 	char *lib;
 	int rc;
@@ -192,14 +153,14 @@ static int add_allocator(struct tl_runenv *re, const char *allocator, char *why,
 	if (!allocator || !strcmp(allocator, "system"))
 		return 0;
 	if (!strcmp(allocator, "jemalloc")) {
-		if (!tl_runenv_system_lib("libjemalloc.so.2")) {
+		if (!tl_path_system_lib("libjemalloc.so.2")) {
 			snprintf(why, whylen, "allocator 'jemalloc' needs libjemalloc.so.2 (apt-get install libjemalloc2)");
 			return -ENOENT;
 		}
 		return add_preload(re, "libjemalloc.so.2");
 	}
 	if (!strcmp(allocator, "fat")) {
-		lib = tl_runenv_libpath("libfatalloc.so");
+		lib = tl_path_lib("libfatalloc.so");
 		if (!lib) {
 			snprintf(why, whylen, "allocator 'fat' needs libfatalloc.so, which is not built in %s",
 				 tl_path_libdir() ? tl_path_libdir() : "the tierlab lib directory");
@@ -213,8 +174,8 @@ static int add_allocator(struct tl_runenv *re, const char *allocator, char *why,
 	return -ENOENT;
 }
 
-int tl_runenv_build(const struct tl_spec *spec, const struct tl_config *c, const char *out_dir,
-		    const char *spec_dir, uint64_t footprint, struct tl_runenv *re, char *why,
+int tl_launch_build(const struct tl_spec *spec, const struct tl_config *c, const char *out_dir,
+		    const char *spec_dir, uint64_t footprint, struct tl_launch *re, char *why,
 		    size_t whylen)
 {
 	const struct tl_workload *wl = c->workload;
@@ -255,14 +216,14 @@ int tl_runenv_build(const struct tl_spec *spec, const struct tl_config *c, const
 		char *cwd = out_dir[0] == '/' ? NULL : getcwd(NULL, 0);
 		char *abs = out_dir[0] == '/' || cwd ? resolve_path(cwd, out_dir) : NULL;
 
-		rc = abs ? env_add(re, "TIERLAB_OUT", abs) : -ENOMEM;
+		rc = abs ? env_add(re, rt_var[TLRT_OPT_OUT], abs) : -ENOMEM;
 		free(abs);
 		free(cwd);
 	}
 	if (rc)
 		goto fail;
 	/* tierlab's libraries go first (the runtime must see every allocation), the user's after */
-	user_preload = env_get(re, "LD_PRELOAD") ? strdup(env_get(re, "LD_PRELOAD")) : NULL;
+	user_preload = tl_env_lookup(re->envp, "LD_PRELOAD") ? strdup(tl_env_lookup(re->envp, "LD_PRELOAD")) : NULL;
 	rc = env_add(re, "LD_PRELOAD", "");
 	if (rc)
 		goto fail;
@@ -272,7 +233,7 @@ int tl_runenv_build(const struct tl_spec *spec, const struct tl_config *c, const
 			char bytes[32];
 
 			snprintf(bytes, sizeof(bytes), "%llu", (unsigned long long)footprint);
-			rc = env_add(re, "TIERLAB_FOOTPRINT", bytes);
+			rc = env_add(re, rt_var[TLRT_OPT_FOOTPRINT], bytes);
 		}
 		if (rc)
 			goto fail;
@@ -280,7 +241,7 @@ int tl_runenv_build(const struct tl_spec *spec, const struct tl_config *c, const
 	rc = add_allocator(re, c->values[TL_AXIS_ALLOCATOR], why, whylen);
 	if (!rc && user_preload && *user_preload)
 		rc = add_preload(re, user_preload);
-	if (!rc && !*env_get(re, "LD_PRELOAD"))
+	if (!rc && !*tl_env_lookup(re->envp, "LD_PRELOAD"))
 		env_remove(re, "LD_PRELOAD");
 	free(user_preload);
 	user_preload = NULL;
@@ -301,11 +262,11 @@ int tl_runenv_build(const struct tl_spec *spec, const struct tl_config *c, const
 	return 0;
 fail:
 	free(user_preload);
-	tl_runenv_release(re);
+	tl_launch_release(re);
 	return rc;
 }
 
-void tl_runenv_release(struct tl_runenv *re)
+void tl_launch_release(struct tl_launch *re)
 {
 	for (size_t i = 0; i < re->n; i++)
 		free(re->envp[i]);

@@ -1,20 +1,18 @@
 /*
- * What a run's process is given besides its argv: the environment
+ * What a run's process is launched with besides its argv: its variables
  * (tierlab's own, the workload's env, threads, the runtime's TIERLAB_*
- * variables, LD_PRELOAD for the runtime and the allocator), the memory
- * binding of the no-runtime policies, and the resolved program path.
- *
- * Variable names here must match the runtime's option table
- * (docs/runtime.md).
+ * variables from the axis table, LD_PRELOAD for the runtime and the
+ * allocator), the memory binding of the no-runtime policies, and the
+ * resolved program path.
  */
-#ifndef TL_RUNENV_H
-#define TL_RUNENV_H
+#ifndef TL_LAUNCH_H
+#define TL_LAUNCH_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include "plan/plan.h"
 
-struct tl_runenv {
+struct tl_launch {
 	char **envp;		/* NULL-terminated, owned */
 	size_t n;
 	char *program;		/* argv[0] resolved: a bare name in libexec if there, else PATH; relative paths against the spec's directory */
@@ -29,15 +27,9 @@ struct tl_runenv {
  * the run fail with that reason rather than run something else. footprint
  * (bytes, 0 = unknown) is what a percentage budget refers to.
  */
-int tl_runenv_build(const struct tl_spec *spec, const struct tl_config *c, const char *out_dir,
-		    const char *spec_dir, uint64_t footprint, struct tl_runenv *re, char *why,
+int tl_launch_build(const struct tl_spec *spec, const struct tl_config *c, const char *out_dir,
+		    const char *spec_dir, uint64_t footprint, struct tl_launch *re, char *why,
 		    size_t whylen);
-void tl_runenv_release(struct tl_runenv *re);
-
-/* 1 when the dynamic loader's default directories hold this library (e.g. "libjemalloc.so.2"). */
-int tl_runenv_system_lib(const char *soname);
-
-/* Path of a library in the tierlab lib dir ("libtiermem.so"), or NULL when not built; malloc'd. */
-char *tl_runenv_libpath(const char *name);
+void tl_launch_release(struct tl_launch *re);
 
 #endif
