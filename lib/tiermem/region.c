@@ -28,10 +28,17 @@
 #include <numaif.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #define RESERVE_MAX (1ULL << 40)
 #define RESERVE_MIN (1ULL << 30)
 #define ARENA_STEP (1ULL << 30)
+
+int tlrt_madvise(void *addr, size_t len, int advice)
+{
+	return (int)syscall(SYS_madvise, addr, len, advice);
+}
 
 static void *map_side(size_t bytes)
 {
@@ -99,7 +106,7 @@ static int arena_grow(uintptr_t base, uintptr_t end)
 		return -errno;
 	/* unset, the program gets the pages it would get without the runtime: runs stay comparable with baselines */
 	if (tlrt.opt.thp >= 0)
-		madvise(p, want - tlrt.arena_len, tlrt.opt.thp ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+		tlrt_madvise(p, want - tlrt.arena_len, tlrt.opt.thp ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
 	tlrt_region_settle((uintptr_t)p, want - tlrt.arena_len);
 	/*
 	 * One touch gives the new VMA its anon_vma before any chunk policy
@@ -109,7 +116,7 @@ static int arena_grow(uintptr_t base, uintptr_t end)
 	 */
 	if (!tlrt.arena_len) {
 		*(volatile char *)p = 0;
-		madvise(p, TLRT_PAGE, MADV_DONTNEED);
+		tlrt_madvise(p, TLRT_PAGE, MADV_DONTNEED);
 	}
 	tlrt.arena_len = want;
 	return 0;
@@ -152,7 +159,7 @@ void tlrt_region_populate(const struct tlrt_region *r)
 	size_t len = (size_t)((r->bytes + TLRT_PAGE - 1) / TLRT_PAGE * TLRT_PAGE);
 
 	/* before Linux 5.14 (EINVAL) a write per page does the same: the memory is fresh zeroes */
-	if (madvise((void *)r->addr, len, MADV_POPULATE_WRITE) && errno == EINVAL)
+	if (tlrt_madvise((void *)r->addr, len, MADV_POPULATE_WRITE) && errno == EINVAL)
 		for (size_t off = 0; off < len; off += TLRT_PAGE)
 			*(volatile char *)(r->addr + off) = 0;
 	/* the pages are placed; a lasting per-chunk policy would split the arena (see above) */
@@ -175,7 +182,7 @@ void tlrt_region_free(struct tlrt_region *r)
 	size_t at = (r->addr - base) >> TLRT_UNIT_SHIFT;
 
 	/* the memory goes back; the mapping stays so the arena stays one VMA */
-	madvise((void *)r->addr, r->maplen, MADV_DONTNEED);
+	tlrt_madvise((void *)r->addr, r->maplen, MADV_DONTNEED);
 	tlrt_region_settle(r->addr, r->maplen);
 	tlrt_bitmap_free(&tlrt.units_map, at, r->units);
 	r->units = 0;

@@ -140,6 +140,8 @@ uint64_t tlrt_now_ns(void);
 void tlrt_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* region.c */
+/* madvise(2) itself, never the madvise() the runtime exports to the program (advise.c). */
+int tlrt_madvise(void *addr, size_t len, int advice);
 int tlrt_region_reserve(void);
 /* A region of at least `bytes`, aligned to `align` (power of two), mapped read-write. */
 struct tlrt_region *tlrt_region_alloc(uint64_t bytes, size_t align);

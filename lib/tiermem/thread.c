@@ -86,7 +86,7 @@ void tlrt_drain(void)
 static void *runtime_thread(void *arg)
 {
 	uint64_t period = tlrt.opt.rate_hz > 0 ? (uint64_t)(1e9 / tlrt.opt.rate_hz) : IDLE_NS;
-	uint64_t next = tlrt_now_ns(), last_flush = next;
+	uint64_t next = tlrt_now_ns(), last_flush = next, rng = next | 1;
 	struct timespec ts;
 
 	(void)arg;
@@ -96,7 +96,14 @@ static void *runtime_thread(void *arg)
 	while (!atomic_load(&tlrt.stop)) {
 		uint64_t now = tlrt_now_ns();
 
-		next += period;
+		/*
+		 * Each interval drawn uniformly in [period/2, 3*period/2): the rate
+		 * asked on average, but never in step with a program that repeats
+		 * itself at a multiple of the period (a sweep of a fixed size), which
+		 * a fixed period would sample at the same few places every time.
+		 */
+		rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+		next += period / 2 + rng % (period | 1);
 		if (next < now)
 			next = now;	/* fell behind: don't burst to catch up */
 		ts.tv_sec = (time_t)(next / 1000000000ULL);

@@ -14,7 +14,7 @@
 . "$(dirname "$0")/lib.sh"
 H="$B/tests-helpers"
 for s in asan tsan; do
-	for t in test_sampler_fault test_sampler_program test_sampler_wp test_sampler_perf test_perf_ring test_perf_spe test_perf_pmu sampler-segv; do
+	for t in test_sampler_fault test_sampler_program test_sampler_wp test_sampler_perf test_perf_ring test_perf_spe test_perf_pmu test_sampler_damon sampler-segv; do
 		[ -x "$H/$t-$s" ] || fail "build first: $H/$t-$s"
 	done
 done
@@ -49,12 +49,14 @@ run_cm asan test_sampler_perf
 run_cm asan test_perf_ring
 run_cm asan test_perf_spe
 run_cm asan test_perf_pmu
+run_cm asan test_sampler_damon
 
 echo "== TSan"
 run_cm tsan test_sampler_fault
 run_cm tsan test_sampler_wp
 run_cm tsan test_sampler_program
 run_cm tsan test_sampler_perf
+run_cm tsan test_sampler_damon
 
 # sampler-segv: own handler, then a real crash with and without the sanitizer's SEGV handler.
 for s in asan tsan; do

@@ -32,3 +32,10 @@ $(B)/guest/hotcold: tests/guest/hotcold.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< -lnuma
 TEST_BINS += $(B)/guest/hotcold
+
+# The damon sampler against the guest's kdamond; tests/cli/damon-guest.sh.
+$(B)/guest/damon-guest: tests/guest/damon-guest.c $(GUEST_TIERMEM_SRC) $(wildcard lib/tiermem/*.h) lib/util/units.h $(POLICY_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -static -pthread -o $@ tests/guest/damon-guest.c $(GUEST_TIERMEM_SRC) $(POLICY_LIB) -lnuma -lpfm -lm
+GUEST_BINS += $(B)/guest/damon-guest
+TEST_BINS += $(B)/guest/damon-guest

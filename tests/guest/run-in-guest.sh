@@ -5,9 +5,12 @@
 # cross-node placement, migration, memory tiers.
 #
 #   run-in-guest.sh [--nodes 2|3] [--hmat] [--thp never|always] [--mem 512M]
-#                   [--add SRC:DST]... [--timeout SECONDS] -- PROGRAM [ARGS]
+#                   [--add SRC:DST]... [--append KERNEL-ARGS] [--timeout SECONDS]
+#                   -- PROGRAM [ARGS]
 #
-# --mem is the memory of each node. --hmat publishes HMAT latency/bandwidth
+# --mem is the memory of each node. --append adds to the guest kernel's
+# command line (pti=on: DAMON under TCG sees accesses only with it).
+# --hmat publishes HMAT latency/bandwidth
 # (node 0 DDR-like 100 ns / 60 GB/s; node 1 HBM-like 120 ns / 190 GB/s;
 # node 2 CXL-like 250 ns / 30 GB/s) so the 6.12 guest kernel builds separate
 # memory tiers. Distances: 0-1 14, 0-2 26, 1-2 30 (3 nodes); 0-1 20 (2).
@@ -20,12 +23,12 @@
 # or busybox is missing or the guest did not boot; 1 when the guest booted
 # but the program did not finish; 2 on bad usage.
 set -u
-usage() { sed -n '6,8p' "$0" | sed 's/^# *//' >&2; exit 2; }
+usage() { sed -n '6,9p' "$0" | sed 's/^# *//' >&2; exit 2; }
 skip() { echo "SKIP: $*"; exit 77; }
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-nodes=2 hmat=0 thp="" mem=512M timeout_s=60
+nodes=2 hmat=0 thp="" mem=512M timeout_s=60 append=
 adds=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -34,6 +37,7 @@ while [ $# -gt 0 ]; do
 	--thp) thp=${2:-}; shift 2 ;;
 	--mem) mem=${2:-}; shift 2 ;;
 	--add) adds+=("${2:-}"); shift 2 ;;
+	--append) append=${2:-}; shift 2 ;;
 	--timeout) timeout_s=${2:-}; shift 2 ;;
 	--) shift; break ;;
 	*) usage ;;
@@ -120,6 +124,7 @@ if [ -n "$hmat" ]; then
 fi
 cmdline="console=ttyS0 panic=-1 rdinit=/init loglevel=3"
 [ -n "$thp" ] && cmdline+=" transparent_hugepage=$thp"
+[ -n "$append" ] && cmdline+=" $append"
 args+=(-append "$cmdline")
 
 timeout -k 5 "$timeout_s" "$qemu" "${args[@]}" </dev/null >"$tmp/console" 2>&1

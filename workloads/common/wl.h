@@ -80,16 +80,21 @@ static inline void *wl_alloc(const char *prog, const char *what, size_t bytes)
 	return p;
 }
 
+/* The verdict and, when it passed, the figure of merit; 0 or 1 for the exit status. */
+static inline int wl_print_verdict(const char *check_failure, double fom, const char *unit)
+{
+	if (check_failure)
+		printf("validation: FAILED: %s\n", check_failure);
+	else
+		printf("validation: passed\nfigure-of-merit: %.6g %s\n", fom, unit);
+	fflush(stdout);
+	return check_failure ? 1 : 0;
+}
+
 static inline void wl_report(const char *check_failure, double fom, const char *unit)
 {
-	if (check_failure) {
-		printf("validation: FAILED: %s\n", check_failure);
-		fflush(stdout);
+	if (wl_print_verdict(check_failure, fom, unit))
 		exit(1);
-	}
-	printf("validation: passed\n");
-	printf("figure-of-merit: %.6g %s\n", fom, unit);
-	fflush(stdout);
 }
 
 #endif

@@ -80,9 +80,11 @@ void hpcg_mpi_init(int *argc, char ***argv)
 	}
 }
 
+/* After the barrier every rank's output is out: none exits before rank 0 has printed. */
 void hpcg_mpi_finalize(void)
 {
 	fflush(stdout);
+	MPI_Barrier(MPI_COMM_WORLD);
 	MPI_Finalize();
 }
 

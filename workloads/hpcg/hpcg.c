@@ -380,8 +380,12 @@ int main(int argc, char **argv)
 	hpcg_problem_release(&P);
 #ifdef HPCG_MPI
 	failure = hpcg_mpi_agree(failure, agreed, sizeof(agreed));
+	/* printed before any rank exits: mpirun aborts the job at the first non-zero exit */
+	ret = wl_print_verdict(failure, gflops, "GF/s");
 	hpcg_mpi_finalize();
-#endif
+	return ret;
+#else
 	wl_report(failure, gflops, "GF/s");
 	return 0;
+#endif
 }
