@@ -14,17 +14,6 @@
 #include "report/report.h"
 #include "store/query.h"
 
-static int parse_format(const char *s, enum tl_report_format *fmt)
-{
-	for (int i = 0; i < TL_FMT__COUNT; i++) {
-		if (!strcmp(s, tl_report_format_names[i])) {
-			*fmt = i;
-			return 0;
-		}
-	}
-	return error("--format: unknown format '%s' (text, markdown, csv or json)", s);
-}
-
 static bool baseline_matches(const struct tl_report *rep)
 {
 	for (size_t i = 0; i < rep->nrows; i++)
@@ -107,7 +96,7 @@ int cmd_report(int argc, const char **argv)
 	const struct option options[] = {
 		OPT_STRING('e', "experiment", &experiment, "name", "experiment to report (default: the latest)"),
 		OPT_STRING('b', "baseline", &baseline, "axis=value,..", "baseline selector (default: the spec's baseline)"),
-		OPT_STRING('f', "format", &format, "fmt", "text, markdown, csv or json"),
+		OPT_STRING('f', "format", &format, "fmt", tl_report_format_list()),
 		OPT_STRING(0, "db", &db, "file", "results database (default $TIERLAB_DB or results/tierlab.db)"),
 		OPT_END(),
 	};
@@ -126,8 +115,10 @@ int cmd_report(int argc, const char **argv)
 		error("unexpected argument '%s'", argv[0]);
 		usage_with_options(usage, options);
 	}
-	if (parse_format(format, &fmt))
+	if (tl_report_format_find(format, &fmt, &err)) {
+		error("--format: %s", err.msg);
 		return 2;
+	}
 	if (!db)
 		db = tl_path_default_db();
 	if (tl_store_open_existing(db, &st))

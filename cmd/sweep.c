@@ -9,6 +9,7 @@
 #include "builtin.h"
 #include "util/error.h"
 #include "parse-options.h"
+#include "util/array.h"
 
 int cmd_sweep(int argc, const char **argv)
 {
@@ -21,8 +22,8 @@ int cmd_sweep(int argc, const char **argv)
 	const struct option common[] = {
 		RUN_OPTIONS(o),
 	};
-	const size_t ncommon = sizeof(common) / sizeof(common[0]);
-	struct option options[sizeof(common) / sizeof(common[0]) + TL_AXIS__COUNT + 2];
+	const size_t ncommon = ARRAY_SIZE(common);
+	struct option options[ARRAY_SIZE(common) + TL_AXIS__COUNT + 2];
 	size_t n = 0;
 
 	for (size_t i = 0; i < ncommon; i++)

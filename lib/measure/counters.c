@@ -23,6 +23,7 @@
 #include "util/error.h"
 #include "util/hash.h"
 #include "store/result.h"
+#include "util/array.h"
 
 /* Must match enum tl_counter_status. */
 const char *const tl_counter_status_names[TL_COUNTER__COUNT] = {
@@ -85,7 +86,7 @@ static bool first_warning(const char *event)
 	for (size_t i = 0; i < nwarned; i++)
 		if (warned[i] == h)
 			return false;
-	if (nwarned < sizeof(warned) / sizeof(warned[0]))
+	if (nwarned < ARRAY_SIZE(warned))
 		warned[nwarned++] = h;
 	return true;
 }
@@ -369,7 +370,7 @@ static bool have_cpu_pmu(void)
 	struct stat sb;
 	char path[128];
 
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
 		snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s", names[i]);
 		if (!stat(path, &sb))
 			return true;

@@ -18,7 +18,9 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 #include "util/error.h"
+#include "util/strings.h"
 #include "util/version.h"
+#include "util/array.h"
 
 #define ABSENT "absent"
 
@@ -94,10 +96,10 @@ static int set_cpuinfo(struct tl_env *env)
 			klen--;
 		val = colon + 1 + strspn(colon + 1, " \t");
 		val[strcspn(val, "\n")] = '\0';
-		for (size_t i = 0; i < sizeof(model_keys) / sizeof(model_keys[0]); i++)
+		for (size_t i = 0; i < ARRAY_SIZE(model_keys); i++)
 			if (!model && klen == strlen(model_keys[i]) && !strncmp(line, model_keys[i], klen))
 				model = strdup(val);
-		for (size_t i = 0; i < sizeof(flag_keys) / sizeof(flag_keys[0]); i++)
+		for (size_t i = 0; i < ARRAY_SIZE(flag_keys); i++)
 			if (!flags && klen == strlen(flag_keys[i]) && !strncmp(line, flag_keys[i], klen))
 				flags = strdup(val);
 	}
@@ -208,7 +210,7 @@ static int set_hugetlb(struct tl_env *env)
 
 	if (!d)
 		return tl_env_set(env, "hugetlb", ABSENT);
-	while ((de = readdir(d)) && n < sizeof(names) / sizeof(names[0]))
+	while ((de = readdir(d)) && n < ARRAY_SIZE(names))
 		if (!strncmp(de->d_name, "hugepages-", 10) && strlen(de->d_name) < 64) {
 			names[n] = strdup(de->d_name);
 			if (!names[n]) {
@@ -273,19 +275,9 @@ static void ask_openblas(void)
 	 */
 }
 
-static const char *env_lookup(char *const *envp, const char *name)
-{
-	size_t len = strlen(name);
-
-	for (; envp && *envp; envp++)
-		if (!strncmp(*envp, name, len) && (*envp)[len] == '=')
-			return *envp + len + 1;
-	return NULL;
-}
-
 static int set_blas(struct tl_env *env, char *const *envp)
 {
-	const char *forced = env_lookup(envp ? envp : environ, "OPENBLAS_CORETYPE");
+	const char *forced = tl_env_lookup(envp ? envp : environ, "OPENBLAS_CORETYPE");
 	int rc;
 
 	ask_openblas();
@@ -498,7 +490,7 @@ int tl_env_blas_advice(const struct tl_env *env, char *buf, size_t len)
 
 	if (!core || !src || !flags || strcmp(src, "detected"))
 		return 0;
-	for (size_t i = 0; i < sizeof(old) / sizeof(old[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(old); i++)
 		if (!strcasecmp(core, old[i]))
 			is_old = true;
 	if (!is_old)

@@ -21,7 +21,7 @@
 #define FOM_WINDOW (64L << 20)
 
 /* The newest (by mtime) regular file matching `pattern`, malloc'd in *path. */
-static int newest_match(const char *base, const char *pattern, char **path, char *why, size_t whylen)
+static int newest_match(const char *base, const char *pattern, char **path, struct tl_error *err)
 {
 	char full[PATH_MAX];
 	struct timespec best = { 0, 0 };
@@ -55,7 +55,7 @@ static int newest_match(const char *base, const char *pattern, char **path, char
 	if (rc == 0)
 		globfree(&g);
 	if (!*path) {
-		snprintf(why, whylen, "no file matches '%s' in %s", pattern, base);
+		tl_error_set(err, "no file matches '%s' in %s", pattern, base);
 		return -ENOENT;
 	}
 	return 0;
@@ -95,7 +95,7 @@ static int last_match_in_line(const regex_t *re, const char *line, char **last, 
 }
 
 /* The capture of the last match in the file at `path`, malloc'd in *capture (NULL: none). */
-static int scan_file(const regex_t *re, const char *path, char **capture, char *why, size_t whylen,
+static int scan_file(const regex_t *re, const char *path, char **capture, struct tl_error *err,
 		     const char *shown)
 {
 	FILE *f = fopen(path, "re");
@@ -107,7 +107,7 @@ static int scan_file(const regex_t *re, const char *path, char **capture, char *
 	*capture = NULL;
 	if (!f) {
 		rc = -errno;
-		snprintf(why, whylen, "cannot open '%s': %s", shown, strerror(errno));
+		tl_error_set(err, "cannot open '%s': %s", shown, strerror(errno));
 		return rc;
 	}
 	if (!fstat(fileno(f), &st) && S_ISREG(st.st_mode) && st.st_size > FOM_WINDOW) {
@@ -120,13 +120,13 @@ static int scan_file(const regex_t *re, const char *path, char **capture, char *
 
 		if (found < 0) {
 			rc = found;
-			snprintf(why, whylen, "out of memory");
+			tl_error_set(err, "out of memory");
 			break;
 		}
 	}
 	if (!rc && ferror(f)) {
 		rc = -EIO;
-		snprintf(why, whylen, "cannot read '%s': %s", shown, strerror(errno));
+		tl_error_set(err, "cannot read '%s': %s", shown, strerror(errno));
 	}
 out:
 	free(line);
@@ -139,7 +139,7 @@ out:
 }
 
 int tl_fom_extract(const char *out_dir, const char *dir, const char *file_glob,
-		   const char *regex, double *value, char *why, size_t whylen)
+		   const char *regex, double *value, struct tl_error *err)
 {
 	const char *base = dir ? dir : out_dir;
 	char stdout_path[PATH_MAX], errbuf[256];
@@ -152,16 +152,16 @@ int tl_fom_extract(const char *out_dir, const char *dir, const char *file_glob,
 	rc = regcomp(&re, regex, REG_EXTENDED | REG_NEWLINE);
 	if (rc) {
 		regerror(rc, &re, errbuf, sizeof(errbuf));
-		snprintf(why, whylen, "bad regex /%s/: %s", regex, errbuf);
+		tl_error_set(err, "bad regex /%s/: %s", regex, errbuf);
 		return -EINVAL;
 	}
 	if (re.re_nsub < 1) {
-		snprintf(why, whylen, "regex /%s/ has no capture group for the figure", regex);
+		tl_error_set(err, "regex /%s/ has no capture group for the figure", regex);
 		rc = -EINVAL;
 		goto out_regfree;
 	}
 	if (file_glob) {
-		rc = newest_match(base, file_glob, &path, why, whylen);
+		rc = newest_match(base, file_glob, &path, err);
 		if (rc)
 			goto out_regfree;
 		/* Name the file as the user wrote its pattern: relative to base. */
@@ -172,17 +172,17 @@ int tl_fom_extract(const char *out_dir, const char *dir, const char *file_glob,
 		snprintf(stdout_path, sizeof(stdout_path), "%s/stdout.txt", out_dir);
 		shown = "stdout.txt";
 	}
-	rc = scan_file(&re, path ? path : stdout_path, &capture, why, whylen, shown);
+	rc = scan_file(&re, path ? path : stdout_path, &capture, err, shown);
 	if (rc)
 		goto out_free;
 	if (!capture) {
-		snprintf(why, whylen, "no match for /%s/ in %s", regex, shown);
+		tl_error_set(err, "no match for /%s/ in %s", regex, shown);
 		rc = -ENOENT;
 		goto out_free;
 	}
 	v = strtod(capture, &end);
 	if (end == capture || *end || !isfinite(v)) {
-		snprintf(why, whylen, "'%s' matched by /%s/ in %s is not a number", capture, regex, shown);
+		tl_error_set(err, "'%s' matched by /%s/ in %s is not a number", capture, regex, shown);
 		rc = -ENOENT;
 		goto out_free;
 	}

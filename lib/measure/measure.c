@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include "util/array.h"
 
 int tl_measure_started(struct tl_measure *m, pid_t pid)
 {
@@ -27,7 +28,7 @@ static void check_maps(struct tl_measure *m, pid_t pid)
 {
 	static const char *const libs[] = { "libtiermem", "libfatalloc", "libjemalloc", "libtcmalloc",
 					     "libmimalloc", NULL };
-	bool seen[sizeof(libs) / sizeof(libs[0])] = { 0 };
+	bool seen[ARRAY_SIZE(libs)] = { 0 };
 	char path[64], line[512];
 	size_t n = 0;
 	FILE *f;

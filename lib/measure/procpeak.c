@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "store/result.h"
+#include "util/array.h"
 
 /* Enough for a fork-and-wait driver and its ranks; a bigger tree is sampled in part. */
 #define MAX_PROCS 64
@@ -171,7 +172,7 @@ int tl_procpeak_metrics(const struct tl_procpeak *p, struct tl_metric **out, siz
 		{ "proc.anonhugepages_peak", p->anon_huge, p->smaps_samples > 0 },
 		{ "proc.samples", p->samples, true },
 	};
-	size_t nrows = sizeof(rows) / sizeof(rows[0]), k = 0;
+	size_t nrows = ARRAY_SIZE(rows), k = 0;
 	struct tl_metric *m;
 
 	*out = NULL;

@@ -13,6 +13,7 @@
 #include <string.h>
 #include "util/error.h"
 #include "store/result.h"
+#include "util/array.h"
 
 static const char *const families[] = { "pgmigrate_", "numa_", "pgpromote_", "pgdemote_", "thp_" };
 
@@ -25,7 +26,7 @@ static const char *const event_prefixes[] = { "thp_", "numa_hint_faults", "numa_
 
 int tl_vmstat_wanted(const char *name)
 {
-	for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(families); i++)
 		if (!strncmp(name, families[i], strlen(families[i])))
 			return 1;
 	return 0;
@@ -33,7 +34,7 @@ int tl_vmstat_wanted(const char *name)
 
 const char *tl_vmstat_unit(const char *name)
 {
-	for (size_t i = 0; i < sizeof(event_prefixes) / sizeof(event_prefixes[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(event_prefixes); i++)
 		if (!strncmp(name, event_prefixes[i], strlen(event_prefixes[i])))
 			return "events";
 	return "pages";

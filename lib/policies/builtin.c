@@ -7,6 +7,7 @@
 #include "policies/policies.h"
 
 #include <string.h>
+#include "util/array.h"
 
 static const tlp_entry_fn builtins[] = {
 #define TLP_BUILTIN_FN(id, name) tlp_policy_##id,
@@ -23,7 +24,7 @@ const char *const tlp_policy_names[] = {
 
 const struct tlp_policy *tlp_policy_find(const char *name)
 {
-	for (size_t i = 0; name && i < sizeof(builtins) / sizeof(builtins[0]); i++) {
+	for (size_t i = 0; name && i < ARRAY_SIZE(builtins); i++) {
 		const struct tlp_policy *pol = builtins[i]();
 
 		if (!strcmp(pol->name, name))

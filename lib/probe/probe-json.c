@@ -30,6 +30,13 @@ static void str(FILE *out, const char *s)
 	fputc('"', out);
 }
 
+/* lead (punctuation and a member's name), then the string or null */
+static void member(FILE *out, const char *lead, const char *value)
+{
+	fputs(lead, out);
+	str(out, value);
+}
+
 static void node(FILE *out, const struct tl_probe_node *n)
 {
 	fprintf(out, "    {\"id\": %d, \"cpus\": ", n->id);
@@ -82,18 +89,12 @@ int tl_probe_print_json(const struct tl_probe *p, FILE *out)
 		str(out, p->tiers[i].nodes);
 		fputc('}', out);
 	}
-	fputs("],\n  \"recommendation\": {\"basis\": ", out);
-	str(out, p->basis);
-	fputs(", \"latency_bound\": ", out);
-	str(out, p->latency_nodes);
-	fputs(", \"bandwidth_bound\": ", out);
-	str(out, p->bandwidth_nodes);
-	fputs(", \"fast\": ", out);
-	str(out, p->fast);
-	fputs(", \"slow\": ", out);
-	str(out, p->slow);
-	fputs(", \"note\": ", out);
-	str(out, p->note);
+	member(out, "],\n  \"recommendation\": {\"basis\": ", p->basis);
+	member(out, ", \"latency_bound\": ", p->latency_nodes);
+	member(out, ", \"bandwidth_bound\": ", p->bandwidth_nodes);
+	member(out, ", \"fast\": ", p->fast);
+	member(out, ", \"slow\": ", p->slow);
+	member(out, ", \"note\": ", p->note);
 	fputs("},\n  \"counters\": ", out);
 	if (!p->events_probed) {
 		fputs("null", out);
@@ -108,10 +109,8 @@ int tl_probe_print_json(const struct tl_probe *p, FILE *out)
 		}
 		fputs("  ]", out);
 	}
-	fputs(",\n  \"thp\": {\"enabled\": ", out);
-	str(out, p->thp_enabled);
-	fputs(", \"defrag\": ", out);
-	str(out, p->thp_defrag);
+	member(out, ",\n  \"thp\": {\"enabled\": ", p->thp_enabled);
+	member(out, ", \"defrag\": ", p->thp_defrag);
 	fputs("},\n  \"hugetlb\": [", out);
 	for (size_t i = 0; i < p->nhugetlb; i++)
 		fprintf(out, "%s{\"page_size_bytes\": %llu, \"pages\": %ld, \"free\": %ld}", i ? ", " : "",

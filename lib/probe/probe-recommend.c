@@ -152,12 +152,8 @@ static int pick_slow(struct tl_probe *p)
 	return rc;
 }
 
-int tl_probe_recommend(struct tl_probe *p)
+void tl_probe_recommend_clear(struct tl_probe *p)
 {
-	enum basis b = usable(p, BY_MEASURED) ? BY_MEASURED : usable(p, BY_HMAT) ? BY_HMAT : BY_DISTANCE;
-	char note[512];
-	int rc;
-
 	free(p->latency_nodes);
 	free(p->bandwidth_nodes);
 	free(p->basis);
@@ -165,6 +161,15 @@ int tl_probe_recommend(struct tl_probe *p)
 	free(p->slow);
 	free(p->note);
 	p->latency_nodes = p->bandwidth_nodes = p->basis = p->fast = p->slow = p->note = NULL;
+}
+
+int tl_probe_recommend(struct tl_probe *p)
+{
+	enum basis b = usable(p, BY_MEASURED) ? BY_MEASURED : usable(p, BY_HMAT) ? BY_HMAT : BY_DISTANCE;
+	char note[512];
+	int rc;
+
+	tl_probe_recommend_clear(p);
 	rc = pick(p, b, true, &p->latency_nodes);
 	if (!rc)
 		rc = pick(p, b, false, &p->bandwidth_nodes);

@@ -39,12 +39,7 @@ void tl_probe_release(struct tl_probe *p)
 	free(p->thp_enabled);
 	free(p->thp_defrag);
 	free(p->hugetlb);
-	free(p->latency_nodes);
-	free(p->bandwidth_nodes);
-	free(p->basis);
-	free(p->fast);
-	free(p->slow);
-	free(p->note);
+	tl_probe_recommend_clear(p);
 	p->nodes = NULL;
 	p->nnodes = p->ntiers = p->nhugetlb = 0;
 }

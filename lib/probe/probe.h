@@ -124,6 +124,8 @@ int tl_probe_bandwidth(int mem_node, uint64_t size, int passes, double *read_gbs
 
 /* Fills the recommendation fields from what is known (measured > HMAT > distances). */
 int tl_probe_recommend(struct tl_probe *p);
+/* Frees the recommendation fields (tl_probe_recommend fills them afresh). */
+void tl_probe_recommend_clear(struct tl_probe *p);
 
 int tl_probe_print_text(const struct tl_probe *p, FILE *out);
 int tl_probe_print_json(const struct tl_probe *p, FILE *out);

@@ -406,6 +406,40 @@ int tl_report_put_warnings(const struct tl_report *rep, bool markdown, const cha
 	return 0;
 }
 
+int tl_report_put_notes(const struct tl_report *rep, bool markdown, const char *prefix, FILE *out)
+{
+	struct tl_report_notes notes;
+
+	tl_report_notes(rep, &notes);
+	for (size_t i = 0; i < notes.n; i++) {
+		char *shown = tl_fmt_visible(notes.text[i], markdown);
+
+		if (!shown)
+			return -ENOMEM;
+		fprintf(out, "%s%s\n", prefix, shown);
+		free(shown);
+	}
+	return 0;
+}
+
+int tl_report_layout(const struct tl_report *rep, bool markdown, char **title, struct tl_report_table *t)
+{
+	if (tl_report_title(rep, markdown, title))
+		return -ENOMEM;
+	if (tl_report_table_build(rep, markdown, t)) {
+		free(*title);
+		*title = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void tl_report_layout_release(char *title, struct tl_report_table *t)
+{
+	tl_report_table_release(t);
+	free(title);
+}
+
 bool tl_report_has_warnings(const struct tl_report *rep)
 {
 	for (size_t i = 0; i < rep->nrows; i++)

@@ -11,11 +11,10 @@
 #include <stdio.h>
 #include "report/report.h"
 
-/* One printer per format; each returns 0 or -EIO when writing failed. */
-int tl_report_print_text(const struct tl_report *rep, FILE *out);
-int tl_report_print_markdown(const struct tl_report *rep, FILE *out);
-int tl_report_print_csv(const struct tl_report *rep, FILE *out);
-int tl_report_print_json(const struct tl_report *rep, FILE *out);
+/* One printer per format (TL_REPORT_FORMATS); each returns 0 or -EIO when writing failed. */
+#define TL_X(id, name) int tl_report_print_##name(const struct tl_report *rep, FILE *out);
+TL_REPORT_FORMATS(TL_X)
+#undef TL_X
 
 /*
  * x with `sig` significant digits for people: fixed notation (trailing
@@ -73,6 +72,12 @@ int tl_report_warning(const struct tl_report *rep, size_t i, char **out);
 /* Every row's warning, made visible, one line each: prefix, the text, a newline. 0 or -ENOMEM. */
 int tl_report_put_warnings(const struct tl_report *rep, bool markdown, const char *prefix, FILE *out);
 bool tl_report_has_warnings(const struct tl_report *rep);
+/* Every note (tl_report_notes), made visible, one line each: prefix, the text, a newline. 0 or -ENOMEM. */
+int tl_report_put_notes(const struct tl_report *rep, bool markdown, const char *prefix, FILE *out);
+
+/* The title and the table of a text-like format; 0 or -ENOMEM (nothing to release then). */
+int tl_report_layout(const struct tl_report *rep, bool markdown, char **title, struct tl_report_table *t);
+void tl_report_layout_release(char *title, struct tl_report_table *t);
 
 /*
  * What a reader must know that the table does not say (no baseline run

@@ -55,13 +55,11 @@ int tl_report_print_markdown(const struct tl_report *rep, FILE *out)
 {
 	struct tl_report_table t;
 	struct tl_report_notes notes;
-	char *title, *note;
-	int ret = -ENOMEM;
+	char *title;
+	int ret;
 
-	if (tl_report_title(rep, true, &title))
+	if (tl_report_layout(rep, true, &title, &t))
 		return -ENOMEM;
-	if (tl_report_table_build(rep, true, &t))
-		goto free_title;
 	fprintf(out, "### %s\n\n", title);
 	print_row(&t, 0, out);
 	print_separator(&t, out);
@@ -72,18 +70,9 @@ int tl_report_print_markdown(const struct tl_report *rep, FILE *out)
 		fputc('\n', out);
 	if (!rep->nrows)
 		fputs("- no runs\n", out);
-	if (tl_report_put_warnings(rep, true, "- warning: ", out))
-		goto release_table;
-	for (size_t i = 0; i < notes.n; i++) {
-		if (!(note = tl_fmt_visible(notes.text[i], true)))
-			goto release_table;
-		fprintf(out, "- %s\n", note);
-		free(note);
-	}
-	ret = ferror(out) ? -EIO : 0;
-release_table:
-	tl_report_table_release(&t);
-free_title:
-	free(title);
+	ret = tl_report_put_warnings(rep, true, "- warning: ", out);
+	ret = ret ?: tl_report_put_notes(rep, true, "- ", out);
+	ret = ret ?: ferror(out) ? -EIO : 0;
+	tl_report_layout_release(title, &t);
 	return ret;
 }

@@ -37,32 +37,19 @@ static void print_line(const struct tl_report_table *t, size_t row, FILE *out)
 int tl_report_print_text(const struct tl_report *rep, FILE *out)
 {
 	struct tl_report_table t;
-	struct tl_report_notes notes;
-	char *title, *note;
-	int ret = -ENOMEM;
+	char *title;
+	int ret;
 
-	if (tl_report_title(rep, false, &title))
+	if (tl_report_layout(rep, false, &title, &t))
 		return -ENOMEM;
-	if (tl_report_table_build(rep, false, &t))
-		goto free_title;
 	fprintf(out, "%s\n", title);
 	for (size_t row = 0; row < t.nrows; row++)
 		print_line(&t, row, out);
 	if (!rep->nrows)
 		fputs("no runs\n", out);
-	if (tl_report_put_warnings(rep, false, "warning: ", out))
-		goto release_table;
-	tl_report_notes(rep, &notes);
-	for (size_t i = 0; i < notes.n; i++) {
-		if (!(note = tl_fmt_visible(notes.text[i], false)))
-			goto release_table;
-		fprintf(out, "note: %s\n", note);
-		free(note);
-	}
-	ret = ferror(out) ? -EIO : 0;
-release_table:
-	tl_report_table_release(&t);
-free_title:
-	free(title);
+	ret = tl_report_put_warnings(rep, false, "warning: ", out);
+	ret = ret ?: tl_report_put_notes(rep, false, "note: ", out);
+	ret = ret ?: ferror(out) ? -EIO : 0;
+	tl_report_layout_release(title, &t);
 	return ret;
 }

@@ -11,24 +11,44 @@
 #include <stdlib.h>
 #include <string.h>
 #include "util/error.h"
+#include "util/strings.h"
 #include "report/report-format.h"
 #include "util/units.h"
+#include "util/array.h"
 
-/* Must match enum tl_report_format. */
 const char *const tl_report_format_names[TL_FMT__COUNT] = {
-	[TL_FMT_TEXT] = "text",
-	[TL_FMT_MARKDOWN] = "markdown",
-	[TL_FMT_CSV] = "csv",
-	[TL_FMT_JSON] = "json",
+#define TL_X(id, name) [TL_FMT_##id] = #name,
+	TL_REPORT_FORMATS(TL_X)
+#undef TL_X
 };
 
 static int (*const printers[])(const struct tl_report *, FILE *) = {
-	[TL_FMT_TEXT] = tl_report_print_text,
-	[TL_FMT_MARKDOWN] = tl_report_print_markdown,
-	[TL_FMT_CSV] = tl_report_print_csv,
-	[TL_FMT_JSON] = tl_report_print_json,
+#define TL_X(id, name) [TL_FMT_##id] = tl_report_print_##name,
+	TL_REPORT_FORMATS(TL_X)
+#undef TL_X
 };
-_Static_assert(sizeof(printers) / sizeof(printers[0]) == TL_FMT__COUNT, "one printer per format");
+_Static_assert(ARRAY_SIZE(printers) == TL_FMT__COUNT, "one printer per format");
+
+const char *tl_report_format_list(void)
+{
+	static char list[128];
+
+	if (!list[0])
+		for (int i = 0; i < TL_FMT__COUNT; i++)
+			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+				 !i ? "" : i == TL_FMT__COUNT - 1 ? " or " : ", ", tl_report_format_names[i]);
+	return list;
+}
+
+int tl_report_format_find(const char *name, enum tl_report_format *fmt, struct tl_error *err)
+{
+	for (int i = 0; i < TL_FMT__COUNT; i++)
+		if (!strcmp(name, tl_report_format_names[i])) {
+			*fmt = (enum tl_report_format)i;
+			return 0;
+		}
+	return tl_error_set(err, "unknown format '%s' (%s)", name, tl_report_format_list());
+}
 
 /* Running sums for one row; the squares are taken in a second pass around the mean. */
 struct acc {
@@ -36,18 +56,6 @@ struct acc {
 	struct tl_sampling sampled;	/* sums */
 	size_t n_wall;
 };
-
-static char *dup_or_null(const char *s, bool *oom)
-{
-	char *d;
-
-	if (!s)
-		return NULL;
-	d = strdup(s);
-	if (!d)
-		*oom = true;
-	return d;
-}
 
 static bool same_value(const char *a, const char *b)
 {
@@ -72,10 +80,10 @@ static int add_row(struct tl_report *rep, const struct tl_run_row *run)
 
 	memset(r, 0, sizeof(*r));
 	r->baseline = -1;
-	r->config_key = dup_or_null(run->config_key ? run->config_key : "", &oom);
+	r->config_key = tl_strdup_or_null(run->config_key ? run->config_key : "", &oom);
 	for (int a = 0; a < TL_AXIS__COUNT; a++)
-		r->values[a] = dup_or_null(run->values[a], &oom);
-	r->fom_unit = dup_or_null(run->fom_unit, &oom);
+		r->values[a] = tl_strdup_or_null(run->values[a], &oom);
+	r->fom_unit = tl_strdup_or_null(run->fom_unit, &oom);
 	r->higher_is_better = run->higher_is_better;
 	rep->nrows++;	/* counted even when a copy failed, so release frees what was copied */
 	return oom ? -ENOMEM : 0;
@@ -88,7 +96,7 @@ static int fill_values(struct tl_report_row *r, const struct tl_run_row *run)
 
 	for (int a = 0; a < TL_AXIS__COUNT; a++)
 		if (!r->values[a])
-			r->values[a] = dup_or_null(run->values[a], &oom);
+			r->values[a] = tl_strdup_or_null(run->values[a], &oom);
 	return oom ? -ENOMEM : 0;
 }
 
@@ -330,7 +338,7 @@ static int copy_selector(struct tl_report *rep, const struct tl_selector *sel)
 
 	rep->baseline.loc = sel->loc;
 	for (int a = 0; a < TL_AXIS__COUNT; a++) {
-		rep->baseline.values[a] = dup_or_null(sel->values[a], &oom);
+		rep->baseline.values[a] = tl_strdup_or_null(sel->values[a], &oom);
 		any |= sel->values[a] != NULL;
 	}
 	if (oom)

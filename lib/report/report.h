@@ -123,8 +123,29 @@ int tl_report_build(const char *experiment, const struct tl_run_row *runs, size_
 		    const struct tl_selector *baseline, struct tl_report *rep);
 void tl_report_release(struct tl_report *rep);
 
-enum tl_report_format { TL_FMT_TEXT, TL_FMT_MARKDOWN, TL_FMT_CSV, TL_FMT_JSON, TL_FMT__COUNT };
+/*
+ * The report formats, X(ID, name): each prints with
+ * tl_report_print_<name>() in report-<name>.c. A new format is its file
+ * and one row here; the enum, the names, --format and its help follow.
+ */
+#define TL_REPORT_FORMATS(X) \
+	X(TEXT, text)        \
+	X(MARKDOWN, markdown) \
+	X(CSV, csv)          \
+	X(JSON, json)
+
+enum tl_report_format {
+#define TL_X(id, name) TL_FMT_##id,
+	TL_REPORT_FORMATS(TL_X)
+#undef TL_X
+	TL_FMT__COUNT
+};
 extern const char *const tl_report_format_names[TL_FMT__COUNT];
+
+/* The format called name: 0, or -EINVAL with the names in err. */
+int tl_report_format_find(const char *name, enum tl_report_format *fmt, struct tl_error *err);
+/* "text, markdown, csv or json" */
+const char *tl_report_format_list(void);
 
 /* Returns 0, -EINVAL for an unknown format, -ENOMEM, or -EIO when writing to out failed. */
 int tl_report_print(const struct tl_report *rep, enum tl_report_format fmt, FILE *out);

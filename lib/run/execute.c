@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "util/error.h"
+#include "util/fs.h"
 #include "run/footprint.h"
 #include "measure/ingest.h"
 #include "measure/measure.h"
@@ -188,25 +189,6 @@ static char *dir_of(const char *path)
 	abs = realpath(copy, NULL);
 	free(copy);
 	return abs;
-}
-
-static int mkdirs(const char *path)
-{
-	char buf[PATH_MAX];
-
-	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
-		return -ENAMETOOLONG;
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0777) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	if (mkdir(buf, 0777) && errno != EEXIST)
-		return -errno;
-	return 0;
 }
 
 static double now_wall(void)
@@ -433,7 +415,7 @@ static void run_one(const struct run_ctx *ctx, const struct tl_plan *plan, const
 	uint64_t footprint = 0;
 	const struct tl_workload *wl = c->workload;
 	struct tl_launch re;
-	char why[512];
+	struct tl_error why = { { 0 } };
 	char **argv;
 	int rc;
 
@@ -443,21 +425,21 @@ static void run_one(const struct run_ctx *ctx, const struct tl_plan *plan, const
 	tl_measure_reset(meas);
 	if (tl_footprint_needed(c)) {
 		rc = tl_footprint_get(ctx->st, ctx->exp_id, plan, c, ctx->results_dir, spec_dir,
-				      &footprint, why, sizeof(why));
+				      &footprint, &why);
 		if (rc) {
 			res->status = TL_STATUS_FAILED;
 			res->exit_code = -1;
 			res->started_at = res->ended_at = now_wall();
-			snprintf(res->error, sizeof(res->error), "no footprint for the percentage budget: %.470s", why);
+			snprintf(res->error, sizeof(res->error), "no footprint for the percentage budget: %.470s", why.msg);
 			return;
 		}
 	}
-	rc = tl_launch_build(plan->spec, c, out_dir, spec_dir, footprint, &re, why, sizeof(why));
+	rc = tl_launch_build(plan->spec, c, out_dir, spec_dir, footprint, &re, &why);
 	if (rc) {
 		res->status = TL_STATUS_FAILED;
 		res->exit_code = -1;
 		res->started_at = res->ended_at = now_wall();
-		snprintf(res->error, sizeof(res->error), "%s", why);
+		snprintf(res->error, sizeof(res->error), "%.500s", why.msg);
 		return;
 	}
 	argv = calloc(c->argv.n + 1, sizeof(*argv));
@@ -500,10 +482,10 @@ static void run_one(const struct run_ctx *ctx, const struct tl_plan *plan, const
 		goto out;
 	}
 	rc = tl_fom_extract(out_dir, re.dir ? re.dir : out_dir, wl->fom.file, wl->fom.regex, fom,
-			    why, sizeof(why));
+			    &why);
 	if (rc) {
 		res->status = TL_STATUS_FAILED;
-		snprintf(res->error, sizeof(res->error), "no figure of merit: %.480s", why);
+		snprintf(res->error, sizeof(res->error), "no figure of merit: %.480s", why.msg);
 		goto out;
 	}
 	*has_fom = true;
@@ -605,8 +587,8 @@ int tl_execute(const struct tl_plan *plan, struct tl_store *st, const struct tl_
 		/* one directory per execution of the spec, so a re-run never overwrites a stored run's files */
 		snprintf(out_dir, sizeof(out_dir), "%s/%s/%s/e%lld", o->results_dir, plan->spec->name,
 			 run->key, (long long)exp_id);
-		if (mkdirs(out_dir)) {
-			rc = error("cannot create '%s': %s", out_dir, strerror(errno));
+		if ((rc = tl_mkdir_p(out_dir))) {
+			rc = error("cannot create '%s': %s", out_dir, strerror(-rc));
 			break;
 		}
 		tl_progress_begin(&prog, run->key, desc);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "util/error.h"
+#include "util/fs.h"
 #include "util/hash.h"
 #include "measure/ingest.h"
 #include "run/launch.h"
@@ -55,24 +56,8 @@ static void footprint_key(const struct tl_config *c, char key[17])
 	free(text);
 }
 
-static int mkdir_p(const char *path)
-{
-	char buf[PATH_MAX];
-
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (char *p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0777) && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	return mkdir(buf, 0777) && errno != EEXIST ? -errno : 0;
-}
-
 static int calibrate(const struct tl_plan *plan, const struct tl_config *c, const char *out_dir,
-		     const char *spec_dir, uint64_t *bytes, char *why, size_t whylen)
+		     const char *spec_dir, uint64_t *bytes, struct tl_error *err)
 {
 	struct tl_config cal = *c;
 	struct tl_run_result res;
@@ -83,7 +68,7 @@ static int calibrate(const struct tl_plan *plan, const struct tl_config *c, cons
 	int rc;
 
 	if (!all_slow) {
-		snprintf(why, whylen, "the policy plugin policy-all-slow.so is not built");
+		tl_error_set(err, "the policy plugin policy-all-slow.so is not built");
 		return -EIO;
 	}
 	/*
@@ -98,19 +83,19 @@ static int calibrate(const struct tl_plan *plan, const struct tl_config *c, cons
 	cal.values[TL_AXIS_POLICY] = all_slow;
 	cal.values[TL_AXIS_SAMPLER] = "none";
 	cal.values[TL_AXIS_LOG] = "counters";
-	if (mkdir_p(out_dir)) {
-		snprintf(why, whylen, "cannot create '%s': %s", out_dir, strerror(errno));
+	if ((rc = tl_mkdir_p(out_dir))) {
+		tl_error_set(err, "cannot create '%s': %s", out_dir, strerror(-rc));
 		free(all_slow);
 		return -EIO;
 	}
-	rc = tl_launch_build(plan->spec, &cal, out_dir, spec_dir, 0, &re, why, whylen);
+	rc = tl_launch_build(plan->spec, &cal, out_dir, spec_dir, 0, &re, err);
 	free(all_slow);
 	if (rc)
 		return -EIO;
 	argv = calloc(c->argv.n + 1, sizeof(*argv));
 	if (!argv) {
 		tl_launch_release(&re);
-		snprintf(why, whylen, "out of memory");
+		tl_error_set(err, "out of memory");
 		return -ENOMEM;
 	}
 	argv[0] = re.program;
@@ -125,7 +110,7 @@ static int calibrate(const struct tl_plan *plan, const struct tl_config *c, cons
 	free(argv);
 	tl_launch_release(&re);
 	if (res.status != TL_STATUS_OK) {
-		snprintf(why, whylen, "the calibration run (files in %.300s) %.150s", out_dir, res.error);
+		tl_error_set(err, "the calibration run (files in %.300s) %.150s", out_dir, res.error);
 		return -EIO;
 	}
 	rc = tl_ingest_scan(out_dir, &ing);
@@ -135,7 +120,7 @@ static int calibrate(const struct tl_plan *plan, const struct tl_config *c, cons
 			*bytes = ing.procs[i].stats[RT_STAT_managed_bytes_peak];
 	tl_ingest_release(&ing);
 	if (!*bytes) {
-		snprintf(why, whylen, "the calibration run managed no memory (no allocation reached the "
+		tl_error_set(err, "the calibration run managed no memory (no allocation reached the "
 			 "threshold %s; files in %.300s)", c->values[TL_AXIS_THRESHOLD] ?
 			 c->values[TL_AXIS_THRESHOLD] : "", out_dir);
 		return -EIO;
@@ -145,7 +130,7 @@ static int calibrate(const struct tl_plan *plan, const struct tl_config *c, cons
 
 int tl_footprint_get(struct tl_store *st, int64_t experiment_id, const struct tl_plan *plan,
 		     const struct tl_config *c, const char *results_dir, const char *spec_dir,
-		     uint64_t *bytes, char *why, size_t whylen)
+		     uint64_t *bytes, struct tl_error *err)
 {
 	char key[17], name[64], dir[PATH_MAX], value[32];
 	char *cached = NULL;
@@ -164,7 +149,7 @@ int tl_footprint_get(struct tl_store *st, int64_t experiment_id, const struct tl
 		 (long long)experiment_id);
 	fprintf(stderr, "measuring the managed footprint of %s (a percentage budget with chunks needs it)\n",
 		c->workload->name);
-	rc = calibrate(plan, c, dir, spec_dir, bytes, why, whylen);
+	rc = calibrate(plan, c, dir, spec_dir, bytes, err);
 	if (rc)
 		return rc;
 	snprintf(value, sizeof(value), "%" PRIu64, *bytes);

@@ -23,10 +23,10 @@ bool tl_footprint_needed(const struct tl_config *c);
 /*
  * The footprint in bytes: from the store, or by a calibration run whose
  * files go under <results_dir>/<experiment>/calibrate-<key>/. Returns 0, or
- * -EIO with the reason in why when the calibration failed.
+ * -EIO with the reason in err when the calibration failed.
  */
 int tl_footprint_get(struct tl_store *st, int64_t experiment_id, const struct tl_plan *plan,
 		     const struct tl_config *c, const char *results_dir, const char *spec_dir,
-		     uint64_t *bytes, char *why, size_t whylen);
+		     uint64_t *bytes, struct tl_error *err);
 
 #endif

@@ -110,7 +110,7 @@ static const char *const rt_var[TLRT_OPT__COUNT] = {
 
 /* Every axis the runtime reads goes in its variable; a static policy's fractions in their own. */
 static int add_runtime(struct tl_launch *re, const struct tl_spec *spec, const struct tl_config *c,
-		       char *why, size_t whylen)
+		       struct tl_error *err)
 {
 	const char *policy = c->values[TL_AXIS_POLICY];
 	char *lib = tl_path_lib("libtiermem.so");
@@ -118,7 +118,7 @@ static int add_runtime(struct tl_launch *re, const struct tl_spec *spec, const s
 	int rc = 0;
 
 	if (!lib) {
-		snprintf(why, whylen, "policy '%s' needs the tiering runtime libtiermem.so, which is not built in %s",
+		tl_error_set(err, "policy '%s' needs the tiering runtime libtiermem.so, which is not built in %s",
 			 policy, tl_path_libdir() ? tl_path_libdir() : "the tierlab lib directory");
 		return -ENOENT;
 	}
@@ -145,7 +145,7 @@ static int add_runtime(struct tl_launch *re, const struct tl_spec *spec, const s
 	return rc;
 }
 
-static int add_allocator(struct tl_launch *re, const char *allocator, char *why, size_t whylen)
+static int add_allocator(struct tl_launch *re, const char *allocator, struct tl_error *err)
 {
 	char *lib;
 	int rc;
@@ -154,7 +154,7 @@ static int add_allocator(struct tl_launch *re, const char *allocator, char *why,
 		return 0;
 	if (!strcmp(allocator, "jemalloc")) {
 		if (!tl_path_system_lib("libjemalloc.so.2")) {
-			snprintf(why, whylen, "allocator 'jemalloc' needs libjemalloc.so.2 (apt-get install libjemalloc2)");
+			tl_error_set(err, "allocator 'jemalloc' needs libjemalloc.so.2 (apt-get install libjemalloc2)");
 			return -ENOENT;
 		}
 		return add_preload(re, "libjemalloc.so.2");
@@ -162,7 +162,7 @@ static int add_allocator(struct tl_launch *re, const char *allocator, char *why,
 	if (!strcmp(allocator, "fat")) {
 		lib = tl_path_lib("libfatalloc.so");
 		if (!lib) {
-			snprintf(why, whylen, "allocator 'fat' needs libfatalloc.so, which is not built in %s",
+			tl_error_set(err, "allocator 'fat' needs libfatalloc.so, which is not built in %s",
 				 tl_path_libdir() ? tl_path_libdir() : "the tierlab lib directory");
 			return -ENOENT;
 		}
@@ -170,13 +170,12 @@ static int add_allocator(struct tl_launch *re, const char *allocator, char *why,
 		free(lib);
 		return rc;
 	}
-	snprintf(why, whylen, "unknown allocator '%s'", allocator);
+	tl_error_set(err, "unknown allocator '%s'", allocator);
 	return -ENOENT;
 }
 
 int tl_launch_build(const struct tl_spec *spec, const struct tl_config *c, const char *out_dir,
-		    const char *spec_dir, uint64_t footprint, struct tl_launch *re, char *why,
-		    size_t whylen)
+		    const char *spec_dir, uint64_t footprint, struct tl_launch *re, struct tl_error *err)
 {
 	const struct tl_workload *wl = c->workload;
 	const char *policy = c->values[TL_AXIS_POLICY];
@@ -184,7 +183,7 @@ int tl_launch_build(const struct tl_spec *spec, const struct tl_config *c, const
 	int rc = 0;
 
 	memset(re, 0, sizeof(*re));
-	snprintf(why, whylen, "out of memory");
+	tl_error_set(err, "out of memory");
 	for (char **e = environ; *e && !rc; e++) {
 		char *eq = strchr(*e, '=');
 		char name[256];
@@ -228,7 +227,7 @@ int tl_launch_build(const struct tl_spec *spec, const struct tl_config *c, const
 	if (rc)
 		goto fail;
 	if (policy && tl_policy_uses_runtime(policy)) {
-		rc = add_runtime(re, spec, c, why, whylen);
+		rc = add_runtime(re, spec, c, err);
 		if (!rc && footprint) {
 			char bytes[32];
 
@@ -238,7 +237,7 @@ int tl_launch_build(const struct tl_spec *spec, const struct tl_config *c, const
 		if (rc)
 			goto fail;
 	}
-	rc = add_allocator(re, c->values[TL_AXIS_ALLOCATOR], why, whylen);
+	rc = add_allocator(re, c->values[TL_AXIS_ALLOCATOR], err);
 	if (!rc && user_preload && *user_preload)
 		rc = add_preload(re, user_preload);
 	if (!rc && !*tl_env_lookup(re->envp, "LD_PRELOAD"))
@@ -258,7 +257,8 @@ int tl_launch_build(const struct tl_spec *spec, const struct tl_config *c, const
 		rc = -ENOMEM;
 		goto fail;
 	}
-	why[0] = '\0';
+	if (err)
+		err->msg[0] = '\0';
 	return 0;
 fail:
 	free(user_preload);

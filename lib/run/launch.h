@@ -22,14 +22,13 @@ struct tl_launch {
 
 /*
  * Builds the environment of one run. spec_dir resolves relative program
- * paths and dirs. Returns 0, or -ENOENT with `why` when a part the run
+ * paths and dirs. Returns 0, or -ENOENT with the reason in err when a part the run
  * needs is missing (runtime or allocator library not built), which makes
  * the run fail with that reason rather than run something else. footprint
  * (bytes, 0 = unknown) is what a percentage budget refers to.
  */
 int tl_launch_build(const struct tl_spec *spec, const struct tl_config *c, const char *out_dir,
-		    const char *spec_dir, uint64_t footprint, struct tl_launch *re, char *why,
-		    size_t whylen);
+		    const char *spec_dir, uint64_t footprint, struct tl_launch *re, struct tl_error *err);
 void tl_launch_release(struct tl_launch *re);
 
 #endif

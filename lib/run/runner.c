@@ -34,6 +34,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "util/fs.h"
 #include "util/nodeset.h"
 #include "run/runner-child.h"
 
@@ -98,29 +99,6 @@ void tl_runner_kill_current(void)
 		kill_requested = 1;
 		kill(-pgid, SIGKILL);
 	}
-}
-
-static int mkdirs(const char *path)
-{
-	char buf[PATH_MAX];
-	size_t len = strlen(path);
-
-	if (len >= sizeof(buf))
-		return -ENAMETOOLONG;
-	memcpy(buf, path, len + 1);
-	for (char *p = buf + 1; ; p++) {
-		if (*p != '/' && *p != '\0')
-			continue;
-		char c = *p;
-
-		*p = '\0';
-		if (mkdir(buf, 0777) && errno != EEXIST)
-			return -errno;
-		*p = c;
-		if (!c)
-			break;
-	}
-	return 0;
 }
 
 /*
@@ -199,7 +177,7 @@ static int prepare(struct run *r)
 
 	if (!req->argv || !req->argv[0] || !req->out_dir)
 		return fail(r->res, -EINVAL, "nothing to run");
-	rc = mkdirs(req->out_dir);
+	rc = tl_mkdir_p(req->out_dir);
 	if (rc)
 		return fail(r->res, rc, "cannot create '%s': %s", req->out_dir, strerror(-rc));
 	if ((req->cpu_nodes || req->mem_nodes) && numa_available() < 0)

@@ -33,15 +33,29 @@ static void join_names(char *buf, size_t len, const char *const *names, size_t n
 }
 
 /*
- * Is a canonical workload or size value one this spec can run? Fills why
+ * err for a value not among names: "no WHAT 'value' WHERE", then the
+ * closest name or the whole list.
+ */
+static int unknown_value(struct tl_error *err, const char *what, const char *value, const char *where,
+			 const char *list_name, const char *const *names, size_t n)
+{
+	const char *dym = tl_did_you_mean(value, names);
+	char list[512];
+
+	join_names(list, sizeof(list), names, n);
+	if (dym)
+		return tl_error_set(err, "no %s '%s' %s (did you mean '%s'?)", what, value, where, dym);
+	return tl_error_set(err, "no %s '%s' %s (%s: %s)", what, value, where, list_name, list);
+}
+
+/*
+ * Is a canonical workload or size value one this spec can run? Fills err
  * (without a field prefix) when not.
  */
-static int check_known(const struct tl_spec *spec, enum tl_axis axis, const char *value, char *why,
-		       size_t len)
+static int check_known(const struct tl_spec *spec, enum tl_axis axis, const char *value,
+		       struct tl_error *err)
 {
 	const char *names[65];
-	char list[512];
-	const char *dym;
 	size_t n = 0;
 
 	if (axis == TL_AXIS_WORKLOAD) {
@@ -50,13 +64,7 @@ static int check_known(const struct tl_spec *spec, enum tl_axis axis, const char
 		for (size_t i = 0; i < spec->nworkloads && n < 64; i++)
 			names[n++] = spec->workloads[i].name;
 		names[n] = NULL;
-		dym = tl_did_you_mean(value, names);
-		join_names(list, sizeof(list), names, n);
-		if (dym)
-			snprintf(why, len, "no workload '%s' in this spec (did you mean '%s'?)", value, dym);
-		else
-			snprintf(why, len, "no workload '%s' in this spec (workloads: %s)", value, list);
-		return -EINVAL;
+		return unknown_value(err, "workload", value, "in this spec", "workloads", names, n);
 	}
 	if (axis == TL_AXIS_SIZE) {
 		for (size_t w = 0; w < spec->nworkloads; w++) {
@@ -75,16 +83,9 @@ static int check_known(const struct tl_spec *spec, enum tl_axis axis, const char
 		}
 		names[n] = NULL;
 		if (!n) {
-			snprintf(why, len, "no size '%s': the workloads have no sizes: presets", value);
-			return -EINVAL;
+			return tl_error_set(err, "no size '%s': the workloads have no sizes: presets", value);
 		}
-		dym = tl_did_you_mean(value, names);
-		join_names(list, sizeof(list), names, n);
-		if (dym)
-			snprintf(why, len, "no size '%s' in the workloads (did you mean '%s'?)", value, dym);
-		else
-			snprintf(why, len, "no size '%s' in the workloads (sizes: %s)", value, list);
-		return -EINVAL;
+		return unknown_value(err, "size", value, "in the workloads", "sizes", names, n);
 	}
 	return 0;
 }
@@ -204,7 +205,7 @@ static int args_map(struct tl_yaml *y, yaml_node_t *n, const char *field, char *
 static int axis_value(struct tl_yaml *y, const struct tl_spec *spec, yaml_node_t *n, enum tl_axis axis,
 		      const char *field, bool allow_base, char **out)
 {
-	char *text = NULL, why[600];
+	char *text = NULL;
 	const char *v;
 	int rc;
 
@@ -230,10 +231,10 @@ static int axis_value(struct tl_yaml *y, const struct tl_spec *spec, yaml_node_t
 	free(text);
 	if (rc)
 		return rc;
-	if (check_known(spec, axis, *out, why, sizeof(why))) {
+	if (check_known(spec, axis, *out, y->err)) {
 		free(*out);
 		*out = NULL;
-		return tl_yaml_error(y, n, "%s: %s", field, why);
+		return tl_yaml_error(y, n, "%s: %s", field, y->err->msg);
 	}
 	return 0;
 }

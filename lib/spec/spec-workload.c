@@ -516,6 +516,14 @@ int tl_spec_parse_workload(struct tl_yaml *y, yaml_node_t *map, const char *fiel
 		}
 		wl->builtin = mode == TL_WL_DESCRIPTOR;
 	}
+	/* after a built-in's descriptor, so that the spec's own wins */
+	tl_yaml_field(f, field, "description");
+	if ((n = tl_yaml_get(y, map, "description", NULL)) && !tl_yaml_is_null(n)) {
+		free(wl->description);
+		wl->description = NULL;
+		if (tl_yaml_string(y, n, f, &wl->description))
+			return -EINVAL;
+	}
 	if (mode != TL_WL_DESCRIPTOR && parse_choice(y, map, field, mode, wl, size, threads))
 		return -EINVAL;
 	wl->loc = tl_yaml_loc(map);
@@ -563,6 +571,7 @@ void tl_workload_release(struct tl_workload *wl)
 		return;
 	free(wl->name);
 	free(wl->descriptor);
+	free(wl->description);
 	tl_strlist_release(&wl->command);
 	tl_strlist_release(&wl->env);
 	free(wl->dir);

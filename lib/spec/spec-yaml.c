@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "util/array.h"
 
 /* Where a reader error (bad UTF-8, a NUL) sits, from its byte offset. */
 static void offset_to_mark(const char *text, size_t offset, size_t *line, size_t *col)
@@ -139,7 +140,7 @@ static int place_aliases(struct tl_yaml *y, const char *text)
 			stack[depth - 1].slot++;
 		}
 		if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT) {
-			if (depth == sizeof(stack) / sizeof(stack[0])) {
+			if (depth == ARRAY_SIZE(stack)) {
 				rc = tl_yaml_error(y, NULL, "nested more than %zu levels deep", depth);
 				yaml_event_delete(&ev);
 				break;

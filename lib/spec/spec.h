@@ -48,6 +48,7 @@ struct tl_workload {
 	char *name;		/* built-in name, or the user's `name:` (default: basename of argv[0]) */
 	bool builtin;
 	char *descriptor;	/* path of the descriptor file, for built-ins */
+	char *description;	/* NULL when not given */
 	struct tl_strlist command;	/* argv prefix */
 	struct tl_strlist env;	/* "KEY=VALUE" */
 	char *dir;		/* working directory, NULL = the run's output directory */

@@ -3,6 +3,7 @@
  * store writes them, and the growable lists measurement modules append to.
  */
 #include "store/result.h"
+#include "util/strings.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -41,24 +42,11 @@ static void *grow(void **v, size_t *n, size_t *cap, size_t size)
 
 #define PUSH(list) ((__typeof__((list).v))grow((void **)&(list).v, &(list).n, &(list).cap, sizeof(*(list).v)))
 
-/* A copy of s, NULL staying NULL; *oom set when the copy failed. */
-static char *dup_or_null(const char *s, bool *oom)
-{
-	char *d;
-
-	if (!s)
-		return NULL;
-	d = strdup(s);
-	if (!d)
-		*oom = true;
-	return d;
-}
-
 int tl_env_put(struct tl_env *env, const char *key, const char *value)
 {
 	struct tl_env_entry *v;
 	bool oom = false;
-	char *val = dup_or_null(value, &oom), *k;
+	char *val = tl_strdup_or_null(value, &oom), *k;
 
 	if (oom)
 		return -ENOMEM;
@@ -104,7 +92,7 @@ void tl_env_release(struct tl_env *env)
 int tl_record_add_metric(struct tl_run_record *r, const char *name, double value, const char *unit)
 {
 	bool oom = false;
-	char *n = dup_or_null(name, &oom), *u = dup_or_null(unit, &oom);
+	char *n = tl_strdup_or_null(name, &oom), *u = tl_strdup_or_null(unit, &oom);
 	struct tl_metric *m = oom ? NULL : PUSH(r->metrics);
 
 	if (!m) {
@@ -122,9 +110,9 @@ int tl_record_add_counter(struct tl_run_record *r, const struct tl_counter_row *
 	bool oom = false;
 	struct tl_counter_row *slot;
 
-	c.event = dup_or_null(row->event, &oom);
-	c.encoding = dup_or_null(row->encoding, &oom);
-	c.reason = dup_or_null(row->reason, &oom);
+	c.event = tl_strdup_or_null(row->event, &oom);
+	c.encoding = tl_strdup_or_null(row->encoding, &oom);
+	c.reason = tl_strdup_or_null(row->reason, &oom);
 	slot = oom ? NULL : PUSH(r->counters);
 	if (!slot) {
 		free(c.event);
@@ -149,7 +137,7 @@ int tl_record_add_proc_stat(struct tl_run_record *r, int pid, const char *name, 
 int tl_record_add_alloc(struct tl_run_record *r, const struct tl_alloc_row *row)
 {
 	bool oom = false;
-	char *callsite = dup_or_null(row->callsite, &oom);
+	char *callsite = tl_strdup_or_null(row->callsite, &oom);
 	struct tl_alloc_row *a = oom ? NULL : PUSH(r->allocations);
 
 	if (!a) {

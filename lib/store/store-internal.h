@@ -6,6 +6,7 @@
 #ifndef TL_STORE_INTERNAL_H
 #define TL_STORE_INTERNAL_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <sqlite3.h>
 #include "store/query.h"
@@ -63,5 +64,12 @@ struct sqlite3 *tl_store_db(struct tl_store *st);
 
 /* Binds a string, or NULL for a NULL pointer. */
 int tl_store_bind_text(sqlite3_stmt *s, int i, const char *v);
+/*
+ * Binds parameters i, i+1, ... one per letter of types: 'i' int, 'I'
+ * int64_t, 'd' double (NaN: NULL), 't' text (NULL: NULL), 'N' an int
+ * then an int64_t (the int 0: NULL). Returns the next parameter's index.
+ */
+int tl_store_bind(sqlite3_stmt *s, int i, const char *types, ...);
+int tl_store_vbind(sqlite3_stmt *s, int i, const char *types, va_list ap);
 
 #endif

@@ -7,11 +7,13 @@
 #include "store/store-internal.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "util/error.h"
+#include "util/strings.h"
 
 /* Column positions of row_select(): fixed ones, the axes, then the rest. */
 enum {
@@ -51,39 +53,37 @@ static char *row_select(const char *tail)
 	return sql;
 }
 
-static int prepare(struct tl_store *st, const char *sql, sqlite3_stmt **s, const char *what)
+/*
+ * Prepares sql with parameters bound from 1 on (tl_store_bind's types);
+ * with rows, sql is the tail of a query of run rows (row_select()). 0, or
+ * -errno after reporting.
+ */
+static int query(struct tl_store *st, sqlite3_stmt **s, const char *what, bool rows, const char *sql,
+		 const char *types, ...)
 {
-	int rc = sqlite3_prepare_v2(st->db, sql, -1, s, NULL);
-
-	return rc == SQLITE_OK ? 0 : tl_store_sqlerr(st, rc, what);
-}
-
-static int prepare_rows(struct tl_store *st, const char *tail, sqlite3_stmt **s, const char *what)
-{
-	char *sql = row_select(tail);
+	char *full = rows ? row_select(sql) : NULL;
+	va_list ap;
 	int rc;
 
-	if (!sql)
+	if (rows && !full)
 		return tl_store_fail(st, -ENOMEM, "%s: out of memory", what);
-	rc = prepare(st, sql, s, what);
-	free(sql);
-	return rc;
+	rc = sqlite3_prepare_v2(st->db, rows ? full : sql, -1, s, NULL);
+	free(full);
+	if (rc != SQLITE_OK)
+		return tl_store_sqlerr(st, rc, what);
+	va_start(ap, types);
+	tl_store_vbind(*s, 1, types, ap);
+	va_end(ap);
+	return 0;
 }
 
 /* A copy of a text column; NULL stays NULL. *oom is set when the copy failed. */
 static char *column_dup(sqlite3_stmt *s, int i, bool *oom)
 {
-	const char *v = (const char *)sqlite3_column_text(s, i);
-	char *copy;
-
-	if (!v)
-		return NULL;
-	copy = strdup(v);
-	if (!copy)
-		*oom = true;
-	return copy;
+	return tl_strdup_or_null((const char *)sqlite3_column_text(s, i), oom);
 }
 
+/* One run row; 0, -ENOMEM (the caller reports it), or -EIO after reporting a damaged row. */
 static int read_row(struct tl_store *st, sqlite3_stmt *s, struct tl_run_row *row)
 {
 	const char *status = (const char *)sqlite3_column_text(s, C_STATUS);
@@ -133,7 +133,7 @@ static int read_row(struct tl_store *st, sqlite3_stmt *s, struct tl_run_row *row
 	row->run_ns = sqlite3_column_double(s, C_RUN_NS);
 	if (oom) {
 		tl_run_row_release(row);
-		return tl_store_fail(st, -ENOMEM, "out of memory");
+		return -ENOMEM;
 	}
 	return 0;
 }
@@ -163,20 +163,69 @@ void tl_run_rows_free(struct tl_run_row *rows, size_t n)
 	free(rows);
 }
 
-/* Runs s (one text column) and returns a copy of the first row's value, or NULL when none. */
-static int first_text(struct tl_store *st, sqlite3_stmt *s, char **out, const char *what)
+/*
+ * Steps s to its end, calling row(arg, s) on each row; stops at the first
+ * non-zero answer (-ENOMEM reported here). Finalizes s. 0 or -errno.
+ */
+static int each_row(struct tl_store *st, sqlite3_stmt *s, int (*row)(void *arg, sqlite3_stmt *s), void *arg,
+		    const char *what)
 {
-	int rc = sqlite3_step(s);
+	int rc, step;
 
-	*out = NULL;
-	if (rc == SQLITE_ROW) {
-		const char *v = (const char *)sqlite3_column_text(s, 0);
+	while ((step = sqlite3_step(s)) == SQLITE_ROW)
+		if ((rc = row(arg, s)))
+			goto out;
+	rc = step == SQLITE_DONE ? 0 : tl_store_sqlerr(st, step, what);
+out:
+	sqlite3_finalize(s);
+	if (rc == -ENOMEM)
+		tl_store_fail(st, rc, "%s: out of memory", what);
+	return rc;
+}
 
-		if (v && !(*out = strdup(v)))
-			return tl_store_fail(st, -ENOMEM, "%s: out of memory", what);
-		return 0;
+/* The first row's text columns, copied into out[0..n) (NULL for NULL, or when there is no row). */
+struct texts {
+	char **out;
+	int n;
+	bool found;
+};
+
+static int first_texts(void *arg, sqlite3_stmt *s)
+{
+	struct texts *t = arg;
+	bool oom = false;
+
+	for (int i = 0; i < t->n; i++)
+		t->out[i] = column_dup(s, i, &oom);
+	t->found = true;
+	return oom ? -ENOMEM : 1;	/* one row is all it reads */
+}
+
+/* Runs a query of text columns and keeps its first row: 0 (*found or not), or -errno. */
+static int texts_of(struct tl_store *st, sqlite3_stmt *s, char **out, int n, bool *found, const char *what)
+{
+	struct texts t = { out, n, false };
+	int rc;
+
+	for (int i = 0; i < n; i++)
+		out[i] = NULL;
+	rc = each_row(st, s, first_texts, &t, what);
+	if (rc < 0) {
+		for (int i = 0; i < n; i++) {
+			free(out[i]);
+			out[i] = NULL;
+		}
+		return rc;
 	}
-	return rc == SQLITE_DONE ? 0 : tl_store_sqlerr(st, rc, what);
+	if (found)
+		*found = t.found;
+	return 0;
+}
+
+/* One text value: the first column of the first row, or NULL. */
+static int text_of(struct tl_store *st, sqlite3_stmt *s, char **out, const char *what)
+{
+	return texts_of(st, s, out, 1, NULL, what);
 }
 
 /* The name of the most recently created experiment, or NULL (returning 0) when there is none. */
@@ -184,15 +233,10 @@ static int latest_experiment(struct tl_store *st, char **name)
 {
 	static const char what[] = "cannot find the latest experiment";
 	sqlite3_stmt *s;
-	int rc;
 
-	rc = prepare(st, "SELECT name FROM experiments ORDER BY created_at DESC, id DESC LIMIT 1", &s,
-		     what);
-	if (rc)
-		return rc;
-	rc = first_text(st, s, name, what);
-	sqlite3_finalize(s);
-	return rc;
+	*name = NULL;
+	return query(st, &s, what, false, "SELECT name FROM experiments ORDER BY created_at DESC, id DESC LIMIT 1", "") ?:
+	       text_of(st, s, name, what);
 }
 
 int tl_store_run_done(struct tl_store *st, const char *experiment, const char *run_key)
@@ -200,63 +244,53 @@ int tl_store_run_done(struct tl_store *st, const char *experiment, const char *r
 	static const char what[] = "cannot look up a finished run";
 	sqlite3_stmt *s;
 	char *latest = NULL, *status = NULL;
-	int rc;
+	int rc = 0;
 
-	if (!experiment) {
-		rc = latest_experiment(st, &latest);
-		if (rc || !latest)
-			return rc;
-		experiment = latest;
-	}
-	rc = prepare(st, "SELECT r.status FROM runs r JOIN experiments e ON e.id = r.experiment_id"
-		     " WHERE e.name = ?1 AND r.run_key = ?2 ORDER BY r.id DESC LIMIT 1", &s, what);
-	if (rc)
-		goto out;
-	tl_store_bind_text(s, 1, experiment);
-	tl_store_bind_text(s, 2, run_key);
-	rc = first_text(st, s, &status, what);
-	sqlite3_finalize(s);
+	if (!experiment && (rc = latest_experiment(st, &latest)))
+		return rc;
+	if (!experiment && !latest)
+		return 0;
+	rc = query(st, &s, what, false, "SELECT r.status FROM runs r JOIN experiments e ON e.id = r.experiment_id"
+		   " WHERE e.name = ?1 AND r.run_key = ?2 ORDER BY r.id DESC LIMIT 1", "tt",
+		   experiment ? experiment : latest, run_key);
+	rc = rc ?: text_of(st, s, &status, what);
 	if (!rc)
 		rc = status && !strcmp(status, tl_status_names[TL_STATUS_OK]);
-out:
 	free(status);
 	free(latest);
 	return rc;
 }
 
-/* Steps s to the end, appending every row to *rows. */
-static int collect_rows(struct tl_store *st, sqlite3_stmt *s, struct tl_run_row **rows, size_t *n,
-			const char *what)
+/* Rows appended to a growing array of `size`-byte elements by fill(st, slot, s). */
+struct rows {
+	struct tl_store *st;
+	void **v;
+	size_t *n, cap, size;
+	int (*fill)(struct tl_store *st, void *slot, sqlite3_stmt *s);
+};
+
+static int add_row(void *arg, sqlite3_stmt *s)
 {
-	struct tl_run_row *v = NULL, *grown;
-	size_t len = 0, cap = 0;
+	struct rows *r = arg;
 	int rc;
 
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		if (len == cap) {
-			cap = cap ? 2 * cap : 16;
-			grown = realloc(v, cap * sizeof(*v));
-			if (!grown) {
-				rc = tl_store_fail(st, -ENOMEM, "%s: out of memory", what);
-				goto fail;
-			}
-			v = grown;
-		}
-		rc = read_row(st, s, &v[len]);
-		if (rc)
-			goto fail;
-		len++;
+	if (*r->n == r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 16;
+		void *grown = realloc(*r->v, cap * r->size);
+
+		if (!grown)
+			return -ENOMEM;
+		*r->v = grown;
+		r->cap = cap;
 	}
-	if (rc != SQLITE_DONE) {
-		rc = tl_store_sqlerr(st, rc, what);
-		goto fail;
-	}
-	*rows = v;
-	*n = len;
-	return 0;
-fail:
-	tl_run_rows_free(v, len);
+	rc = r->fill(r->st, (char *)*r->v + *r->n * r->size, s);
+	(*r->n)++;	/* counted even when a copy failed, so the caller's release frees what was copied */
 	return rc;
+}
+
+static int fill_run(struct tl_store *st, void *slot, sqlite3_stmt *s)
+{
+	return read_row(st, s, slot);
 }
 
 int tl_store_query_runs(struct tl_store *st, const char *experiment, struct tl_run_row **rows,
@@ -269,25 +303,24 @@ int tl_store_query_runs(struct tl_store *st, const char *experiment, struct tl_r
 		"      JOIN experiments ON experiments.id = runs.experiment_id"
 		"      WHERE experiments.name = ?1 GROUP BY runs.run_key) k ON r.id = k.last_id "
 		"ORDER BY k.first_id";
+	struct rows r = { st, (void **)rows, n, 0, sizeof(**rows), fill_run };
 	sqlite3_stmt *s;
 	char *latest = NULL;
-	int rc;
+	int rc = 0;
 
 	*rows = NULL;
 	*n = 0;
-	if (!experiment) {
-		rc = latest_experiment(st, &latest);
-		if (rc || !latest)
-			return rc;
-		experiment = latest;
+	if (!experiment && (rc = latest_experiment(st, &latest)))
+		return rc;
+	if (!experiment && !latest)
+		return 0;
+	rc = query(st, &s, what, true, tail, "t", experiment ? experiment : latest);
+	rc = rc ?: each_row(st, s, add_row, &r, what);
+	if (rc) {
+		tl_run_rows_free(*rows, *n);
+		*rows = NULL;
+		*n = 0;
 	}
-	rc = prepare_rows(st, tail, &s, what);
-	if (rc)
-		goto out;
-	tl_store_bind_text(s, 1, experiment);
-	rc = collect_rows(st, s, rows, n, what);
-	sqlite3_finalize(s);
-out:
 	free(latest);
 	return rc;
 }
@@ -296,112 +329,86 @@ int tl_store_experiment_baseline(struct tl_store *st, const char *experiment, ch
 {
 	static const char what[] = "cannot read the baseline";
 	sqlite3_stmt *s;
-	int rc;
 
 	*out = NULL;
-	rc = prepare(st, experiment
-		     ? "SELECT baseline FROM experiments WHERE name = ?1"
-		       " ORDER BY created_at DESC, id DESC LIMIT 1"
-		     : "SELECT baseline FROM experiments ORDER BY created_at DESC, id DESC LIMIT 1",
-		     &s, what);
-	if (rc)
-		return rc;
 	if (experiment)
-		tl_store_bind_text(s, 1, experiment);
-	rc = first_text(st, s, out, what);
-	sqlite3_finalize(s);
-	return rc;
+		return query(st, &s, what, false, "SELECT baseline FROM experiments WHERE name = ?1"
+			     " ORDER BY created_at DESC, id DESC LIMIT 1", "t", experiment) ?:
+		       text_of(st, s, out, what);
+	return query(st, &s, what, false, "SELECT baseline FROM experiments ORDER BY created_at DESC, id DESC LIMIT 1",
+		     "") ?: text_of(st, s, out, what);
+}
+
+static int fill_name(struct tl_store *st, void *slot, sqlite3_stmt *s)
+{
+	(void)st;
+	const char *name = (const char *)sqlite3_column_text(s, 0);
+
+	return (*(char **)slot = strdup(name ? name : "")) ? 0 : -ENOMEM;
 }
 
 int tl_store_experiments(struct tl_store *st, char ***names, size_t *n)
 {
 	static const char what[] = "cannot list experiments";
+	struct rows r = { st, (void **)names, n, 0, sizeof(**names), fill_name };
 	sqlite3_stmt *s;
-	char **v = NULL, **grown;
-	size_t len = 0, cap = 0;
 	int rc;
 
 	*names = NULL;
 	*n = 0;
-	rc = prepare(st, "SELECT name FROM experiments GROUP BY name"
-		     " ORDER BY MAX(created_at) DESC, MAX(id) DESC", &s, what);
-	if (rc)
-		return rc;
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		const char *name = (const char *)sqlite3_column_text(s, 0);
-
-		if (len == cap) {
-			cap = cap ? 2 * cap : 8;
-			grown = realloc(v, cap * sizeof(*v));
-			if (!grown)
-				goto oom;
-			v = grown;
-		}
-		if (!(v[len] = strdup(name ? name : "")))
-			goto oom;
-		len++;
+	rc = query(st, &s, what, false, "SELECT name FROM experiments GROUP BY name"
+		   " ORDER BY MAX(created_at) DESC, MAX(id) DESC", "");
+	rc = rc ?: each_row(st, s, add_row, &r, what);
+	if (rc) {
+		for (size_t i = 0; i < *n; i++)
+			free((*names)[i]);
+		free(*names);
+		*names = NULL;
+		*n = 0;
 	}
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE) {
-		rc = tl_store_sqlerr(st, rc, what);
-		goto fail;
-	}
-	*names = v;
-	*n = len;
-	return 0;
-oom:
-	sqlite3_finalize(s);
-	rc = tl_store_fail(st, -ENOMEM, "%s: out of memory", what);
-fail:
-	for (size_t i = 0; i < len; i++)
-		free(v[i]);
-	free(v);
 	return rc;
 }
 
-/* Steps s (bound by the caller), expecting at most one row. 1 = found, 0 = none. */
-static int one_row(struct tl_store *st, sqlite3_stmt *s, struct tl_run_row *row, const char *what)
+/* The latest run row with this id (key NULL) or key: 1 found, 0 none, -errno. */
+static int run_where(struct tl_store *st, struct tl_run_row *row, const char *what, const char *key, int64_t id)
 {
-	int rc = sqlite3_step(s);
-
-	if (rc == SQLITE_DONE)
-		return 0;
-	if (rc != SQLITE_ROW)
-		return tl_store_sqlerr(st, rc, what);
-	rc = read_row(st, s, row);
-	return rc ? rc : 1;
-}
-
-static int run_by_id(struct tl_store *st, long long id, struct tl_run_row *row, const char *what)
-{
+	struct tl_run_row *rows = NULL;
+	size_t n = 0;
+	struct rows r = { st, (void **)&rows, &n, 0, sizeof(*rows), fill_run };
 	sqlite3_stmt *s;
 	int rc;
 
-	rc = prepare_rows(st, "WHERE r.id = ?1", &s, what);
-	if (rc)
-		return rc;
-	sqlite3_bind_int64(s, 1, id);
-	rc = one_row(st, s, row, what);
-	sqlite3_finalize(s);
-	return rc;
-}
-
-static int run_by_key(struct tl_store *st, const char *key, struct tl_run_row *row,
-		      const char *what)
-{
-	sqlite3_stmt *s;
-	int rc;
-
-	rc = prepare_rows(st, "WHERE r.run_key = ?1 ORDER BY r.id DESC LIMIT 1", &s, what);
-	if (rc)
-		return rc;
-	tl_store_bind_text(s, 1, key);
-	rc = one_row(st, s, row, what);
-	sqlite3_finalize(s);
+	rc = key ? query(st, &s, what, true, "WHERE r.run_key = ?1 ORDER BY r.id DESC LIMIT 1", "t", key)
+		 : query(st, &s, what, true, "WHERE r.id = ?1", "I", id);
+	rc = rc ?: each_row(st, s, add_row, &r, what);
+	if (!rc && n) {
+		*row = rows[0];
+		memset(&rows[0], 0, sizeof(rows[0]));
+		rc = 1;
+	}
+	tl_run_rows_free(rows, n);
 	return rc;
 }
 
 #define MAX_CANDIDATES 5
+
+/* Appends one run key to the candidates' list. */
+struct list {
+	char *buf;
+	size_t len, used;
+	long long total;
+};
+
+static int add_candidate(void *arg, sqlite3_stmt *s)
+{
+	struct list *l = arg;
+
+	l->total = sqlite3_column_int64(s, 1);
+	if (l->used < l->len)
+		l->used += snprintf(l->buf + l->used, l->len - l->used, "%s%s", l->used ? ", " : "",
+				    (const char *)sqlite3_column_text(s, 0));
+	return 0;
+}
 
 /*
  * Up to MAX_CANDIDATES run keys, most recent first, starting with prefix
@@ -411,28 +418,18 @@ static int run_by_key(struct tl_store *st, const char *key, struct tl_run_row *r
 static int candidates(struct tl_store *st, const char *prefix, char *buf, size_t len,
 		      long long *total, const char *what)
 {
+	struct list l = { buf, len, 0, 0 };
 	sqlite3_stmt *s;
-	size_t used = 0;
 	int rc;
 
 	buf[0] = '\0';
-	*total = 0;
-	rc = prepare(st, "SELECT run_key, count(*) OVER () FROM"
-		     " (SELECT run_key, MAX(id) AS last_id FROM runs"
-		     "  WHERE substr(run_key, 1, length(?1)) = ?1 GROUP BY run_key)"
-		     " ORDER BY last_id DESC LIMIT ?2", &s, what);
-	if (rc)
-		return rc;
-	tl_store_bind_text(s, 1, prefix);
-	sqlite3_bind_int(s, 2, MAX_CANDIDATES);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		*total = sqlite3_column_int64(s, 1);
-		if (used < len)
-			used += snprintf(buf + used, len - used, "%s%s", used ? ", " : "",
-					 (const char *)sqlite3_column_text(s, 0));
-	}
-	sqlite3_finalize(s);
-	return rc == SQLITE_DONE ? 0 : tl_store_sqlerr(st, rc, what);
+	rc = query(st, &s, what, false, "SELECT run_key, count(*) OVER () FROM"
+		   " (SELECT run_key, MAX(id) AS last_id FROM runs"
+		   "  WHERE substr(run_key, 1, length(?1)) = ?1 GROUP BY run_key)"
+		   " ORDER BY last_id DESC LIMIT ?2", "ti", prefix, MAX_CANDIDATES);
+	rc = rc ?: each_row(st, s, add_candidate, &l, what);
+	*total = l.total;
+	return rc;
 }
 
 int tl_store_get_run(struct tl_store *st, const char *which, struct tl_run_row *row)
@@ -447,18 +444,18 @@ int tl_store_get_run(struct tl_store *st, const char *which, struct tl_run_row *
 	snprintf(what, sizeof(what), "cannot read run '%s'", which);
 	/* A number is a row id first; keys are hex, so a short all-digit prefix stays usable below. */
 	if (strspn(which, "0123456789") == strlen(which) && strlen(which) < 19) {
-		rc = run_by_id(st, strtoll(which, NULL, 10), row, what);
+		rc = run_where(st, row, what, NULL, strtoll(which, NULL, 10));
 		if (rc)
 			return rc < 0 ? rc : 0;
 	}
-	rc = run_by_key(st, which, row, what);
+	rc = run_where(st, row, what, which, 0);
 	if (rc)
 		return rc < 0 ? rc : 0;
 	rc = candidates(st, which, list, sizeof(list), &total, what);
 	if (rc)
 		return rc;
 	if (total == 1)
-		return run_by_key(st, list, row, what) == 1 ? 0 : -EIO;
+		return run_where(st, row, what, list, 0) == 1 ? 0 : -EIO;
 	if (total > 1)
 		return tl_store_fail(st, -EINVAL, "run '%s' is ambiguous: %s%s (%lld runs match)", which,
 				     list, total > MAX_CANDIDATES ? ", ..." : "", total);
@@ -471,52 +468,36 @@ int tl_store_get_run(struct tl_store *st, const char *which, struct tl_run_row *
 			     total > MAX_CANDIDATES ? ", ..." : "");
 }
 
+static int fill_metric(struct tl_store *st, void *slot, sqlite3_stmt *s)
+{
+	struct tl_metric *m = slot;
+	bool oom = false;
+
+	(void)st;
+	m->name = column_dup(s, 0, &oom);
+	m->value = sqlite3_column_type(s, 1) == SQLITE_NULL ? NAN : sqlite3_column_double(s, 1);
+	m->unit = column_dup(s, 2, &oom);
+	return oom ? -ENOMEM : 0;
+}
+
 int tl_store_run_metrics(struct tl_store *st, int64_t run_id, struct tl_metric **m, size_t *n)
 {
 	static const char what[] = "cannot read metrics";
-	struct tl_metric *v = NULL, *grown;
-	size_t len = 0, cap = 0;
+	struct rows r = { st, (void **)m, n, 0, sizeof(**m), fill_metric };
 	sqlite3_stmt *s;
 	int rc;
 
 	*m = NULL;
 	*n = 0;
-	rc = prepare(st, "SELECT name, value, unit FROM metrics WHERE run_id = ?1 ORDER BY name", &s,
-		     what);
-	if (rc)
-		return rc;
-	sqlite3_bind_int64(s, 1, run_id);
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-		bool oom = false;
-
-		if (len == cap) {
-			cap = cap ? 2 * cap : 16;
-			grown = realloc(v, cap * sizeof(*v));
-			if (!grown)
-				goto oom;
-			v = grown;
-		}
-		v[len].name = column_dup(s, 0, &oom);
-		v[len].value = sqlite3_column_type(s, 1) == SQLITE_NULL ? NAN
-									 : sqlite3_column_double(s, 1);
-		v[len].unit = column_dup(s, 2, &oom);
-		len++;
-		if (oom)
-			goto oom;
+	rc = query(st, &s, what, false, "SELECT name, value, unit FROM metrics WHERE run_id = ?1 ORDER BY name", "I",
+		   run_id);
+	rc = rc ?: each_row(st, s, add_row, &r, what);
+	if (rc) {
+		tl_metrics_free(*m, *n);
+		*m = NULL;
+		*n = 0;
 	}
-	sqlite3_finalize(s);
-	if (rc != SQLITE_DONE) {
-		rc = tl_store_sqlerr(st, rc, what);
-		tl_metrics_free(v, len);
-		return rc;
-	}
-	*m = v;
-	*n = len;
-	return 0;
-oom:
-	sqlite3_finalize(s);
-	tl_metrics_free(v, len);
-	return tl_store_fail(st, -ENOMEM, "%s: out of memory", what);
+	return rc;
 }
 
 /* ---- environment and counters ---- */
@@ -524,188 +505,144 @@ oom:
 int tl_store_experiment_env(struct tl_store *st, const char *experiment, const char *key,
 			    char **out)
 {
-	static const char sql[] =
-		"SELECT e.value FROM environment e JOIN experiments x ON x.id = e.experiment_id "
-		"WHERE x.name = ? AND e.run_id IS NULL AND e.key = ? "
-		"ORDER BY x.created_at DESC, x.id DESC LIMIT 1";
-	sqlite3_stmt *s = NULL;
-	int rc;
+	static const char what[] = "reading the environment";
+	sqlite3_stmt *s;
 
 	*out = NULL;
-	rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
-	if (rc == SQLITE_OK) {
-		tl_store_bind_text(s, 1, experiment);
-		tl_store_bind_text(s, 2, key);
-		rc = sqlite3_step(s);
-		if (rc == SQLITE_ROW) {
-			const unsigned char *v = sqlite3_column_text(s, 0);
+	return query(st, &s, what, false, "SELECT e.value FROM environment e JOIN experiments x ON x.id = e.experiment_id"
+		     " WHERE x.name = ?1 AND e.run_id IS NULL AND e.key = ?2"
+		     " ORDER BY x.created_at DESC, x.id DESC LIMIT 1", "tt", experiment, key) ?:
+	       text_of(st, s, out, what);
+}
 
-			if (v && !(*out = strdup((const char *)v)))
-				rc = SQLITE_NOMEM;
-			else
-				rc = SQLITE_OK;
-		} else if (rc == SQLITE_DONE) {
-			rc = SQLITE_OK;
-		}
-	}
-	sqlite3_finalize(s);
-	return rc == SQLITE_OK ? 0 : tl_store_sqlerr(st, rc, "reading the environment");
+int tl_store_env_latest(struct tl_store *st, const char *key, char **out)
+{
+	static const char what[] = "reading the environment";
+	sqlite3_stmt *s;
+
+	*out = NULL;
+	return query(st, &s, what, false, "SELECT value FROM environment WHERE key = ?1 AND run_id IS NULL"
+		     " ORDER BY experiment_id DESC LIMIT 1", "t", key) ?: text_of(st, s, out, what);
 }
 
 int tl_store_run_experiment(struct tl_store *st, int64_t run_id, int64_t *experiment_id)
 {
-	sqlite3_stmt *s = NULL;
-	int rc = sqlite3_prepare_v2(st->db, "SELECT experiment_id FROM runs WHERE id = ?", -1, &s, NULL);
+	static const char what[] = "reading a run";
+	char *id = NULL;
+	bool found = false;
+	sqlite3_stmt *s;
+	int rc;
 
-	if (rc == SQLITE_OK) {
-		sqlite3_bind_int64(s, 1, run_id);
-		rc = sqlite3_step(s);
-		if (rc == SQLITE_ROW) {
-			*experiment_id = sqlite3_column_int64(s, 0);
-			rc = SQLITE_OK;
-		} else if (rc == SQLITE_DONE) {
-			sqlite3_finalize(s);
-			return tl_store_fail(st, -ENOENT, "no run %lld", (long long)run_id);
-		}
-	}
-	sqlite3_finalize(s);
-	return rc == SQLITE_OK ? 0 : tl_store_sqlerr(st, rc, "reading a run");
+	rc = query(st, &s, what, false, "SELECT experiment_id FROM runs WHERE id = ?1", "I", run_id);
+	rc = rc ?: texts_of(st, s, &id, 1, &found, what);
+	if (!rc && !found)
+		rc = tl_store_fail(st, -ENOENT, "no run %lld", (long long)run_id);
+	if (!rc)
+		*experiment_id = strtoll(id, NULL, 10);
+	free(id);
+	return rc;
+}
+
+/* A callback of the caller's for each (key, value) or counter row. */
+struct each {
+	void (*env)(void *arg, const char *key, const char *value);
+	void (*counter)(void *arg, const char *event, const double *value, const char *status,
+			const char *reason);
+	void *arg;
+	struct tl_env *into;
+};
+
+static int each_env(void *arg, sqlite3_stmt *s)
+{
+	struct each *e = arg;
+	const char *key = (const char *)sqlite3_column_text(s, 0), *value = (const char *)sqlite3_column_text(s, 1);
+
+	if (e->into)
+		return tl_env_put(e->into, key, value);
+	e->env(e->arg, key, value);
+	return 0;
+}
+
+static int each_counter(void *arg, sqlite3_stmt *s)
+{
+	struct each *e = arg;
+	double v = sqlite3_column_double(s, 1);
+
+	e->counter(e->arg, (const char *)sqlite3_column_text(s, 0), sqlite3_column_type(s, 1) == SQLITE_NULL ?
+		   NULL : &v, (const char *)sqlite3_column_text(s, 2), (const char *)sqlite3_column_text(s, 3));
+	return 0;
 }
 
 int tl_store_env_each(struct tl_store *st, int64_t experiment_id, int64_t run_id,
 		      void (*fn)(void *arg, const char *key, const char *value), void *arg)
 {
-	static const char sql[] = "SELECT key, value FROM environment WHERE experiment_id = ? AND "
-				  "ifnull(run_id, 0) = ? ORDER BY key";
-	sqlite3_stmt *s = NULL;
-	int rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
+	static const char what[] = "reading the environment";
+	struct each e = { .env = fn, .arg = arg };
+	sqlite3_stmt *s;
 
-	if (rc == SQLITE_OK) {
-		sqlite3_bind_int64(s, 1, experiment_id);
-		sqlite3_bind_int64(s, 2, run_id);
-		while ((rc = sqlite3_step(s)) == SQLITE_ROW)
-			fn(arg, (const char *)sqlite3_column_text(s, 0), (const char *)sqlite3_column_text(s, 1));
-		if (rc == SQLITE_DONE)
-			rc = SQLITE_OK;
-	}
-	sqlite3_finalize(s);
-	return rc == SQLITE_OK ? 0 : tl_store_sqlerr(st, rc, "reading the environment");
+	return query(st, &s, what, false, "SELECT key, value FROM environment WHERE experiment_id = ?1 AND"
+		     " ifnull(run_id, 0) = ?2 ORDER BY key", "II", experiment_id, run_id) ?:
+	       each_row(st, s, each_env, &e, what);
 }
 
 int tl_store_counters_each(struct tl_store *st, int64_t run_id,
 			   void (*fn)(void *arg, const char *event, const double *value,
 				      const char *status, const char *reason), void *arg)
 {
-	static const char sql[] = "SELECT event, value, status, reason FROM counters WHERE run_id = ? "
-				  "ORDER BY event";
-	sqlite3_stmt *s = NULL;
-	int rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
+	static const char what[] = "reading counters";
+	struct each e = { .counter = fn, .arg = arg };
+	sqlite3_stmt *s;
 
-	if (rc == SQLITE_OK) {
-		sqlite3_bind_int64(s, 1, run_id);
-		while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-			double v = sqlite3_column_double(s, 1);
-
-			fn(arg, (const char *)sqlite3_column_text(s, 0),
-			   sqlite3_column_type(s, 1) == SQLITE_NULL ? NULL : &v,
-			   (const char *)sqlite3_column_text(s, 2), (const char *)sqlite3_column_text(s, 3));
-		}
-		if (rc == SQLITE_DONE)
-			rc = SQLITE_OK;
-	}
-	sqlite3_finalize(s);
-	return rc == SQLITE_OK ? 0 : tl_store_sqlerr(st, rc, "reading counters");
-}
-
-int tl_store_env_latest(struct tl_store *st, const char *key, char **out)
-{
-	static const char sql[] = "SELECT value FROM environment WHERE key = ? AND run_id IS NULL "
-				  "ORDER BY experiment_id DESC LIMIT 1";
-	sqlite3_stmt *s = NULL;
-	int rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
-
-	*out = NULL;
-	if (rc == SQLITE_OK) {
-		tl_store_bind_text(s, 1, key);
-		rc = sqlite3_step(s);
-		if (rc == SQLITE_ROW) {
-			const unsigned char *v = sqlite3_column_text(s, 0);
-
-			rc = v && !(*out = strdup((const char *)v)) ? SQLITE_NOMEM : SQLITE_OK;
-		} else if (rc == SQLITE_DONE) {
-			rc = SQLITE_OK;
-		}
-	}
-	sqlite3_finalize(s);
-	return rc == SQLITE_OK ? 0 : tl_store_sqlerr(st, rc, "reading the environment");
+	return query(st, &s, what, false, "SELECT event, value, status, reason FROM counters WHERE run_id = ?1"
+		     " ORDER BY event", "I", run_id) ?: each_row(st, s, each_counter, &e, what);
 }
 
 int tl_store_env_load(struct tl_store *st, int64_t experiment_id, int64_t run_id, struct tl_env *env)
 {
 	static const char what[] = "reading the environment";
-	struct tl_env e = { 0 };
+	struct tl_env got = { 0 };
+	struct each e = { .into = &got };
 	sqlite3_stmt *s;
-	int rc, step;
+	int rc;
 
-	rc = prepare(st, "SELECT key, value FROM environment WHERE experiment_id = ?1 AND run_id IS ?2"
-		     " ORDER BY rowid", &s, what);
-	if (rc)
-		return rc;
-	sqlite3_bind_int64(s, 1, experiment_id);
-	if (run_id)
-		sqlite3_bind_int64(s, 2, run_id);
-	while ((step = sqlite3_step(s)) == SQLITE_ROW && !rc)
-		rc = tl_env_put(&e, (const char *)sqlite3_column_text(s, 0), (const char *)sqlite3_column_text(s, 1));
-	if (!rc && step != SQLITE_DONE)
-		rc = tl_store_sqlerr(st, step, what);
-	else if (rc)
-		rc = tl_store_fail(st, rc, "%s: out of memory", what);
-	sqlite3_finalize(s);
+	rc = query(st, &s, what, false, "SELECT key, value FROM environment WHERE experiment_id = ?1 AND run_id IS ?2"
+		   " ORDER BY rowid", "IN", experiment_id, run_id != 0, run_id);
+	rc = rc ?: each_row(st, s, each_env, &e, what);
 	if (rc) {
-		tl_env_release(&e);
+		tl_env_release(&got);
 		return rc;
 	}
 	tl_env_release(env);
-	*env = e;
+	*env = got;
 	return 0;
 }
 
 /* ---- machine profiles ---- */
 
-/* Runs sql with name bound and copies the row's two text columns (b may be NULL). */
+/* The profile's row of sql, two text columns (b may be NULL). -ENOENT when no such profile. */
 static int profile_row(struct tl_store *st, const char *sql, const char *name, char **a, char **b)
 {
 	static const char what[] = "cannot read machine profiles";
-	char **outs[] = { a, b };
+	char *out[2] = { NULL, NULL };
+	bool found = false;
 	sqlite3_stmt *s;
-	int rc, step;
+	int rc;
 
-	rc = prepare(st, sql, &s, what);
-	if (rc)
-		return rc;
-	tl_store_bind_text(s, 1, name);
-	step = sqlite3_step(s);
-	if (step == SQLITE_DONE) {
+	rc = query(st, &s, what, false, sql, "t", name);
+	rc = rc ?: texts_of(st, s, out, 2, &found, what);
+	if (!rc && !found)
 		rc = tl_store_fail(st, -ENOENT, "no machine profile '%s' (save one with 'tierlab probe --save %s')",
 				   name, name);
-	} else if (step != SQLITE_ROW) {
-		rc = tl_store_sqlerr(st, step, what);
-	} else {
-		bool oom = false;
-
-		for (int i = 0; i < 2; i++)
-			if (outs[i])
-				*outs[i] = column_dup(s, i, &oom);
-		if (oom)
-			rc = tl_store_fail(st, -ENOMEM, "%s: out of memory", what);
-	}
-	sqlite3_finalize(s);
+	*a = out[0];
+	if (b)
+		*b = out[1];
+	else
+		free(out[1]);
 	return rc;
 }
 
 int tl_store_profile(struct tl_store *st, const char *name, char **json)
 {
-	*json = NULL;
 	return profile_row(st, "SELECT json, NULL FROM machine_profiles WHERE name = ?1", name, json, NULL);
 }
 
@@ -713,7 +650,6 @@ int tl_store_profile_nodes(struct tl_store *st, const char *name, char **fast, c
 {
 	int rc;
 
-	*fast = *slow = NULL;
 	/* SQLite reads the probe's JSON, so there is no second parser of our own format */
 	rc = profile_row(st, "SELECT json_extract(json, '$.recommendation.fast'),"
 			 " json_extract(json, '$.recommendation.slow') FROM machine_profiles WHERE name = ?1",

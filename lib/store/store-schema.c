@@ -19,8 +19,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "util/error.h"
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#include "util/array.h"
 
 static const char migration_1[] =
 	/* Marks the file as tierlab's, so another program's database is refused. */

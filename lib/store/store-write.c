@@ -59,14 +59,6 @@ static int step(sqlite3_stmt *s)
 	return rc == SQLITE_DONE ? SQLITE_OK : rc;
 }
 
-static void bind_double_or_null(sqlite3_stmt *s, int i, bool has, double v)
-{
-	if (has && !isnan(v))
-		sqlite3_bind_double(s, i, v);
-	else
-		sqlite3_bind_null(s, i);
-}
-
 /* ---- rows that come in their hundreds of thousands ---- */
 
 /*
@@ -130,84 +122,50 @@ static int insert_rows(struct tl_store *st, const char *head, int ncols, const v
 	return rc;
 }
 
+/* One row's parameters from i on; the types are those of tl_store_bind. */
 static void bind_sample(sqlite3_stmt *s, int i, int64_t run_id, const void *row)
 {
 	const struct tl_sample_row *r = row;
 
-	sqlite3_bind_int64(s, i, run_id);
-	sqlite3_bind_int(s, i + 1, r->pid);
-	sqlite3_bind_int64(s, i + 2, r->t_ns);
-	sqlite3_bind_int64(s, i + 3, (int64_t)r->addr);
-	sqlite3_bind_int64(s, i + 4, (int64_t)r->pc);
-	sqlite3_bind_int64(s, i + 5, r->tid);
-	sqlite3_bind_int(s, i + 6, r->hit);
+	tl_store_bind(s, i, "IiIIIIi", run_id, r->pid, r->t_ns, (int64_t)r->addr, (int64_t)r->pc, r->tid, r->hit);
 }
 
 static void bind_migration(sqlite3_stmt *s, int i, int64_t run_id, const void *row)
 {
 	const struct tl_migration_row *r = row;
+	const char *dir = (unsigned)r->direction < TL_DIR__COUNT ? tl_direction_names[r->direction] : "?";
 
-	sqlite3_bind_int64(s, i, run_id);
-	sqlite3_bind_int(s, i + 1, r->pid);
-	sqlite3_bind_int64(s, i + 2, r->t_ns);
-	sqlite3_bind_int64(s, i + 3, (int64_t)r->addr);
-	sqlite3_bind_int64(s, i + 4, r->bytes);
-	sqlite3_bind_text(s, i + 5, (unsigned)r->direction < TL_DIR__COUNT ? tl_direction_names[r->direction]
-									  : "?", -1, SQLITE_STATIC);
-	sqlite3_bind_int(s, i + 6, r->ok);
+	tl_store_bind(s, i, "IiIIIti", run_id, r->pid, r->t_ns, (int64_t)r->addr, r->bytes, dir, r->ok);
 }
 
 static void bind_alloc(sqlite3_stmt *s, int i, int64_t run_id, const void *row)
 {
 	const struct tl_alloc_row *r = row;
 
-	sqlite3_bind_int64(s, i, run_id);
-	sqlite3_bind_int(s, i + 1, r->pid);
-	sqlite3_bind_int64(s, i + 2, r->seq);
-	sqlite3_bind_int64(s, i + 3, r->t_ns);
-	sqlite3_bind_int64(s, i + 4, (int64_t)r->addr);
-	sqlite3_bind_int64(s, i + 5, r->size);
-	tl_store_bind_text(s, i + 6, r->callsite);
+	tl_store_bind(s, i, "IiIIIIt", run_id, r->pid, r->seq, r->t_ns, (int64_t)r->addr, r->size, r->callsite);
 }
 
 static void bind_proc_stat(sqlite3_stmt *s, int i, int64_t run_id, const void *row)
 {
 	const struct tl_proc_stat *r = row;
 
-	sqlite3_bind_int64(s, i, run_id);
-	sqlite3_bind_int(s, i + 1, r->pid);
-	sqlite3_bind_text(s, i + 2, r->name, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(s, i + 3, (int64_t)r->value);
+	tl_store_bind(s, i, "IitI", run_id, r->pid, r->name, (int64_t)r->value);
 }
 
 static void bind_metric(sqlite3_stmt *s, int i, int64_t run_id, const void *row)
 {
 	const struct tl_metric *m = row;
 
-	sqlite3_bind_int64(s, i, run_id);
-	tl_store_bind_text(s, i + 1, m->name);
-	bind_double_or_null(s, i + 2, true, m->value);
-	tl_store_bind_text(s, i + 3, m->unit);
+	tl_store_bind(s, i, "Itdt", run_id, m->name, m->value, m->unit);
 }
 
 static void bind_counter(sqlite3_stmt *s, int i, int64_t run_id, const void *row)
 {
 	const struct tl_counter_row *c = row;
 
-	sqlite3_bind_int64(s, i, run_id);
-	tl_store_bind_text(s, i + 1, c->event);
-	tl_store_bind_text(s, i + 2, c->encoding);
-	bind_double_or_null(s, i + 3, c->has_value, c->value);
-	if (c->has_times) {
-		sqlite3_bind_int64(s, i + 4, (int64_t)c->enabled_ns);
-		sqlite3_bind_int64(s, i + 5, (int64_t)c->running_ns);
-	} else {
-		sqlite3_bind_null(s, i + 4);
-		sqlite3_bind_null(s, i + 5);
-	}
-	bind_double_or_null(s, i + 6, c->has_multiplex, c->multiplex_pct);
-	tl_store_bind_text(s, i + 7, c->status);
-	tl_store_bind_text(s, i + 8, c->reason);
+	tl_store_bind(s, i, "IttdNNdtt", run_id, c->event, c->encoding, c->has_value ? c->value : NAN,
+		      (int)c->has_times, (int64_t)c->enabled_ns, (int)c->has_times, (int64_t)c->running_ns,
+		      c->has_multiplex ? c->multiplex_pct : NAN, c->status, c->reason);
 }
 
 static int insert_env(struct tl_store *st, int64_t experiment_id, int64_t run_id, const struct tl_env *env,
@@ -224,47 +182,25 @@ static int insert_env(struct tl_store *st, int64_t experiment_id, int64_t run_id
 	if (rc != SQLITE_OK)
 		return tl_store_sqlerr(st, rc, what);
 	for (size_t i = 0; i < env->n && rc == SQLITE_OK; i++) {
-		sqlite3_bind_int64(s, 1, experiment_id);
-		if (run_id)
-			sqlite3_bind_int64(s, 2, run_id);
-		else
-			sqlite3_bind_null(s, 2);
-		tl_store_bind_text(s, 3, env->v[i].key);
-		tl_store_bind_text(s, 4, env->v[i].value);
+		tl_store_bind(s, 1, "INtt", experiment_id, run_id != 0, run_id, env->v[i].key, env->v[i].value);
 		rc = step(s);
 	}
 	sqlite3_finalize(s);
 	return rc == SQLITE_OK ? 0 : tl_store_sqlerr(st, rc, what);
 }
 
-/* ---- experiments ---- */
-
-int tl_store_add_experiment(struct tl_store *st, const struct tl_experiment_record *e, int64_t *id)
+/*
+ * One record in one immediate transaction: the record's own row (s,
+ * prepared and bound; finalized here), then the rows that hang off its
+ * id (rows()). 0 and *id, or -errno after reporting, with nothing written.
+ */
+static int write_record(struct tl_store *st, sqlite3_stmt *s,
+			int (*rows)(struct tl_store *st, int64_t id, const void *arg, const char *what),
+			const void *arg, const char *what, int64_t *id)
 {
-	static const char sql[] =
-		"INSERT INTO experiments (name, description, spec_path, spec_text, spec_hash, baseline,"
-		" host, kernel, tierlab_version, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
-	static const char what[] = "cannot add experiment";
-	sqlite3_stmt *s;
 	int64_t new_id;
-	int rc;
+	int rc = begin(st, what);
 
-	if (!e->name)
-		return tl_store_fail(st, -EINVAL, "an experiment needs a name");
-	rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
-	if (rc != SQLITE_OK)
-		return tl_store_sqlerr(st, rc, what);
-	tl_store_bind_text(s, 1, e->name);
-	tl_store_bind_text(s, 2, e->description);
-	tl_store_bind_text(s, 3, e->spec_path);
-	tl_store_bind_text(s, 4, e->spec_text);
-	tl_store_bind_text(s, 5, e->spec_hash);
-	tl_store_bind_text(s, 6, e->baseline);
-	tl_store_bind_text(s, 7, e->host);
-	tl_store_bind_text(s, 8, e->kernel);
-	tl_store_bind_text(s, 9, e->tierlab_version);
-	sqlite3_bind_double(s, 10, e->created_at > 0 ? e->created_at : now());
-	rc = begin(st, what);
 	if (rc) {
 		sqlite3_finalize(s);
 		return rc;
@@ -274,7 +210,7 @@ int tl_store_add_experiment(struct tl_store *st, const struct tl_experiment_reco
 	if (rc != SQLITE_OK)
 		return fail_rollback(st, rc, what);
 	new_id = sqlite3_last_insert_rowid(st->db);
-	rc = insert_env(st, new_id, 0, e->env, what);
+	rc = rows(st, new_id, arg, what);
 	if (rc) {
 		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 		return rc;
@@ -283,6 +219,34 @@ int tl_store_add_experiment(struct tl_store *st, const struct tl_experiment_reco
 	if (!rc && id)
 		*id = new_id;
 	return rc;
+}
+
+/* ---- experiments ---- */
+
+static int experiment_rows(struct tl_store *st, int64_t id, const void *arg, const char *what)
+{
+	const struct tl_experiment_record *e = arg;
+
+	return insert_env(st, id, 0, e->env, what);
+}
+
+int tl_store_add_experiment(struct tl_store *st, const struct tl_experiment_record *e, int64_t *id)
+{
+	static const char sql[] =
+		"INSERT INTO experiments (name, description, spec_path, spec_text, spec_hash, baseline,"
+		" host, kernel, tierlab_version, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
+	static const char what[] = "cannot add experiment";
+	sqlite3_stmt *s;
+	int rc;
+
+	if (!e->name)
+		return tl_store_fail(st, -EINVAL, "an experiment needs a name");
+	rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return tl_store_sqlerr(st, rc, what);
+	tl_store_bind(s, 1, "tttttttttd", e->name, e->description, e->spec_path, e->spec_text, e->spec_hash,
+		      e->baseline, e->host, e->kernel, e->tierlab_version, e->created_at > 0 ? e->created_at : now());
+	return write_record(st, s, experiment_rows, e, what, id);
 }
 
 /* ---- runs ---- */
@@ -315,36 +279,16 @@ static char *insert_run_sql(void)
 static void bind_run(sqlite3_stmt *s, const struct tl_run_record *r)
 {
 	const struct tl_run_result *res = r->result;
-	int i = 1;
+	int i = tl_store_bind(s, 1, "Itti", r->experiment_id, r->run_key, r->config_key, r->rep);
 
-	sqlite3_bind_int64(s, i++, r->experiment_id);
-	tl_store_bind_text(s, i++, r->run_key);
-	tl_store_bind_text(s, i++, r->config_key);
-	sqlite3_bind_int(s, i++, r->rep);
 	for (int a = 0; a < TL_AXIS__COUNT; a++)
 		tl_store_bind_text(s, i++, r->values[a]);
-	tl_store_bind_text(s, i++, r->command);
-	tl_store_bind_text(s, i++, r->out_dir);
-	tl_store_bind_text(s, i++, tl_status_names[res->status]);
-	/* NULL, not a sentinel, when the process did not exit or was not signalled. */
-	if (res->exit_code >= 0)
-		sqlite3_bind_int(s, i++, res->exit_code);
-	else
-		sqlite3_bind_null(s, i++);
-	if (res->signal > 0)
-		sqlite3_bind_int(s, i++, res->signal);
-	else
-		sqlite3_bind_null(s, i++);
-	bind_double_or_null(s, i++, r->has_fom, r->fom);
-	tl_store_bind_text(s, i++, r->fom_unit);
-	sqlite3_bind_int(s, i++, r->higher_is_better);
-	sqlite3_bind_double(s, i++, res->wall);
-	sqlite3_bind_double(s, i++, res->user);
-	sqlite3_bind_double(s, i++, res->sys);
-	sqlite3_bind_int64(s, i++, res->maxrss_kb);
-	sqlite3_bind_double(s, i++, res->started_at);
-	sqlite3_bind_double(s, i++, res->ended_at);
-	tl_store_bind_text(s, i++, res->error[0] ? res->error : NULL);
+	/* NULL, not a sentinel, when the process did not exit or was not signalled */
+	tl_store_bind(s, i, "tttNNdtidddIddt", r->command, r->out_dir, tl_status_names[res->status],
+		      res->exit_code >= 0, (int64_t)res->exit_code, res->signal > 0, (int64_t)res->signal,
+		      r->has_fom ? r->fom : NAN, r->fom_unit, (int)r->higher_is_better, res->wall, res->user,
+		      res->sys, (int64_t)res->maxrss_kb, res->started_at, res->ended_at,
+		      res->error[0] ? res->error : NULL);
 }
 
 static int check_run(struct tl_store *st, const struct tl_run_record *r)
@@ -364,8 +308,9 @@ static int check_run(struct tl_store *st, const struct tl_run_record *r)
 }
 
 /* Every row of the record that hangs off the run row `id`. */
-static int insert_measured(struct tl_store *st, const struct tl_run_record *r, int64_t id, const char *what)
+static int run_rows(struct tl_store *st, int64_t id, const void *arg, const char *what)
 {
+	const struct tl_run_record *r = arg;
 	int rc;
 
 	rc = insert_rows(st, "INSERT INTO metrics (run_id, name, value, unit)", 4, r->metrics.v, r->metrics.n,
@@ -392,7 +337,6 @@ int tl_store_add_run(struct tl_store *st, const struct tl_run_record *r, int64_t
 	sqlite3_stmt *s = NULL;
 	char what[128];
 	char *sql;
-	int64_t id;
 	int rc;
 
 	rc = check_run(st, r);
@@ -407,25 +351,7 @@ int tl_store_add_run(struct tl_store *st, const struct tl_run_record *r, int64_t
 	if (rc != SQLITE_OK)
 		return tl_store_sqlerr(st, rc, what);
 	bind_run(s, r);
-	rc = begin(st, what);
-	if (rc) {
-		sqlite3_finalize(s);
-		return rc;
-	}
-	rc = step(s);
-	sqlite3_finalize(s);
-	if (rc != SQLITE_OK)
-		return fail_rollback(st, rc, what);
-	id = sqlite3_last_insert_rowid(st->db);
-	rc = insert_measured(st, r, id, what);
-	if (rc) {
-		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
-		return rc;
-	}
-	rc = commit(st, what);
-	if (!rc && run_id)
-		*run_id = id;
-	return rc;
+	return write_record(st, s, run_rows, r, what, run_id);
 }
 
 /* ---- single facts ---- */
@@ -451,9 +377,7 @@ int tl_store_save_profile(struct tl_store *st, const char *name, const char *jso
 	rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
 	if (rc != SQLITE_OK)
 		return tl_store_sqlerr(st, rc, "cannot save the machine profile");
-	tl_store_bind_text(s, 1, name);
-	sqlite3_bind_double(s, 2, now());
-	tl_store_bind_text(s, 3, json);
+	tl_store_bind(s, 1, "tdt", name, now(), json);
 	rc = step(s);
 	sqlite3_finalize(s);
 	return rc == SQLITE_OK ? 0 : tl_store_sqlerr(st, rc, "cannot save the machine profile");

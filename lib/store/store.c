@@ -20,6 +20,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "util/error.h"
+#include "util/fs.h"
 
 /* Two tierlab processes may write one database; a run's write takes milliseconds. */
 #define BUSY_TIMEOUT_MS 5000
@@ -84,31 +85,69 @@ int tl_store_bind_text(sqlite3_stmt *s, int i, const char *v)
 	return v ? sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(s, i);
 }
 
-static int mkdir_parents(struct tl_store *st)
+int tl_store_vbind(sqlite3_stmt *s, int i, const char *types, va_list ap)
 {
-	char dir[PATH_MAX];
-	char *slash;
-
-	if (snprintf(dir, sizeof(dir), "%s", st->path) >= (int)sizeof(dir))
-		return tl_store_fail(st, -ENAMETOOLONG, "path too long");
-	slash = strrchr(dir, '/');
-	if (!slash || slash == dir)
-		return 0;
-	*slash = '\0';
-	for (char *p = dir + 1; ; p++) {
-		if (*p && *p != '/')
-			continue;
-		char c = *p;
-
-		*p = '\0';
-		if (mkdir(dir, 0777) && errno != EEXIST)
-			return tl_store_fail(st, -errno, "cannot create directory '%s': %s", dir,
-					     strerror(errno));
-		*p = c;
-		if (!c)
+	for (const char *t = types; *t; t++, i++) {
+		switch (*t) {
+		case 'i':
+			sqlite3_bind_int(s, i, va_arg(ap, int));
 			break;
+		case 'I':
+			sqlite3_bind_int64(s, i, va_arg(ap, int64_t));
+			break;
+		case 'd': {
+			double d = va_arg(ap, double);
+
+			/* NaN is "not a number" in the schema: NULL */
+			if (d == d)
+				sqlite3_bind_double(s, i, d);
+			else
+				sqlite3_bind_null(s, i);
+			break;
+		}
+		case 't':
+			tl_store_bind_text(s, i, va_arg(ap, const char *));
+			break;
+		case 'N': {
+			int has = va_arg(ap, int);
+			int64_t v = va_arg(ap, int64_t);
+
+			if (has)
+				sqlite3_bind_int64(s, i, v);
+			else
+				sqlite3_bind_null(s, i);
+			break;
+		}
+		default:
+			BUG("bad bind type '%c' in \"%s\"", *t, types);
+		}
 	}
-	return 0;
+	return i;
+}
+
+int tl_store_bind(sqlite3_stmt *s, int i, const char *types, ...)
+{
+	va_list ap;
+
+	va_start(ap, types);
+	i = tl_store_vbind(s, i, types, ap);
+	va_end(ap);
+	return i;
+}
+
+/* The directories a new database file goes in. */
+static int mkdir_parents(struct tl_store *st, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char dir[PATH_MAX];
+	int rc;
+
+	if (!slash || slash == path)
+		return 0;
+	if (snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path) >= (int)sizeof(dir))
+		return tl_store_fail(st, -ENAMETOOLONG, "path too long");
+	rc = tl_mkdir_p(dir);
+	return rc ? tl_store_fail(st, rc, "cannot create directory '%s': %s", dir, strerror(-rc)) : 0;
 }
 
 /*
@@ -247,7 +286,7 @@ int tl_store_open_with(const char *path, bool create, const char *const *migrati
 	} else if (!create) {
 		rc = tl_store_fail(st, -ENOENT, "no such file");
 	} else {
-		rc = mkdir_parents(st);
+		rc = mkdir_parents(st, path);
 	}
 	if (rc)
 		goto free_st;

@@ -1,11 +1,12 @@
 /*
- * Small string helpers every layer uses, the preloaded runtime included:
- * inline, allocating nothing, touching no errno.
+ * Small string helpers every layer uses, inline. The preloaded runtime uses
+ * the ones that allocate nothing (all but tl_strdup_or_null).
  */
 #ifndef TL_STRINGS_H
 #define TL_STRINGS_H
 
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Does s end with suffix? */
@@ -14,6 +15,19 @@ static inline bool tl_ends_with(const char *s, const char *suffix)
 	size_t n = strlen(s), m = strlen(suffix);
 
 	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* A copy of s (NULL stays NULL); sets *oom when the copy failed, so many copies check once. */
+static inline char *tl_strdup_or_null(const char *s, bool *oom)
+{
+	char *d;
+
+	if (!s)
+		return NULL;
+	d = strdup(s);
+	if (!d)
+		*oom = true;
+	return d;
 }
 
 /* The value of NAME in an environment array ("NAME=value" strings, NULL-terminated), or NULL. */

@@ -3,7 +3,9 @@
 #   a file includes headers of its own folder and of the folders listed
 #   below its own in the layer list, never above (no cycle between folders),
 #   and every folder is in the list;
-# - only lib/store/ talks to SQLite (one writer, one query module).
+# - only lib/store/ talks to SQLite (one writer, one query module);
+# - a policy, a sampler and a report format are each one file plus one row
+#   ("How to add" in docs/architecture.md): every one defined has its row.
 . "$(dirname "$0")/lib.sh"
 
 doc="$top/docs/architecture.md"
@@ -47,4 +49,20 @@ done < <(find lib cmd -name '*.[ch]' | sort | xargs grep -n '^#include "[a-z-]*/
 sql=$(grep -rln 'sqlite3' lib cmd | grep -v '^lib/store/' || true)
 [ -z "$sql" ] || fail "SQLite used outside lib/store/: $sql"
 grep -q 'sqlite3_step' lib/store/store-write.c || fail "lib/store/store-write.c writes nothing: is the scan broken?"
-echo "ok: $edges includes between folders, all pointing down; SQLite only in lib/store/"
+# each defined policy, sampler and report format has its one row
+rows() { sed -n "/#define $1(X)/,/^\$/p" "$2"; }
+n=0
+for id in $(sed -n 's/^TLP_POLICY_ENTRY(\([a-z_0-9]*\),.*/\1/p' lib/policies/*.c); do
+	rows TLP_BUILTINS lib/policies/policies.h | grep -q "X($id," || fail "policy '$id' has no row in TLP_BUILTINS"
+	n=$((n + 1))
+done
+for ops in $(sed -n 's/^const struct rt_sampler_ops \(rt_sampler_[a-z_0-9]*\) = .*/\1/p' lib/tiermem/sampler-*.c); do
+	rows TL_SAMPLERS lib/axis/axes.h | grep -q " $ops," || fail "sampler '$ops' has no row in TL_SAMPLERS"
+	n=$((n + 1))
+done
+for name in $(sed -n 's/^int tl_report_print_\([a-z_0-9]*\)(const struct tl_report .*/\1/p' lib/report/report-*.c); do
+	rows TL_REPORT_FORMATS lib/report/report.h | grep -q ", $name)" || fail "report format '$name' has no row"
+	n=$((n + 1))
+done
+[ "$n" -ge 12 ] || fail "only $n policies, samplers and formats found: is the scan broken?"
+echo "ok: $edges includes between folders, all pointing down; SQLite only in lib/store/; $n policies, samplers and formats, one row each"

@@ -43,13 +43,17 @@ struct wl_option {
 	const char *help;	/* continuation lines start with '\n' */
 };
 
+/*
+ * A workload's command line. WL_DESCRIPTOR (wl-sizes.h) fills what its
+ * workload.yaml says: .prog (name), .summary (description), .sizes.
+ */
 struct wl_cmd {
 	const char *prog;
-	const char *synopsis;	/* after "usage: prog " */
-	const char *summary;	/* the paragraph under the usage line */
+	const char *synopsis;	/* after "usage: prog "; NULL: made from the options */
+	const char *summary;	/* the paragraph under the usage line, wrapped when printed */
 	const char *footer;	/* printed last, or NULL */
 	const struct wl_option *options;	/* ended by key 0 */
-	const struct wl_size *sizes;		/* ended by a NULL name (wl-sizes.h) */
+	const struct wl_size *sizes;		/* ended by a NULL name */
 	const char *default_size;		/* WL_DEFAULT_SIZE, or NULL: defaults of its own */
 	int size_key;		/* key of the workload's own --size, 0 when --size only names presets */
 	/* one line on the preset after its arguments in the help, e.g. its memory; may be NULL */
@@ -75,6 +79,61 @@ static inline const struct wl_size *wl_size_find(const struct wl_cmd *c, const c
 	return NULL;
 }
 
+/* Prints word at column *col, going to a new line indented by indent past 78 columns. */
+static inline void wl_print_word(const char *word, int len, int *col, int indent)
+{
+	if (*col > indent && *col + 1 + len > 78) {
+		printf("\n%*s", indent, "");
+		*col = indent;
+	} else if (*col > indent) {
+		putchar(' ');
+		(*col)++;
+	}
+	printf("%.*s", len, word);
+	*col += len;
+}
+
+/* text from column col, its words wrapped at 78 columns, its own newlines kept. */
+static inline void wl_print_wrapped(const char *text, int col, int indent)
+{
+	while (*text) {
+		int len = (int)strcspn(text, " \n");
+
+		if (len)
+			wl_print_word(text, len, &col, indent);
+		text += len;
+		if (*text == '\n') {
+			printf("\n%*s", indent, "");
+			col = indent;
+		}
+		if (*text)
+			text++;
+	}
+	putchar('\n');
+}
+
+/* "usage: prog [--size NAME] [-p N] [--seed S] ...", from the option table unless given. */
+static inline void wl_print_synopsis(const struct wl_cmd *c, int own_size)
+{
+	int col = printf("usage: %s ", c->prog), indent = col;
+	char word[64];
+
+	if (c->synopsis) {
+		wl_print_wrapped(c->synopsis, col, indent);
+		return;
+	}
+	if (!own_size && c->sizes && c->sizes->name)
+		wl_print_word("[--size NAME]", 13, &col, indent);
+	for (const struct wl_option *o = c->options; o->key; o++) {
+		int n = o->short_name ? snprintf(word, sizeof(word), "[-%c", o->short_name)
+				      : snprintf(word, sizeof(word), "[--%s", o->long_name);
+
+		n += snprintf(word + n, sizeof(word) - (size_t)n, "%s%s]", o->arg ? " " : "", o->arg ? o->arg : "");
+		wl_print_word(word, n, &col, indent);
+	}
+	putchar('\n');
+}
+
 static inline void wl_usage(const struct wl_cmd *c)
 {
 	int shorts = 0, own_size = 0;
@@ -84,7 +143,10 @@ static inline void wl_usage(const struct wl_cmd *c)
 		shorts |= o->short_name != 0;
 		own_size |= o->long_name && !strcmp(o->long_name, "size");
 	}
-	printf("usage: %s %s\n\n%s\n\n", c->prog, c->synopsis, c->summary);
+	wl_print_synopsis(c, own_size);
+	printf("\n");
+	wl_print_wrapped(c->summary, 0, 0);
+	printf("\n");
 	if (!own_size && c->sizes && c->sizes->name)
 		printf("  %s%-*s %s\n", shorts ? "    " : "", shorts ? 18 : 22, "--size NAME",
 		       "a size preset below; options given here override its values");

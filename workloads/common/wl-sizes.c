@@ -1,7 +1,7 @@
 /*
- * wl-sizes: the size presets of a workload descriptor as a C header, so a
- * workload program's --size takes exactly what workload.yaml says (the
- * presets are written once, there). Reads the descriptor with tierlab's
+ * wl-sizes: a workload descriptor's name, description and size presets as
+ * a C header, so a workload program's -h and --size say exactly what
+ * workload.yaml says (they are written once, there). Reads the descriptor with tierlab's
  * own parser; built and run by the build (workloads/common/build.mk).
  *
  *   wl-sizes workloads/NAME/workload.yaml > wl-sizes.h
@@ -35,8 +35,14 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf("/* Generated from %s by wl-sizes: the descriptor is the source. */\n", argv[1]);
-	printf("#define WL_DEFAULT_SIZE ");
+	printf("#define WL_NAME ");
+	literal(wl.name);
+	printf("\n#define WL_DESCRIPTION ");
+	literal(wl.description ? wl.description : "");
+	printf("\n#define WL_DEFAULT_SIZE ");
 	literal(wl.default_size ? wl.default_size : "");
+	printf("\n/* what a workload's struct wl_cmd takes from its descriptor */\n");
+	printf("#define WL_DESCRIPTOR .prog = WL_NAME, .summary = WL_DESCRIPTION, .sizes = wl_sizes");
 	printf("\nstatic const struct wl_size wl_sizes[] = {\n");
 	for (size_t i = 0; i < wl.nsizes; i++) {
 		printf("\t{ ");

@@ -12,7 +12,7 @@
 #include "../common/wl-options.h"
 #include "wl-sizes.h"
 
-static const char *prog = "dgemm";
+static const char *prog = WL_NAME;
 
 #define DEFAULT_REPEATS 30	/* mt-dgemm's */
 
@@ -71,13 +71,9 @@ static void parse_options(int argc, char **argv, struct dgemm_params *p, int *fi
 {
 	struct parsed o = { .p = { .alpha = 1.0, .beta = 1.0 }, .fix = 1 };
 	const struct wl_cmd cmd = {
-		.prog = prog,
-		.synopsis = "[--size NAME | --n N] [--repeats R] [--alpha A] [--beta B] [--no-coretype-fix]",
-		.summary = "ACES mt-dgemm: C <- alpha*A*B + beta*C, repeated R times with cblas_dgemm\n"
-			   "(OpenBLAS); figure of merit in GF/s = 2*N^2*R*(N+1)/t.",
+		WL_DESCRIPTOR, .default_size = WL_DEFAULT_SIZE, .size_note = size_note,
 		.footer = "Threads: OPENBLAS_NUM_THREADS or OMP_NUM_THREADS.",
-		.options = options, .sizes = wl_sizes, .default_size = WL_DEFAULT_SIZE,
-		.size_note = size_note, .set = set, .ctx = &o,
+		.options = options, .set = set, .ctx = &o,
 	};
 
 	wl_parse(&cmd, argc, argv);

@@ -13,7 +13,7 @@
 #include "../common/wl-options.h"
 #include "wl-sizes.h"
 
-static const char *prog = "himeno";
+static const char *prog = WL_NAME;
 
 struct options {
 	const struct himeno_size *grid;
@@ -75,13 +75,8 @@ static void size_note(const struct wl_size *s, char *buf, size_t len)
 static void parse_options(int argc, char **argv, struct options *o)
 {
 	const struct wl_cmd cmd = {
-		.prog = prog,
-		.synopsis = "[--size NAME | --grid XS|S|M|L|XL] [--iterations N | --seconds T] [--reference]",
-		.summary = "The Himeno benchmark (himenoBMTxpa): Jacobi iteration for the pressure Poisson\n"
-			   "equation on 14 float grids; figure of merit in MFLOPS (34 flops per point).",
-		.footer = "Threads: OpenMP, OMP_NUM_THREADS.",
-		.options = options, .sizes = wl_sizes, .default_size = WL_DEFAULT_SIZE,
-		.size_note = size_note, .set = set, .ctx = o,
+		WL_DESCRIPTOR, .default_size = WL_DEFAULT_SIZE, .size_note = size_note,
+		.footer = "Threads: OpenMP, OMP_NUM_THREADS.", .options = options, .set = set, .ctx = o,
 	};
 
 	*o = (struct options){ 0 };

@@ -15,8 +15,8 @@ TEST_BINS += $(B)/tests/test_hpcg
 
 MPICC ?= $(shell command -v mpicc 2>/dev/null)
 ifneq ($(MPICC),)
-$(B)/libexec/tierlab/hpcg-mpi: $(HPCG_SRC) workloads/hpcg/hpcg-mpi.c $(wildcard workloads/hpcg/*.h workloads/common/*.h) $(B)/obj/workloads/hpcg/wl-sizes.h
+$(B)/libexec/tierlab/hpcg-mpi: $(HPCG_SRC) workloads/hpcg/hpcg-mpi.c $(wildcard workloads/hpcg/*.h workloads/common/*.h) $(B)/obj/workloads/hpcg-mpi/wl-sizes.h
 	@mkdir -p $(dir $@)
-	$(MPICC) $(ALL_CFLAGS) $(WL_OPT) -I$(B)/obj/workloads/hpcg -fopenmp -DHPCG_MPI -o $@ $(HPCG_SRC) workloads/hpcg/hpcg-mpi.c -lm
+	$(MPICC) $(ALL_CFLAGS) $(WL_OPT) -I$(B)/obj/workloads/hpcg-mpi -fopenmp -DHPCG_MPI -o $@ $(HPCG_SRC) workloads/hpcg/hpcg-mpi.c -lm
 TARGETS += $(B)/libexec/tierlab/hpcg-mpi
 endif

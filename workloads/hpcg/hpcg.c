@@ -23,11 +23,7 @@
 #include <math.h>
 #include <omp.h>
 
-#ifdef HPCG_MPI
-#define PROG "hpcg-mpi"
-#else
-#define PROG "hpcg"
-#endif
+#define PROG WL_NAME
 #define MAX_DIM 1024
 #define MAX_SETS 1000000
 
@@ -85,12 +81,7 @@ static void set(int key, const char *v, void *ctx)
 static void parse(int argc, char **argv, struct options *o)
 {
 	const struct wl_cmd cmd = {
-		.prog = PROG,
-		.synopsis = "[--size NAME] [--nx N] [--ny N] [--nz N] [--sets K | --time SECONDS]",
-		.summary = "HPCG 3.1: conjugate gradient preconditioned by a 4-level multigrid V-cycle\n"
-			   "(symmetric Gauss-Seidel smoother) on a 27-point stencil. Validates as HPCG\n"
-			   "does (symmetry, CG iteration counts, residual of the timed sets) and prints\n"
-			   "GFLOP/s of the timed sets, counted as HPCG counts them, as the figure of merit.",
+		WL_DESCRIPTOR, .default_size = WL_DEFAULT_SIZE,
 #ifdef HPCG_MPI
 		.footer = "Threads: OMP_NUM_THREADS (SpMV, dot and waxpby are parallel; Gauss-Seidel\n"
 			  "is sequential, as in the reference).\n\n"
@@ -101,8 +92,7 @@ static void parse(int argc, char **argv, struct options *o)
 		.footer = "Threads: OMP_NUM_THREADS (SpMV, dot and waxpby are parallel; Gauss-Seidel\n"
 			  "is sequential, as in the reference).",
 #endif
-		.options = options, .sizes = wl_sizes, .default_size = WL_DEFAULT_SIZE,
-		.set = set, .ctx = o,
+		.options = options, .set = set, .ctx = o,
 	};
 
 	*o = (struct options){ 0 };

@@ -10,7 +10,7 @@
 
 #include <limits.h>
 
-static const char *prog = "kmeans";
+static const char *prog = WL_NAME;
 
 struct options {
 	long points, dims, clusters, grid, max_iter;
@@ -46,21 +46,6 @@ static void set(int key, const char *v, void *ctx)
 	}
 }
 
-static int default_threads(void)
-{
-	const char *s = getenv("OMP_NUM_THREADS");
-	char *end;
-	long v;
-
-	if (!s || !*s)
-		return 1;
-	v = strtol(s, &end, 10);
-	/* OMP_NUM_THREADS may be a list ("4,2"): its first level counts */
-	if (v < 1 || v > 4096 || (*end && *end != ','))
-		wl_usage_error(prog, "OMP_NUM_THREADS: '%s' is not a thread count", s);
-	return (int)v;
-}
-
 static void print_size(const char *what, double bytes)
 {
 	const char *unit = "B";
@@ -83,15 +68,10 @@ int main(int argc, char **argv)
 	struct options o = { .points = 100000, .dims = 3, .clusters = 100, .grid = 1000, .max_iter = 10000,
 			     .seed = 1, .threads = -1 };
 	const struct wl_cmd cmd = {
-		.prog = prog,
-		.synopsis = "[options]",
-		.summary = "k-means clustering as in the Phoenix benchmark (pthreads): iterate until\n"
-			   "no point changes cluster; prints the time per iteration.",
+		WL_DESCRIPTOR, .options = options, .set = set, .ctx = &o,
 		.footer = "The FAT paper's sweep: -d 40 -c 100 -s 1000 with 100000 to 350000 points.",
-		.options = options, .sizes = wl_sizes, .set = set, .ctx = &o,
 	};
-	long points, dims, clusters, grid, max_iter;
-	uint64_t seed, state;
+	uint64_t state;
 	int threads;
 	struct km_problem pb;
 	struct km_result res;
@@ -99,37 +79,31 @@ int main(int argc, char **argv)
 	int err;
 
 	wl_parse(&cmd, argc, argv);
-	points = o.points;
-	dims = o.dims;
-	clusters = o.clusters;
-	grid = o.grid;
-	max_iter = o.max_iter;
-	seed = o.seed;
-	threads = o.threads < 0 ? default_threads() : o.threads;
-	if (grid > km_max_grid((int)dims))
+	threads = o.threads < 0 ? wl_default_threads(prog) : o.threads;
+	if (o.grid > km_max_grid((int)o.dims))
 		wl_usage_error(prog, "-s: %ld is too large for %ld dimensions (at most %ld: distances are 32-bit)",
-			       grid, dims, km_max_grid((int)dims));
+			       o.grid, o.dims, km_max_grid((int)o.dims));
 
-	pb.n = points;
-	pb.d = (int)dims;
-	pb.c = (int)clusters;
-	pb.points = wl_alloc(prog, "points", sizeof(int) * (size_t)points * dims);
-	pb.means = wl_alloc(prog, "means", sizeof(int) * (size_t)clusters * dims);
-	pb.assign = wl_alloc(prog, "clusters", sizeof(int) * (size_t)points);
+	pb.n = o.points;
+	pb.d = (int)o.dims;
+	pb.c = (int)o.clusters;
+	pb.points = wl_alloc(prog, "points", sizeof(int) * (size_t)o.points * o.dims);
+	pb.means = wl_alloc(prog, "means", sizeof(int) * (size_t)o.clusters * o.dims);
+	pb.assign = wl_alloc(prog, "clusters", sizeof(int) * (size_t)o.points);
 
 	printf("kmeans: %ld points, %ld dimensions, %ld clusters, grid %ld, seed %llu, %d thread%s\n",
-	       points, dims, clusters, grid, (unsigned long long)seed, threads,
+	       o.points, o.dims, o.clusters, o.grid, (unsigned long long)o.seed, threads,
 	       threads == 1 ? "" : "s");
-	print_size("points (one block)", (double)sizeof(int) * points * dims);
-	print_size("means (one block)", (double)sizeof(int) * clusters * dims);
-	print_size("clusters", (double)sizeof(int) * points);
+	print_size("points (one block)", (double)sizeof(int) * o.points * o.dims);
+	print_size("means (one block)", (double)sizeof(int) * o.clusters * o.dims);
+	print_size("clusters", (double)sizeof(int) * o.points);
 
-	/* Phoenix draws the points, then the initial means, from one generator */
-	state = seed;
-	km_generate(pb.points, (size_t)points * dims, (int)grid, &state);
-	km_generate(pb.means, (size_t)clusters * dims, (int)grid, &state);
+	/* Phoenix draws the o.points, then the initial means, from one generator */
+	state = o.seed;
+	km_generate(pb.points, (size_t)o.points * o.dims, (int)o.grid, &state);
+	km_generate(pb.means, (size_t)o.clusters * o.dims, (int)o.grid, &state);
 
-	err = km_run(&pb, threads, (int)max_iter, &res);
+	err = km_run(&pb, threads, (int)o.max_iter, &res);
 	if (err) {
 		fprintf(stderr, "%s: %s\n", prog, strerror(-err));
 		return 1;

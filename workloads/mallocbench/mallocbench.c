@@ -14,7 +14,7 @@
 #include <dlfcn.h>
 #include <limits.h>
 
-static const char *prog = "mallocbench";
+static const char *prog = WL_NAME;
 
 static const struct range {
 	const char *name;
@@ -77,20 +77,6 @@ static void set(int key, const char *v, void *ctx)
 	}
 }
 
-static int default_threads(void)
-{
-	const char *s = getenv("OMP_NUM_THREADS");
-	char *end;
-	long v;
-
-	if (!s || !*s)
-		return 1;
-	v = strtol(s, &end, 10);
-	if (v < 1 || v > 4096 || (*end && *end != ','))
-		wl_usage_error(prog, "OMP_NUM_THREADS: '%s' is not a thread count", s);
-	return (int)v;
-}
-
 /* The object that answers malloc for this process (a preload wins over libc). */
 static void print_allocator(void)
 {
@@ -120,15 +106,7 @@ int main(int argc, char **argv)
 	static const struct mb_allocator sys = { malloc, free };
 	struct options o = { .blocks = -1, .iterations = -1, .min_size = -1, .max_size = -1, .rg = &ranges[0],
 			     .cfg = { .fill = 1, .seed = 1 }, .threads = -1 };
-	const struct wl_cmd cmd = {
-		.prog = prog,
-		.synopsis = "[options]",
-		.summary = "malloc/free throughput in the manner of glibc's bench-malloc-thread: each\n"
-			   "thread keeps its own slots of live blocks; an iteration frees a random slot\n"
-			   "and mallocs a block of random size (uniform in the range) into it. Prints\n"
-			   "nanoseconds per free+malloc pair (per thread, averaged over the threads).",
-		.options = options, .sizes = wl_sizes, .set = set, .ctx = &o,
-	};
+	const struct wl_cmd cmd = { WL_DESCRIPTOR, .options = options, .set = set, .ctx = &o };
 	struct mb_config cfg;
 	struct mb_thread_result *res;
 	double sum_ns = 0, pairs = 0, longest = 0;
@@ -144,7 +122,7 @@ int main(int argc, char **argv)
 	cfg.max_size = (size_t)(o.max_size > 0 ? o.max_size : o.rg->max);
 	if (cfg.min_size > cfg.max_size)
 		wl_usage_error(prog, "the size range %zu..%zu is empty", cfg.min_size, cfg.max_size);
-	threads = o.threads > 0 ? o.threads : default_threads();
+	threads = o.threads > 0 ? o.threads : wl_default_threads(prog);
 
 	printf("mallocbench: %d thread%s, %zu blocks per thread, sizes %zu..%zu bytes (uniform), ",
 	       threads, threads == 1 ? "" : "s", cfg.blocks, cfg.min_size, cfg.max_size);

@@ -15,7 +15,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-static const char *prog = "memaccess";
+static const char *prog = WL_NAME;
 
 #define DEFAULT_ACCESSES (1UL << 24)
 
@@ -147,18 +147,11 @@ int main(int argc, char **argv)
 {
 	struct options o = { .seed = 1, .accesses = DEFAULT_ACCESSES, .order = MA_RANDOM };
 	const struct wl_cmd cmd = {
-		.prog = prog,
-		.synopsis = "[options]",
-		.summary = "Pointer chasing through a linked list of 72-byte nodes held in one block\n"
-			   "(the FAT paper's memory-access benchmark); prints nanoseconds per access.",
-		.options = options, .sizes = wl_sizes, .default_size = WL_DEFAULT_SIZE, .size_key = OPT_SIZE,
-		.set = set, .ctx = &o,
+		WL_DESCRIPTOR, .default_size = WL_DEFAULT_SIZE, .size_key = OPT_SIZE,
+		.options = options, .set = set, .ctx = &o,
 	};
-	uint64_t size, from, to, seed, accesses;
-	enum ma_order order;
 	const char *why = NULL;
 	double ns = 0;
-	int thp;
 
 	wl_parse(&cmd, argc, argv);
 	if (o.size && (o.from || o.to))
@@ -167,23 +160,16 @@ int main(int argc, char **argv)
 		wl_usage_error(prog, "a sweep needs both --from and --to");
 	if (o.from && o.from > o.to)
 		wl_usage_error(prog, "--from is larger than --to");
-	size = o.size;
-	from = o.from;
-	to = o.to;
-	seed = o.seed;
-	accesses = o.accesses;
-	order = o.order;
-	thp = o.thp;
 
 	printf("memaccess: %s order, %zu-byte nodes, at least %llu accesses per size, seed %llu%s\n",
-	       order == MA_RANDOM ? "random" : "sequential", sizeof(struct ma_node),
-	       (unsigned long long)accesses, (unsigned long long)seed,
-	       thp ? ", transparent huge pages requested" : "");
-	if (size) {
-		ns = run_size(size, order, accesses, seed, thp, &why);
+	       o.order == MA_RANDOM ? "random" : "sequential", sizeof(struct ma_node),
+	       (unsigned long long)o.accesses, (unsigned long long)o.seed,
+	       o.thp ? ", transparent huge pages requested" : "");
+	if (o.size) {
+		ns = run_size(o.size, o.order, o.accesses, o.seed, o.thp, &why);
 	} else {
-		for (uint64_t s = from; s <= to && !why; s *= 2) {
-			ns = run_size(s, order, accesses, seed, thp, &why);
+		for (uint64_t s = o.from; s <= o.to && !why; s *= 2) {
+			ns = run_size(s, o.order, o.accesses, o.seed, o.thp, &why);
 			if (s > UINT64_MAX / 2)
 				break;
 		}
