@@ -9,15 +9,15 @@
 #include <string.h>
 #include <unistd.h>
 #include "builtin.h"
-#include "error.h"
-#include "execute.h"
-#include "nodeset.h"
+#include "util/error.h"
+#include "run/execute.h"
+#include "util/nodeset.h"
 #include "parse-options.h"
-#include "paths.h"
-#include "plan.h"
-#include "probe.h"
-#include "spec.h"
-#include "store.h"
+#include "util/paths.h"
+#include "plan/plan.h"
+#include "probe/probe.h"
+#include "spec/spec.h"
+#include "store/store.h"
 
 static void print_plan(const struct tl_plan *plan, const bool *selected, long nsel)
 {

@@ -8,11 +8,11 @@
 #include <string.h>
 #include <time.h>
 #include "builtin.h"
-#include "error.h"
+#include "util/error.h"
 #include "parse-options.h"
-#include "paths.h"
-#include "report.h"
-#include "store.h"
+#include "util/paths.h"
+#include "report/report.h"
+#include "store/query.h"
 
 static void print_time(const char *label, double t)
 {

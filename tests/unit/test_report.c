@@ -17,8 +17,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "report.h"
-#include "report-format.h"
+#include "report/report.h"
+#include "report/report-format.h"
 
 #define NOFOM NAN
 

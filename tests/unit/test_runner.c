@@ -24,7 +24,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "runner.h"
+#include "measure/fom.h"
+#include "run/runner.h"
 
 /* Sized well below PATH_MAX so paths built from them cannot be truncated. */
 static char scratch[512];
@@ -135,7 +136,7 @@ static void test_ok_output_captured(void **state)
 	char out_dir[PATH_MAX];
 	struct tl_run_request req = { .argv = argv, .out_dir = out_dir };
 	struct tl_run_result res;
-	char why[256];
+	struct tl_error why;
 	double fom = 0;
 
 	(void)state;
@@ -154,8 +155,7 @@ static void test_ok_output_captured(void **state)
 	assert_string_equal(err, "note: done\n");
 	free(out);
 	free(err);
-	assert_int_equal(tl_fom_extract(req.out_dir, NULL, NULL, "rate: ([0-9.]+)", &fom, why,
-					sizeof(why)), 0);
+	assert_int_equal(tl_fom_extract(req.out_dir, NULL, NULL, "rate: ([0-9.]+)", &fom, &why), 0);
 	assert_true(fom == 42.5);
 }
 

@@ -21,7 +21,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "store-internal.h"
+#include "store/store-internal.h"
 
 static char dir[64];
 
@@ -224,7 +224,7 @@ static int64_t add_run(struct tl_store *st, int64_t exp, const char *key,
 	struct tl_run_record r = {
 		.experiment_id = exp, .run_key = key, .config_key = "cfg", .rep = 1,
 		.result = &res, .has_fom = status == TL_STATUS_OK, .fom = fom,
-		.fom_unit = "GF/s", .higher_is_better = true, .metrics = m, .nmetrics = 2,
+		.fom_unit = "GF/s", .higher_is_better = true, .metrics = { m, 2, 0 },
 	};
 	int64_t id = -1;
 
@@ -272,7 +272,7 @@ static void test_round_trip(void **state)
 		.run_key = "aaaaaaaaaaaaaaaa-r1", .config_key = "aaaaaaaaaaaaaaaa", .rep = 1,
 		.command = "xhpcg --nx=32", .out_dir = "results/hpcg-40pct/aaaaaaaaaaaaaaaa-r1",
 		.result = &res1, .has_fom = true, .fom = 1.875, .fom_unit = "GF/s",
-		.higher_is_better = true, .metrics = m1, .nmetrics = 3,
+		.higher_is_better = true, .metrics = { m1, 3, 0 },
 	};
 	struct tl_run_record r2 = {
 		.run_key = "bbbbbbbbbbbbbbbb-r2", .config_key = "bbbbbbbbbbbbbbbb", .rep = 2,
@@ -409,7 +409,14 @@ static void test_round_trip(void **state)
 	free(names[0]);
 	free(names);
 
+	/* The reading connection refuses writes. */
+	assert_int_not_equal(sqlite3_exec(db, "DELETE FROM experiments", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sql_int(db, "SELECT count(*) FROM runs"), 2);
+	tl_store_close(st);
+
 	/* Deleting an experiment takes its runs and their metrics along. */
+	assert_int_equal(tl_store_open(path, &st), 0);
+	db = tl_store_db(st);
 	sql_exec(db, "DELETE FROM experiments");
 	assert_int_equal(sql_int(db, "SELECT count(*) FROM runs"), 0);
 	assert_int_equal(sql_int(db, "SELECT count(*) FROM metrics"), 0);
@@ -423,7 +430,7 @@ static void test_add_run_is_atomic(void **state)
 	struct tl_metric twice[] = { { "x", 1, NULL }, { "x", 2, NULL } };
 	struct tl_run_record r = {
 		.run_key = "k-r1", .config_key = "k", .rep = 1, .result = &res,
-		.metrics = twice, .nmetrics = 2,
+		.metrics = { twice, 2, 0 },
 	};
 	const char *err;
 
@@ -442,7 +449,7 @@ static void test_add_run_is_atomic(void **state)
 	assert_int_equal(sql_int(tl_store_db(st), "SELECT count(*) FROM metrics"), 0);
 
 	/* No such experiment: the foreign key refuses it. */
-	r.nmetrics = 1;
+	r.metrics.n = 1;
 	r.experiment_id = 4242;
 	capture_begin();
 	assert_true(tl_store_add_run(st, &r, NULL) < 0);
@@ -450,7 +457,30 @@ static void test_add_run_is_atomic(void **state)
 	assert_non_null(strstr(err, "FOREIGN KEY"));
 	assert_int_equal(sql_int(tl_store_db(st), "SELECT count(*) FROM runs"), 0);
 
-	/* The connection is usable after both failures. */
+	/* A log row the schema refuses takes the run, its metrics and its other rows with it. */
+	{
+		struct tl_run_record bad = r;
+		struct tl_sample_row good = { .pid = 1, .t_ns = 1, .addr = 4096, .hit = 1 }, wrong = good;
+
+		memset(&bad.samples, 0, sizeof(bad.samples));
+		bad.experiment_id = add_experiment(st, "e", 0);
+		wrong.hit = 2;
+		assert_int_equal(tl_record_add_sample(&bad, &good), 0);
+		assert_int_equal(tl_record_add_sample(&bad, &wrong), 0);
+		assert_int_equal(tl_env_put(&bad.env, "allocator.mapped", "libtiermem"), 0);
+		capture_begin();
+		assert_true(tl_store_add_run(st, &bad, NULL) < 0);
+		err = capture_end();
+		assert_non_null(strstr(err, "CHECK"));
+		assert_int_equal(sql_int(tl_store_db(st), "SELECT count(*) FROM runs"), 0);
+		assert_int_equal(sql_int(tl_store_db(st), "SELECT count(*) FROM metrics"), 0);
+		assert_int_equal(sql_int(tl_store_db(st), "SELECT count(*) FROM samples"), 0);
+		assert_int_equal(sql_int(tl_store_db(st), "SELECT count(*) FROM environment"), 0);
+		bad.metrics = (__typeof__(bad.metrics)){ 0 };	/* borrowed from r */
+		tl_record_release(&bad);
+	}
+
+	/* The connection is usable after every failure. */
 	add_run(st, add_experiment(st, "e", 0), "k-r1", TL_STATUS_OK, 1);
 	assert_int_equal(sql_int(tl_store_db(st), "SELECT count(*) FROM metrics"), 2);
 	tl_store_close(st);
@@ -756,21 +786,39 @@ static void test_fake_migrations(void **state)
 	tl_store_close(st);
 }
 
-static void test_axis_without_migration(void **state)
+static void test_axis_columns_added(void **state)
 {
-	/* A schema whose runs table lacks the axis columns, as if an axis were added without a migration. */
+	/* A runs table without some axis columns (an axis added since the database was made) gets them. */
 	const char *old[] = {
 		"CREATE TABLE experiments (id INTEGER PRIMARY KEY, name TEXT);"
-		"CREATE TABLE runs (id INTEGER PRIMARY KEY, run_key TEXT);",
+		"CREATE TABLE runs (id INTEGER PRIMARY KEY, run_key TEXT, \"policy\" TEXT);"
+		"INSERT INTO runs (run_key, policy) VALUES ('k-r1', 'lru');",
 	};
+	const char *none[] = { "CREATE TABLE experiments (id INTEGER PRIMARY KEY, name TEXT);" };
 	struct tl_store *st;
 	const char *err;
 
 	(void)state;
+	assert_int_equal(tl_store_open_with(path_in("t.db"), true, old, 1, &st), 0);
+	for (int a = 0; a < TL_AXIS__COUNT; a++) {
+		char sql[128];
+
+		snprintf(sql, sizeof(sql), "SELECT count(*) FROM pragma_table_info('runs') WHERE name = '%s'",
+			 tl_axes[a].name);
+		assert_int_equal(sql_int(tl_store_db(st), sql), 1);
+	}
+	assert_sql_text(tl_store_db(st), "SELECT policy FROM runs", "lru");
+	assert_int_equal(sql_int(tl_store_db(st), "SELECT count(*) FROM runs WHERE workload IS NULL"), 1);
+	tl_store_close(st);
+	/* once is enough: opening again changes nothing */
+	assert_int_equal(tl_store_open_with(path_in("t.db"), true, old, 1, &st), 0);
+	tl_store_close(st);
+
+	/* a database with no runs table at all is not one of ours */
 	capture_begin();
-	assert_int_equal(tl_store_open_with(path_in("t.db"), true, old, 1, &st), -EPROTO);
+	assert_int_equal(tl_store_open_with(path_in("u.db"), true, none, 1, &st), -EPROTO);
 	err = capture_end();
-	assert_non_null(strstr(err, "no column for axis 'workload'"));
+	assert_non_null(strstr(err, "no table runs"));
 	assert_null(st);
 }
 
@@ -959,7 +1007,7 @@ static int writer(const char *path, const char *name, int gate)
 		struct tl_metric m[] = { { "hit_rate", i / 1000.0, NULL }, { "n", i, NULL } };
 		struct tl_run_record r = {
 			.experiment_id = e, .config_key = name, .rep = 1, .result = &res,
-			.has_fom = true, .fom = i, .metrics = m, .nmetrics = 2,
+			.has_fom = true, .fom = i, .metrics = { m, 2, 0 },
 		};
 		char key[64];
 
@@ -1029,7 +1077,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_migrate_from_empty, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_hand_written_v1, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fake_migrations, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_axis_without_migration, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_axis_columns_added, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refuses_newer_version, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refuses_foreign_database, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_corrupt_files, setup, teardown),
