@@ -20,10 +20,13 @@ struct tl_yaml {
 };
 
 /*
- * Parses text (one YAML document). Returns 0 with y->doc loaded (its root
- * may be NULL for an empty file), or -EINVAL with libyaml's problem as the
- * error line. Release with tl_yaml_release() either way.
+ * Parses text (one YAML document, lists and maps nested at most
+ * TL_YAML_MAX_DEPTH deep). Returns 0 with y->doc loaded (its root may be
+ * NULL for an empty file), or -EINVAL with libyaml's problem (or the place
+ * the depth limit was passed) as the error line. Release with
+ * tl_yaml_release() either way.
  */
+#define TL_YAML_MAX_DEPTH 64
 int tl_yaml_load(struct tl_yaml *y, const char *path, const char *text, struct tl_error *err);
 void tl_yaml_release(struct tl_yaml *y);
 yaml_node_t *tl_yaml_root(struct tl_yaml *y);
@@ -77,7 +80,11 @@ int tl_yaml_strlist(struct tl_yaml *y, yaml_node_t *n, const char *field, bool n
 		    struct tl_strlist *out);
 int tl_yaml_bool(struct tl_yaml *y, yaml_node_t *n, const char *field, bool *out);
 
-/* Reads a whole file; "PATH: cannot read: <strerror>" on failure. */
+/*
+ * Reads a whole file of at most TL_SPEC_MAX_BYTES and no NUL byte, stopping
+ * at the first NUL or past the limit (so /dev/zero ends at once);
+ * "PATH: cannot read: <strerror>" on failure.
+ */
 int tl_spec_read_file(const char *path, char **text, struct tl_error *err);
 
 int tl_strlist_push(struct tl_strlist *l, const char *s);

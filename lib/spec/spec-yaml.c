@@ -101,50 +101,59 @@ static int copy_at(struct tl_yaml *y, int index, yaml_mark_t mark)
 }
 
 /*
- * libyaml's tree makes an alias the very node of its anchor, line and all,
- * so a value that is wrong where it is used would be reported where it was
- * defined. Replaying the events finds where each alias was written; the
- * slot then gets a copy of the node at that place. A list or map copy
- * shares its children, whose own text is at the anchor.
+ * One pass over libyaml's events before anything is built. libyaml's
+ * scanner does work in proportion to the nesting depth for every token,
+ * so a deeply nested file ("[[[[...") takes quadratic time: the pass stops
+ * at the depth limit, at the place it was passed. It also finds where each
+ * alias is written (libyaml's tree makes an alias the very node of its
+ * anchor, line and all, so a value wrong where it is used would be
+ * reported where it was defined; place_aliases() fixes that) and refuses
+ * a second document, which the loader would silently ignore.
  */
-static int place_aliases(struct tl_yaml *y, const char *text)
+static int scan_events(struct tl_yaml *y, const char *text, struct alias_use **uses, size_t *nuses)
 {
 	yaml_parser_t parser;
 	yaml_event_t ev;
-	struct { int node; size_t slot; } stack[256];
-	struct alias_use *uses = NULL;
-	size_t depth = 0, nuses = 0;
-	int next = 1, rc = 0, done = 0;
+	struct { int node; size_t slot; } stack[TL_YAML_MAX_DEPTH];
+	size_t depth = 0;
+	int next = 1, docs = 0, rc = 0;
+	bool done = false;
 
 	if (!yaml_parser_initialize(&parser))
 		return tl_error_set(y->err, "%s: out of memory", y->path);
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, strlen(text));
-	/* nodes are numbered in event order: a node event takes the next index */
-	while (!done && yaml_parser_parse(&parser, &ev)) {
-		bool node_ev = ev.type == YAML_SCALAR_EVENT || ev.type == YAML_SEQUENCE_START_EVENT ||
-			       ev.type == YAML_MAPPING_START_EVENT;
+	while (!rc && !done) {
+		bool node_ev, start_ev;
 
-		if ((node_ev || ev.type == YAML_ALIAS_EVENT) && depth) {
+		if (!yaml_parser_parse(&parser, &ev)) {
+			rc = parser_error(y, &parser, text);
+			break;
+		}
+		node_ev = ev.type == YAML_SCALAR_EVENT || ev.type == YAML_SEQUENCE_START_EVENT ||
+			  ev.type == YAML_MAPPING_START_EVENT;
+		start_ev = ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT;
+		if (ev.type == YAML_DOCUMENT_START_EVENT)
+			docs++;
+		if (docs > 1 && (node_ev || ev.type == YAML_ALIAS_EVENT))
+			rc = tl_error_set(y->err, "%s:%zu:%zu: a file holds one YAML document; this is a second one (after ---)",
+					  y->path, ev.start_mark.line + 1, ev.start_mark.column + 1);
+		else if (start_ev && depth == ARRAY_SIZE(stack))
+			rc = tl_error_set(y->err, "%s:%zu:%zu: lists and maps nested more than %d deep; a spec needs a few levels",
+					  y->path, ev.start_mark.line + 1, ev.start_mark.column + 1, TL_YAML_MAX_DEPTH);
+		/* nodes are numbered in event order: a node event takes the next index */
+		if (!rc && (node_ev || ev.type == YAML_ALIAS_EVENT) && depth) {
 			if (ev.type == YAML_ALIAS_EVENT) {
-				struct alias_use *grown = realloc(uses, sizeof(*uses) * (nuses + 1));
+				struct alias_use *grown = realloc(*uses, sizeof(**uses) * (*nuses + 1));
 
-				if (!grown) {
-					yaml_event_delete(&ev);
+				if (!grown)
 					rc = tl_error_set(y->err, "out of memory");
-					break;
-				}
-				uses = grown;
-				uses[nuses++] = (struct alias_use){ stack[depth - 1].node, stack[depth - 1].slot,
-								    ev.start_mark };
+				else
+					(*uses = grown)[(*nuses)++] = (struct alias_use){
+						stack[depth - 1].node, stack[depth - 1].slot, ev.start_mark };
 			}
 			stack[depth - 1].slot++;
 		}
-		if (ev.type == YAML_SEQUENCE_START_EVENT || ev.type == YAML_MAPPING_START_EVENT) {
-			if (depth == ARRAY_SIZE(stack)) {
-				rc = tl_yaml_error(y, NULL, "nested more than %zu levels deep", depth);
-				yaml_event_delete(&ev);
-				break;
-			}
+		if (!rc && start_ev) {
 			stack[depth].node = next;
 			stack[depth++].slot = 0;
 		}
@@ -152,21 +161,25 @@ static int place_aliases(struct tl_yaml *y, const char *text)
 			depth--;
 		if (node_ev)
 			next++;
-		done = ev.type == YAML_DOCUMENT_END_EVENT || ev.type == YAML_STREAM_END_EVENT;
+		done = ev.type == YAML_STREAM_END_EVENT;
 		yaml_event_delete(&ev);
 	}
 	yaml_parser_delete(&parser);
-	for (size_t i = 0; !rc && i < nuses; i++) {
+	return rc;
+}
+
+/* Each slot of a list or map where an alias was written gets a copy of its node placed there. */
+static int place_aliases(struct tl_yaml *y, const struct alias_use *uses, size_t nuses)
+{
+	for (size_t i = 0; i < nuses; i++) {
 		int *slot = slot_of(y, uses[i].container, uses[i].slot);
 		int copy = copy_at(y, *slot, uses[i].mark);
 
 		if (!copy)
-			rc = tl_error_set(y->err, "out of memory");
-		else
-			*(slot_of(y, uses[i].container, uses[i].slot)) = copy;
+			return tl_error_set(y->err, "out of memory");
+		*(slot_of(y, uses[i].container, uses[i].slot)) = copy;
 	}
-	free(uses);
-	return rc;
+	return 0;
 }
 
 static bool is_merge_key(const yaml_node_t *k)
@@ -318,33 +331,31 @@ static int expand_merges(struct tl_yaml *y)
 int tl_yaml_load(struct tl_yaml *y, const char *path, const char *text, struct tl_error *err)
 {
 	yaml_parser_t parser;
-	yaml_document_t extra;
-	int rc = 0;
+	struct alias_use *uses = NULL;
+	size_t nuses = 0;
+	int rc;
 
 	memset(y, 0, sizeof(*y));
 	y->path = path;
 	y->err = err;
-	if (!yaml_parser_initialize(&parser))
-		return tl_error_set(err, "%s: out of memory", path);
+	if ((rc = scan_events(y, text, &uses, &nuses)))
+		goto out_uses;
+	if (!yaml_parser_initialize(&parser)) {
+		rc = tl_error_set(err, "%s: out of memory", path);
+		goto out_uses;
+	}
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, strlen(text));
 	if (!yaml_parser_load(&parser, &y->doc)) {
 		rc = parser_error(y, &parser, text);
 		goto out;
 	}
 	y->loaded = true;
-	if ((rc = place_aliases(y, text)) || (rc = expand_merges(y)))
-		goto out;
-	/* A second document would be silently ignored: say so instead. */
-	if (!yaml_parser_load(&parser, &extra)) {
-		rc = parser_error(y, &parser, text);
-		goto out;
-	}
-	if (yaml_document_get_root_node(&extra))
-		rc = tl_yaml_error(y, yaml_document_get_root_node(&extra),
-				   "a file holds one YAML document; this is a second one (after ---)");
-	yaml_document_delete(&extra);
+	if (!(rc = place_aliases(y, uses, nuses)))
+		rc = expand_merges(y);
 out:
 	yaml_parser_delete(&parser);
+out_uses:
+	free(uses);
 	return rc;
 }
 
@@ -598,43 +609,53 @@ int tl_yaml_bool(struct tl_yaml *y, yaml_node_t *n, const char *field, bool *out
 int tl_spec_read_file(const char *path, char **text, struct tl_error *err)
 {
 	FILE *f = fopen(path, "r");
-	char *buf = NULL;
+	char *buf = NULL, *nul;
 	size_t len = 0, cap = 0, n;
 	int saved;
 
 	if (!f)
 		return tl_error_set(err, "%s: cannot read: %s", path, strerror(errno));
-	for (;;) {
+	do {
 		if (cap - len < 4096) {
-			char *grown = realloc(buf, cap ? cap * 2 : 8192);
+			/* room for one byte past the limit, to see that there is one, and the final NUL */
+			size_t want = cap ? cap * 2 : 8192;
+			char *grown;
 
-			if (!grown) {
+			if (want > TL_SPEC_MAX_BYTES + 2)
+				want = TL_SPEC_MAX_BYTES + 2;
+			if (!(grown = realloc(buf, want))) {
 				saved = ENOMEM;
 				goto fail;
 			}
 			buf = grown;
-			cap = cap ? cap * 2 : 8192;
+			cap = want;
 		}
 		n = fread(buf + len, 1, cap - len - 1, f);
+		/* everything after a NUL would be cut off unseen by the string-based parser */
+		if ((nul = memchr(buf + len, '\0', n))) {
+			size_t line, col;
+
+			buf[len + n] = '\0';
+			offset_to_mark(buf, (size_t)(nul - buf), &line, &col);
+			fclose(f);
+			free(buf);
+			return tl_error_set(err, "%s:%zu:%zu: the file contains a NUL byte; a spec is text", path,
+					    line + 1, col + 1);
+		}
 		len += n;
-		if (n == 0)
-			break;
-	}
+		if (len > TL_SPEC_MAX_BYTES) {
+			fclose(f);
+			free(buf);
+			return tl_error_set(err, "%s: larger than %s; a spec is a text file of at most %s", path,
+					    TL_SPEC_MAX_TEXT, TL_SPEC_MAX_TEXT);
+		}
+	} while (n);
 	if (ferror(f)) {
 		saved = errno ? errno : EIO;
 		goto fail;
 	}
 	fclose(f);
 	buf[len] = '\0';
-	/* everything after a NUL would be cut off unseen by the string-based parser */
-	if (memchr(buf, '\0', len)) {
-		size_t at = (size_t)((char *)memchr(buf, '\0', len) - buf), line, col;
-
-		offset_to_mark(buf, at, &line, &col);
-		free(buf);
-		return tl_error_set(err, "%s:%zu:%zu: the file contains a NUL byte; a spec is text", path,
-				    line + 1, col + 1);
-	}
 	*text = buf;
 	return 0;
 fail:

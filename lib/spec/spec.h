@@ -110,6 +110,10 @@ struct tl_spec {
 	struct tl_loc exclude_loc;	/* of the matrix's exclude: key, for the planner's messages */
 };
 
+/* A spec or workload descriptor file is text of at most this many bytes. */
+#define TL_SPEC_MAX_BYTES (16u << 20)
+#define TL_SPEC_MAX_TEXT "16 MiB"
+
 /*
  * Loads and validates a spec. workloads_dir is where built-in descriptors
  * live (tl_path_workloads()). Returns 0 or -EINVAL with err filled.

@@ -31,6 +31,8 @@
 #include "spec/spec.h"
 
 #define MIN_BAD_CASES 35
+/* TL_YAML_MAX_DEPTH (spec-internal.h), as the messages state it */
+#define TL_DEPTH_LIMIT 64
 #define MIN_GOOD_CASES 6
 
 struct spec_case {
@@ -598,6 +600,82 @@ static void test_nul_byte(void **state)
 	tl_spec_release(&s);
 }
 
+/* A file is read up to its first NUL, so a device that never ends does not keep the reader busy. */
+static void test_nul_device(void **state)
+{
+	struct tl_spec s;
+	struct tl_error err = { { 0 } };
+
+	(void)state;
+	assert_int_equal(tl_spec_load("/dev/zero", "workloads", &s, &err), -EINVAL);
+	assert_string_equal(err.msg, "/dev/zero:1:1: the file contains a NUL byte; a spec is text");
+}
+
+/* A spec of TL_SPEC_MAX_BYTES loads; one byte more is refused, naming the limit. */
+static void test_size_limit(void **state)
+{
+	static const char head[] = "name: big\nworkload: {command: [true]}\n";
+	char path[] = "/tmp/tierlab-big-XXXXXX";
+	struct tl_spec s;
+	struct tl_error err = { { 0 } };
+	char *text = malloc(TL_SPEC_MAX_BYTES + 1), want[160];
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_non_null(text);
+	assert_true(fd >= 0);
+	/* the head, then comment lines up to the limit */
+	memset(text, '#', TL_SPEC_MAX_BYTES + 1);
+	memcpy(text, head, sizeof(head) - 1);
+	for (size_t i = sizeof(head) - 1 + 79; i < TL_SPEC_MAX_BYTES; i += 80)
+		text[i] = '\n';
+	text[TL_SPEC_MAX_BYTES - 1] = '\n';
+	assert_int_equal(write(fd, text, TL_SPEC_MAX_BYTES), (ssize_t)TL_SPEC_MAX_BYTES);
+	if (tl_spec_load(path, "workloads", &s, &err))
+		fail_msg("a spec of exactly the limit: %s", err.msg);
+	assert_string_equal(s.name, "big");
+	tl_spec_release(&s);
+
+	assert_int_equal(write(fd, "\n", 1), 1);
+	close(fd);
+	assert_int_equal(tl_spec_load(path, "workloads", &s, &err), -EINVAL);
+	unlink(path);
+	free(text);
+	snprintf(want, sizeof(want), "%s: larger than 16 MiB; a spec is a text file of at most 16 MiB", path);
+	assert_string_equal(err.msg, want);
+}
+
+/*
+ * 80,000 unclosed lists (libyaml alone takes seconds on them, quadratic in
+ * the depth) stop at the depth limit, at the list that passed it, not at
+ * the end of the text.
+ */
+static void test_deep_nesting(void **state)
+{
+	const size_t levels = 80000;
+	char *text = malloc(levels + 16), want[160];
+	struct tl_spec s;
+	struct tl_error err = { { 0 } };
+
+	(void)state;
+	assert_non_null(text);
+	memset(text, '[', levels);
+	strcpy(text + levels, "\n");
+	assert_int_equal(tl_spec_load_string("deep.yaml", text, NULL, &s, &err), -EINVAL);
+	snprintf(want, sizeof(want), "deep.yaml:1:%d: lists and maps nested more than %d deep; a spec needs a few levels",
+		 TL_DEPTH_LIMIT + 1, TL_DEPTH_LIMIT);
+	assert_string_equal(err.msg, want);
+	/* maps count too: line N opens the map of level N */
+	text[0] = '\0';
+	for (int i = 0; i <= TL_DEPTH_LIMIT; i++)
+		sprintf(text + strlen(text), "%*sk:\n", i, "");
+	assert_int_equal(tl_spec_load_string("maps.yaml", text, NULL, &s, &err), -EINVAL);
+	snprintf(want, sizeof(want), "maps.yaml:%d:%d: lists and maps nested more than %d deep; a spec needs a few levels",
+		 TL_DEPTH_LIMIT + 1, TL_DEPTH_LIMIT + 1, TL_DEPTH_LIMIT);
+	assert_string_equal(err.msg, want);
+	free(text);
+}
+
 /* Merge keys: the map's own keys win, then the merge sources in order; nested maps come along. */
 static void test_merge_keys(void **state)
 {
@@ -702,6 +780,9 @@ int main(void)
 		cmocka_unit_test(test_load_string_ownership),
 		cmocka_unit_test(test_workload_descriptor),
 		cmocka_unit_test(test_nul_byte),
+		cmocka_unit_test(test_nul_device),
+		cmocka_unit_test(test_size_limit),
+		cmocka_unit_test(test_deep_nesting),
 		cmocka_unit_test(test_merge_keys),
 		cmocka_unit_test(test_long_static),
 	};
