@@ -27,7 +27,10 @@ _Noreturn void die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 _Noreturn void tl_bug(const char *file, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
-/* Formats into err->msg (when err is non-NULL) and returns -EINVAL. */
+/*
+ * Formats into err->msg (when err is non-NULL), control characters written
+ * as \n, \t, \r or \xNN so the message stays one line, and returns -EINVAL.
+ */
 int tl_error_set(struct tl_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif
