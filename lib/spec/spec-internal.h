@@ -7,6 +7,7 @@
 #ifndef TL_SPEC_INTERNAL_H
 #define TL_SPEC_INTERNAL_H
 
+#include <search.h>
 #include <stdbool.h>
 #include <yaml.h>
 #include "spec/spec.h"
@@ -27,6 +28,8 @@ struct tl_yaml {
  * tl_yaml_release() either way.
  */
 #define TL_YAML_MAX_DEPTH 64
+/* Aliases may repeat this many nodes beyond the file's own; more, or an alias inside its anchor, is refused. */
+#define TL_YAML_MAX_REPEATED (1 << 20)
 int tl_yaml_load(struct tl_yaml *y, const char *path, const char *text, struct tl_error *err);
 void tl_yaml_release(struct tl_yaml *y);
 yaml_node_t *tl_yaml_root(struct tl_yaml *y);
@@ -86,6 +89,28 @@ int tl_yaml_bool(struct tl_yaml *y, yaml_node_t *n, const char *field, bool *out
  * "PATH: cannot read: <strerror>" on failure.
  */
 int tl_spec_read_file(const char *path, char **text, struct tl_error *err);
+
+/*
+ * The names seen so far in one list or map, for "given twice" checks
+ * whose time grows with the list, not with its square (a 16 MiB spec can
+ * hold a million names): glibc's hsearch_r over copies of the names, each
+ * with a position the caller chooses and may change.
+ */
+struct tl_seen {
+	struct hsearch_data tab;
+	char **keys;
+	size_t *pos;
+	size_t n, cap;
+};
+/* Room for cap names. 0 or -ENOMEM. */
+int tl_seen_init(struct tl_seen *s, size_t cap);
+/*
+ * The position stored for the first len bytes of name: a name seen before
+ * keeps its position (*fresh false), a new one gets `at` (*fresh true).
+ * NULL when out of memory or past cap.
+ */
+size_t *tl_seen_add(struct tl_seen *s, const char *name, size_t len, size_t at, bool *fresh);
+void tl_seen_release(struct tl_seen *s);
 
 int tl_strlist_push(struct tl_strlist *l, const char *s);
 void tl_strlist_release(struct tl_strlist *l);

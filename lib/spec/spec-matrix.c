@@ -446,24 +446,34 @@ static int check_sizes(struct tl_yaml *y, struct tl_spec *spec, yaml_node_t *siz
 static int check_repeats(struct tl_yaml *y, struct tl_spec *spec, yaml_node_t *list, enum tl_axis a)
 {
 	const struct tl_strlist *v = &spec->matrix[a].values;
+	struct tl_seen seen;
 	yaml_node_t *item;
+	int rc = 0;
 
 	if (spec->matrix[a].zip_group >= 0)
 		return 0;
+	if (tl_seen_init(&seen, v->n))
+		return tl_error_set(y->err, "out of memory");
 	tl_yaml_for_items(y, list, i, item) {
 		const char *written = tl_yaml_text(item) ? tl_yaml_text(item) : v->v[i];
+		bool fresh;
 
-		for (size_t j = 0; j < i; j++) {
-			if (strcmp(v->v[i], v->v[j]))
-				continue;
-			if (strcmp(written, v->v[i]))
-				return tl_yaml_error(y, item, "matrix.%s: '%s' repeats an earlier value (both are %s)",
-						     tl_axes[a].name, written, v->v[i]);
-			return tl_yaml_error(y, item, "matrix.%s: '%s' repeats an earlier value", tl_axes[a].name,
-					     written);
+		if (!tl_seen_add(&seen, v->v[i], strlen(v->v[i]), i, &fresh)) {
+			rc = tl_error_set(y->err, "out of memory");
+			break;
 		}
+		if (fresh)
+			continue;
+		if (strcmp(written, v->v[i]))
+			rc = tl_yaml_error(y, item, "matrix.%s: '%s' repeats an earlier value (both are %s)",
+					   tl_axes[a].name, written, v->v[i]);
+		else
+			rc = tl_yaml_error(y, item, "matrix.%s: '%s' repeats an earlier value", tl_axes[a].name,
+					   written);
+		break;
 	}
-	return 0;
+	tl_seen_release(&seen);
+	return rc;
 }
 
 /* Several workloads with no matrix.workload: run them all, not just the first. */

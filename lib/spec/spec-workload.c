@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <regex.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,55 +72,75 @@ static int parse_env(struct tl_yaml *y, yaml_node_t *map, const char *field, str
 {
 	static const char alnum[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_";
 	size_t inherited = env->n;
+	struct tl_seen seen;
 	yaml_node_t *k, *v;
 	char f[TL_FIELD_MAX];
+	int rc = 0;
 
 	if (tl_yaml_expect_map(y, map, field, "a map of NAME: value"))
 		return -EINVAL;
-	tl_yaml_for_pairs(y, map, k, v) {
-		const char *name = tl_yaml_text(k), *value;
-		size_t nlen = name ? strlen(name) : 0;
-		char *kv;
+	/* every name with its place in env; a name of the map's own, once set, is at SIZE_MAX */
+	if (tl_seen_init(&seen, inherited + tl_yaml_count(map)))
+		return nomem(y);
+	for (size_t i = 0; i < inherited; i++) {
+		bool fresh;
 
-		if (!name || !nlen || strspn(name, alnum) != nlen || (*name >= '0' && *name <= '9'))
-			return tl_yaml_error(y, k, "%s: '%s' is not an environment variable name "
-					     "(letters, digits and _, not starting with a digit)", field,
-					     name ? name : "");
-		tl_yaml_field(f, field, name);
-		/* an empty value is a legitimate setting: VAR="" */
-		if (v->type != YAML_SCALAR_NODE)
-			return tl_yaml_error(y, v, "%s: expected a value, got %s", f, tl_yaml_kind(v));
-		value = tl_yaml_is_null(v) ? "" : tl_yaml_text(v);
-		if (asprintf(&kv, "%s=%s", name, value) < 0)
+		if (!tl_seen_add(&seen, env->v[i], strcspn(env->v[i], "="), i, &fresh)) {
+			tl_seen_release(&seen);
 			return nomem(y);
-		for (size_t i = 0; i < env->n; i++) {
-			if (strncmp(env->v[i], kv, nlen + 1))
-				continue;
-			if (i >= inherited) {
-				free(kv);
-				return tl_yaml_error(y, k, "%s: '%s' is given twice (first at line %d)", field, name,
-						     first_line(y, map, k));
-			}
-			free(env->v[i]);
-			env->v[i] = kv;
-			kv = NULL;
-			break;
-		}
-		if (kv) {
-			int rc = tl_strlist_push(env, kv);
-
-			free(kv);
-			if (rc)
-				return nomem(y);
 		}
 	}
-	return 0;
+	tl_yaml_for_pairs(y, map, k, v) {
+		const char *name = tl_yaml_text(k), *value;
+		size_t nlen = name ? strlen(name) : 0, *at;
+		char *kv;
+		bool fresh;
+
+		if (!name || !nlen || strspn(name, alnum) != nlen || (*name >= '0' && *name <= '9')) {
+			rc = tl_yaml_error(y, k, "%s: '%s' is not an environment variable name "
+					   "(letters, digits and _, not starting with a digit)", field, name ? name : "");
+			break;
+		}
+		tl_yaml_field(f, field, name);
+		/* an empty value is a legitimate setting: VAR="" */
+		if (v->type != YAML_SCALAR_NODE) {
+			rc = tl_yaml_error(y, v, "%s: expected a value, got %s", f, tl_yaml_kind(v));
+			break;
+		}
+		value = tl_yaml_is_null(v) ? "" : tl_yaml_text(v);
+		if (!(at = tl_seen_add(&seen, name, nlen, SIZE_MAX, &fresh)) || asprintf(&kv, "%s=%s", name, value) < 0) {
+			rc = nomem(y);
+			break;
+		}
+		if (*at == SIZE_MAX && !fresh) {
+			free(kv);
+			rc = tl_yaml_error(y, k, "%s: '%s' is given twice (first at line %d)", field, name,
+					   first_line(y, map, k));
+			break;
+		}
+		if (!fresh) {
+			free(env->v[*at]);
+			env->v[*at] = kv;
+			*at = SIZE_MAX;
+			continue;
+		}
+		rc = tl_strlist_push(env, kv);
+		free(kv);
+		if (rc) {
+			rc = nomem(y);
+			break;
+		}
+	}
+	tl_seen_release(&seen);
+	return rc;
 }
 
 static int parse_sizes(struct tl_yaml *y, yaml_node_t *map, const char *field, struct tl_workload *wl)
 {
+	struct tl_seen seen;
 	yaml_node_t *k, *v;
 	char f[TL_FIELD_MAX];
+	int rc = 0;
 
 	if (tl_yaml_expect_map(y, map, field, "a map of preset: [args...]"))
 		return -EINVAL;
@@ -128,25 +149,39 @@ static int parse_sizes(struct tl_yaml *y, yaml_node_t *map, const char *field, s
 	wl->sizes = calloc(tl_yaml_count(map), sizeof(*wl->sizes));
 	if (!wl->sizes)
 		return nomem(y);
+	if (tl_seen_init(&seen, tl_yaml_count(map)))
+		return nomem(y);
 	tl_yaml_for_pairs(y, map, k, v) {
 		struct tl_size_preset *p = &wl->sizes[wl->nsizes];
 		const char *name = tl_yaml_text(k);
+		bool fresh;
 
-		if (!name || tl_yaml_is_null(k))
-			return tl_yaml_error(y, k, "%s: preset names must be plain names, not %s", field,
-					     tl_yaml_kind(k));
-		if (tl_axis_canonical(TL_AXIS_SIZE, name, &p->name, y->err))
-			return tl_yaml_error(y, k, "%s: %s", field, y->err->msg);
+		if (!name || tl_yaml_is_null(k)) {
+			rc = tl_yaml_error(y, k, "%s: preset names must be plain names, not %s", field, tl_yaml_kind(k));
+			break;
+		}
+		if (tl_axis_canonical(TL_AXIS_SIZE, name, &p->name, y->err)) {
+			rc = tl_yaml_error(y, k, "%s: %s", field, y->err->msg);
+			break;
+		}
 		wl->nsizes++;
-		for (size_t i = 0; i + 1 < wl->nsizes; i++)
-			if (!strcmp(wl->sizes[i].name, name))
-				return tl_yaml_error(y, k, "%s: '%s' is given twice (first at line %d)", field, name,
-						     first_line(y, map, k));
+		if (!tl_seen_add(&seen, name, strlen(name), wl->nsizes - 1, &fresh)) {
+			rc = nomem(y);
+			break;
+		}
+		if (!fresh) {
+			rc = tl_yaml_error(y, k, "%s: '%s' is given twice (first at line %d)", field, name,
+					   first_line(y, map, k));
+			break;
+		}
 		tl_yaml_field(f, field, name);
-		if (tl_yaml_strlist(y, v, f, false, &p->args))
-			return -EINVAL;
+		if (tl_yaml_strlist(y, v, f, false, &p->args)) {
+			rc = -EINVAL;
+			break;
+		}
 	}
-	return 0;
+	tl_seen_release(&seen);
+	return rc;
 }
 
 static int check_regex(struct tl_yaml *y, yaml_node_t *at, const char *field, const char *re)

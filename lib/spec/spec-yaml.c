@@ -168,6 +168,110 @@ static int scan_events(struct tl_yaml *y, const char *text, struct alias_use **u
 	return rc;
 }
 
+/* The children of a list or map: item or key and value indices. */
+static size_t children(struct tl_yaml *y, int index, size_t i, int *child)
+{
+	yaml_node_t *n = tl_yaml_node(y, index);
+
+	if (n->type == YAML_SEQUENCE_NODE) {
+		*child = i < tl_yaml_count(n) ? n->data.sequence.items.start[i] : 0;
+		return tl_yaml_count(n);
+	}
+	if (n->type == YAML_MAPPING_NODE) {
+		yaml_node_pair_t *p = &n->data.mapping.pairs.start[i / 2];
+
+		*child = i < 2 * tl_yaml_count(n) ? (i % 2 ? p->value : p->key) : 0;
+		return 2 * tl_yaml_count(n);
+	}
+	*child = 0;
+	return 0;
+}
+
+static bool is_merge_key(const yaml_node_t *k)
+{
+	return k && k->type == YAML_SCALAR_NODE && k->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+	       !strcmp((const char *)k->data.scalar.value, "<<");
+}
+
+struct frame {
+	int node;
+	size_t next;	/* the child to visit next */
+};
+
+/* Is the last step of the walk a merge key's value (or a map of the list that is one)? */
+static bool merge_edge(struct tl_yaml *y, const struct frame *stack, size_t depth)
+{
+	for (size_t d = depth; d-- > 0 && d + 2 >= depth;) {
+		yaml_node_t *n = tl_yaml_node(y, stack[d].node);
+		size_t i = stack[d].next - 1;
+
+		if (n->type == YAML_MAPPING_NODE)
+			return i % 2 && is_merge_key(tl_yaml_node(y, n->data.mapping.pairs.start[i / 2].key));
+		if (n->type != YAML_SEQUENCE_NODE)
+			return false;
+	}
+	return false;
+}
+
+/*
+ * An alias repeats its anchor's whole list or map, so a small file can
+ * stand for an enormous tree ("billion laughs"), and an alias inside its
+ * own anchor for an endless one. Before anything is copied, the tree as
+ * the spec parser would walk it is counted (a depth-first walk with its
+ * own stack, sizes remembered per node): aliases may add at most
+ * TL_YAML_MAX_REPEATED nodes to the file's own, and no cycle.
+ */
+static int check_expansion(struct tl_yaml *y)
+{
+	size_t count = (size_t)(y->doc.nodes.top - y->doc.nodes.start), limit = count + TL_YAML_MAX_REPEATED;
+	struct frame *stack = calloc(count + 1, sizeof(*stack));
+	size_t *size = calloc(count + 1, sizeof(*size)), depth = 0;
+	char *state = calloc(count + 1, 1);	/* 0 unseen, 1 on the stack, 2 counted */
+	int rc = 0;
+
+	if (!stack || !size || !state) {
+		rc = tl_error_set(y->err, "out of memory");
+		goto out;
+	}
+	if (count) {
+		stack[depth++] = (struct frame){ 1, 0 };
+		state[1] = 1;
+	}
+	while (depth && !rc) {
+		struct frame *f = &stack[depth - 1];
+		int child;
+
+		if (f->next < children(y, f->node, f->next, &child)) {
+			f->next++;
+			if (state[child] == 1 && merge_edge(y, stack, depth))
+				rc = tl_yaml_error(y, tl_yaml_node(y, child), "'<<' (a merge key) makes this map merge itself");
+			else if (state[child] == 1)
+				rc = tl_yaml_error(y, tl_yaml_node(y, child), "an alias of this list or map is inside it: it would never end");
+			else if (!state[child]) {
+				state[child] = 1;
+				stack[depth++] = (struct frame){ child, 0 };
+			}
+			continue;
+		}
+		/* all children counted */
+		size[f->node] = 1;
+		for (size_t i = 0; i < children(y, f->node, i, &child); i++)
+			size[f->node] = size[f->node] + size[child] > limit ? limit + 1 : size[f->node] + size[child];
+		state[f->node] = 2;
+		/* the smallest list or map that passes the limit: where the repeating is */
+		if (size[f->node] > limit)
+			rc = tl_yaml_error(y, tl_yaml_node(y, f->node), "with what its aliases repeat, %s holds more than "
+					   "%zu values (the file has %zu; aliases may add %d); a spec needs far fewer",
+					   tl_yaml_kind(tl_yaml_node(y, f->node)), limit, count, TL_YAML_MAX_REPEATED);
+		depth--;
+	}
+out:
+	free(stack);
+	free(size);
+	free(state);
+	return rc;
+}
+
 /* Each slot of a list or map where an alias was written gets a copy of its node placed there. */
 static int place_aliases(struct tl_yaml *y, const struct alias_use *uses, size_t nuses)
 {
@@ -182,57 +286,39 @@ static int place_aliases(struct tl_yaml *y, const struct alias_use *uses, size_t
 	return 0;
 }
 
-static bool is_merge_key(const yaml_node_t *k)
+/* The pairs of the merge sources, in order, that the map does not set and no earlier source gave. */
+static int merged_pairs(struct tl_yaml *y, int index, const int *srcs, size_t nsrc, yaml_node_pair_t *out,
+			size_t cap, size_t *n)
 {
-	return k && k->type == YAML_SCALAR_NODE && k->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
-	       !strcmp((const char *)k->data.scalar.value, "<<");
-}
+	yaml_node_t *map = tl_yaml_node(y, index);
+	struct tl_seen seen;
+	bool fresh;
+	int rc = 0;
 
-static bool has_key(struct tl_yaml *y, const yaml_node_pair_t *pairs, size_t n, const yaml_node_t *key)
-{
-	const char *text = tl_yaml_text(key);
+	if (tl_seen_init(&seen, cap))
+		return tl_error_set(y->err, "out of memory");
+	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top; p++) {
+		const char *key = tl_yaml_text(tl_yaml_node(y, p->key));
 
-	for (size_t i = 0; text && i < n; i++) {
-		const yaml_node_t *k = tl_yaml_node(y, pairs[i].key);
-
-		if (!is_merge_key(k) && tl_yaml_text(k) && !strcmp(tl_yaml_text(k), text))
-			return true;
+		if (key && !is_merge_key(tl_yaml_node(y, p->key)) && !tl_seen_add(&seen, key, strlen(key), 0, &fresh))
+			rc = tl_error_set(y->err, "out of memory");
 	}
-	return false;
-}
+	*n = 0;
+	for (size_t i = 0; !rc && i < nsrc; i++) {
+		yaml_node_t *s = tl_yaml_node(y, srcs[i]);
 
-static int expand_merge(struct tl_yaml *y, int index, char *state);
+		for (yaml_node_pair_t *p = s->data.mapping.pairs.start; !rc && p < s->data.mapping.pairs.top; p++) {
+			const char *key = tl_yaml_text(tl_yaml_node(y, p->key));
 
-/* Appends the pairs of merge source `src` whose keys the map does not have yet. */
-static int merge_from(struct tl_yaml *y, int index, yaml_node_pair_t **out, size_t *n, size_t *cap,
-		      int src, char *state)
-{
-	yaml_node_t *s = tl_yaml_node(y, src);
-
-	if (!s || s->type != YAML_MAPPING_NODE)
-		return tl_yaml_error(y, s, "'<<' (a merge key) takes a map or a list of maps, got %s",
-				     tl_yaml_kind(s));
-	if (expand_merge(y, src, state))
-		return -EINVAL;
-	s = tl_yaml_node(y, src);
-	for (yaml_node_pair_t *p = s->data.mapping.pairs.start; p < s->data.mapping.pairs.top; p++) {
-		yaml_node_t *mine = tl_yaml_node(y, index);
-		size_t own = tl_yaml_count(mine);
-
-		/* the map's own keys win, then earlier merge sources */
-		if (has_key(y, mine->data.mapping.pairs.start, own, tl_yaml_node(y, p->key)) ||
-		    has_key(y, *out, *n, tl_yaml_node(y, p->key)))
-			continue;
-		if (*n == *cap) {
-			yaml_node_pair_t *grown = realloc(*out, sizeof(**out) * (*cap = *cap * 2 + 8));
-
-			if (!grown)
-				return tl_error_set(y->err, "out of memory");
-			*out = grown;
+			/* the map's own keys win, then earlier merge sources */
+			if (key && !tl_seen_add(&seen, key, strlen(key), 0, &fresh))
+				rc = tl_error_set(y->err, "out of memory");
+			else if (!key || fresh)
+				out[(*n)++] = *p;
 		}
-		(*out)[(*n)++] = *p;
 	}
-	return 0;
+	tl_seen_release(&seen);
+	return rc;
 }
 
 /*
@@ -242,10 +328,10 @@ static int merge_from(struct tl_yaml *y, int index, yaml_node_pair_t **out, size
  */
 static int expand_merge(struct tl_yaml *y, int index, char *state)
 {
-	yaml_node_t *map = tl_yaml_node(y, index), *mk = NULL;
+	yaml_node_t *map = tl_yaml_node(y, index), *mk = NULL, *v = NULL;
 	yaml_node_pair_t *out = NULL, *merged = NULL;
-	size_t n = 0, nmerged = 0, mcap = 0, own = 0;
-	int rc = 0;
+	size_t n = 0, nmerged = 0, own, nsrc, cap;
+	int *srcs = NULL, value = 0, rc = 0;
 
 	if (state[index] == 2)
 		return 0;
@@ -262,28 +348,39 @@ static int expand_merge(struct tl_yaml *y, int index, char *state)
 			goto out;
 		}
 		mk = k;
+		value = p->value;
 	}
 	if (!mk)
 		goto done;
-	for (size_t i = 0; i < tl_yaml_count(tl_yaml_node(y, index)); i++) {
-		yaml_node_pair_t p = tl_yaml_node(y, index)->data.mapping.pairs.start[i];
-		yaml_node_t *v = tl_yaml_node(y, p.value);
+	/* the sources, each expanded first: its own merges are pairs it has */
+	v = tl_yaml_node(y, value);
+	nsrc = v->type == YAML_SEQUENCE_NODE ? tl_yaml_count(v) : 1;
+	if (!(srcs = malloc(sizeof(*srcs) * (nsrc + 1)))) {
+		rc = tl_error_set(y->err, "out of memory");
+		goto out;
+	}
+	own = tl_yaml_count(map);
+	cap = own;
+	for (size_t i = 0; i < nsrc; i++) {
+		yaml_node_t *s;
 
-		if (!is_merge_key(tl_yaml_node(y, p.key)))
-			continue;
-		if (v->type == YAML_SEQUENCE_NODE) {
-			for (size_t j = 0; !rc && j < tl_yaml_count(v); j++)
-				rc = merge_from(y, index, &merged, &nmerged, &mcap,
-						tl_yaml_node(y, p.value)->data.sequence.items.start[j], state);
-		} else {
-			rc = merge_from(y, index, &merged, &nmerged, &mcap, p.value, state);
-		}
-		if (rc)
+		srcs[i] = v->type == YAML_SEQUENCE_NODE ? v->data.sequence.items.start[i] : value;
+		s = tl_yaml_node(y, srcs[i]);
+		if (!s || s->type != YAML_MAPPING_NODE) {
+			rc = tl_yaml_error(y, s, "'<<' (a merge key) takes a map or a list of maps, got %s",
+					   tl_yaml_kind(s));
 			goto out;
+		}
+		if ((rc = expand_merge(y, srcs[i], state)))
+			goto out;
+		cap += tl_yaml_count(s);
+	}
+	if (!(merged = malloc(sizeof(*merged) * (cap + 1))) ||
+	    (rc = merged_pairs(y, index, srcs, nsrc, merged, cap, &nmerged))) {
+		rc = rc ?: tl_error_set(y->err, "out of memory");
+		goto out;
 	}
 	/* the merged pairs take the merge key's place */
-	map = tl_yaml_node(y, index);
-	own = tl_yaml_count(map);
 	out = malloc(sizeof(*out) * (own + nmerged + 1));
 	if (!out) {
 		rc = tl_error_set(y->err, "out of memory");
@@ -310,6 +407,7 @@ done:
 out:
 	free(out);
 	free(merged);
+	free(srcs);
 	return rc;
 }
 
@@ -350,7 +448,7 @@ int tl_yaml_load(struct tl_yaml *y, const char *path, const char *text, struct t
 		goto out;
 	}
 	y->loaded = true;
-	if (!(rc = place_aliases(y, uses, nuses)))
+	if (!(rc = check_expansion(y)) && !(rc = place_aliases(y, uses, nuses)))
 		rc = expand_merges(y);
 out:
 	yaml_parser_delete(&parser);
@@ -662,6 +760,56 @@ fail:
 	fclose(f);
 	free(buf);
 	return tl_error_set(err, "%s: cannot read: %s", path, strerror(saved));
+}
+
+int tl_seen_init(struct tl_seen *s, size_t cap)
+{
+	memset(s, 0, sizeof(*s));
+	s->keys = calloc(cap + 1, sizeof(*s->keys));
+	s->pos = calloc(cap + 1, sizeof(*s->pos));
+	/* hsearch_r slows down as its table fills: twice the room */
+	if (!s->keys || !s->pos || !hcreate_r(2 * cap + 8, &s->tab)) {
+		free(s->keys);
+		free(s->pos);
+		memset(s, 0, sizeof(*s));
+		return -ENOMEM;
+	}
+	s->cap = cap;
+	return 0;
+}
+
+size_t *tl_seen_add(struct tl_seen *s, const char *name, size_t len, size_t at, bool *fresh)
+{
+	ENTRY want, *found;
+	char *key;
+
+	if (s->n == s->cap || !(key = strndup(name, len)))
+		return NULL;
+	want.key = key;
+	want.data = &s->pos[s->n];
+	if (!hsearch_r(want, ENTER, &found, &s->tab)) {
+		free(key);
+		return NULL;
+	}
+	*fresh = found->key == key;
+	if (!*fresh) {
+		free(key);
+		return found->data;
+	}
+	s->keys[s->n] = key;
+	s->pos[s->n] = at;
+	return &s->pos[s->n++];
+}
+
+void tl_seen_release(struct tl_seen *s)
+{
+	if (s->keys)
+		hdestroy_r(&s->tab);
+	for (size_t i = 0; i < s->n; i++)
+		free(s->keys[i]);
+	free(s->keys);
+	free(s->pos);
+	memset(s, 0, sizeof(*s));
 }
 
 int tl_strlist_push(struct tl_strlist *l, const char *s)

@@ -58,7 +58,9 @@ static bool only_dots(const char *s)
 static int parse_workloads(struct tl_yaml *y, yaml_node_t *root, const char *dir, struct tl_spec *spec)
 {
 	yaml_node_t *one, *many, *onekey, *manykey, *item;
+	struct tl_seen seen;
 	char f[TL_FIELD_MAX];
+	int rc = 0;
 
 	one = tl_yaml_get(y, root, "workload", &onekey);
 	many = tl_yaml_get(y, root, "workloads", &manykey);
@@ -83,20 +85,33 @@ static int parse_workloads(struct tl_yaml *y, yaml_node_t *root, const char *dir
 	spec->workloads = calloc(tl_yaml_count(many), sizeof(*spec->workloads));
 	if (!spec->workloads)
 		return tl_error_set(y->err, "out of memory");
+	if (tl_seen_init(&seen, tl_yaml_count(many)))
+		return tl_error_set(y->err, "out of memory");
 	tl_yaml_for_items(y, many, i, item) {
+		const char *name;
 		char idx[32];
+		bool fresh;
 
 		snprintf(idx, sizeof(idx), "[%zu]", i);
 		spec->nworkloads++;
 		if (tl_spec_parse_workload(y, item, tl_yaml_field(f, "workloads", idx), TL_WL_LIST, dir,
-					   &spec->workloads[i], NULL, NULL))
-			return -EINVAL;
-		for (size_t j = 0; j < i; j++)
-			if (!strcmp(spec->workloads[j].name, spec->workloads[i].name))
-				return tl_yaml_error(y, item, "%s: a second workload named '%s'; give each a distinct "
-						     "name:", f, spec->workloads[i].name);
+					   &spec->workloads[i], NULL, NULL)) {
+			rc = -EINVAL;
+			break;
+		}
+		name = spec->workloads[i].name;
+		if (!tl_seen_add(&seen, name, strlen(name), i, &fresh)) {
+			rc = tl_error_set(y->err, "out of memory");
+			break;
+		}
+		if (!fresh) {
+			rc = tl_yaml_error(y, item, "%s: a second workload named '%s'; give each a distinct name:", f,
+					   name);
+			break;
+		}
 	}
-	return 0;
+	tl_seen_release(&seen);
+	return rc;
 }
 
 static int parse_machine(struct tl_yaml *y, yaml_node_t *n, struct tl_spec *spec)
@@ -205,21 +220,35 @@ static int parse_timeout(struct tl_yaml *y, yaml_node_t *n, struct tl_spec *spec
 /* Perf event names: each counted once, none empty (they are part of every run key). */
 static int parse_events(struct tl_yaml *y, yaml_node_t *n, struct tl_spec *spec)
 {
+	struct tl_seen seen;
 	yaml_node_t *item;
+	int rc = 0;
 
 	if (tl_yaml_strlist(y, n, "events", false, &spec->events))
 		return -EINVAL;
+	if (tl_seen_init(&seen, spec->events.n))
+		return tl_error_set(y->err, "out of memory");
 	tl_yaml_for_items(y, n, i, item) {
-		if (!spec->events.v[i][0])
-			return tl_yaml_error(y, item, "events[%zu]: empty value; give a perf event name such as "
-					     "cycles", i);
-		for (size_t j = 0; j < i; j++)
-			if (!strcmp(spec->events.v[j], spec->events.v[i]))
-				return tl_yaml_error(y, item, "events: '%s' is given twice (first at line %d)",
-						     spec->events.v[i],
-						     tl_yaml_loc(tl_yaml_node(y, n->data.sequence.items.start[j])).line);
+		const char *ev = spec->events.v[i];
+		size_t *first;
+		bool fresh;
+
+		if (!ev[0]) {
+			rc = tl_yaml_error(y, item, "events[%zu]: empty value; give a perf event name such as cycles", i);
+			break;
+		}
+		if (!(first = tl_seen_add(&seen, ev, strlen(ev), i, &fresh))) {
+			rc = tl_error_set(y->err, "out of memory");
+			break;
+		}
+		if (!fresh) {
+			rc = tl_yaml_error(y, item, "events: '%s' is given twice (first at line %d)", ev,
+					   tl_yaml_loc(tl_yaml_node(y, n->data.sequence.items.start[*first])).line);
+			break;
+		}
 	}
-	return 0;
+	tl_seen_release(&seen);
+	return rc;
 }
 
 static int parse_spec(struct tl_yaml *y, const char *workloads_dir, struct tl_spec *spec)

@@ -723,6 +723,26 @@ static void test_merge_keys(void **state)
 	assert_string_equal(err.msg, "t.yaml:4:14: '<<' is given twice (first at line 4)");
 }
 
+/* The spec's env replaces a descriptor's variable in place; naming it twice is refused like any other. */
+static void test_env_over_descriptor(void **state)
+{
+	struct tl_spec s;
+	struct tl_error err = { { 0 } };
+
+	(void)state;
+	if (tl_spec_load_string("env.yaml", "name: env\nworkload: {name: hpcg, env: {X: '1', OMP_PROC_BIND: spread}}\n",
+				"workloads", &s, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(s.workloads[0].env.n, 2);
+	assert_string_equal(s.workloads[0].env.v[0], "OMP_PROC_BIND=spread");
+	assert_string_equal(s.workloads[0].env.v[1], "X=1");
+	tl_spec_release(&s);
+	assert_int_equal(tl_spec_load_string("env.yaml", "name: env\nworkload:\n  name: hpcg\n  env:\n"
+					     "    OMP_PROC_BIND: spread\n    OMP_PROC_BIND: master\n",
+					     "workloads", &s, &err), -EINVAL);
+	assert_string_equal(err.msg, "env.yaml:6:5: workload.env: 'OMP_PROC_BIND' is given twice (first at line 5)");
+}
+
 /* Values have no fixed length limit: a static policy of 256 fractions plans whole. */
 static void test_long_static(void **state)
 {
@@ -784,6 +804,7 @@ int main(void)
 		cmocka_unit_test(test_size_limit),
 		cmocka_unit_test(test_deep_nesting),
 		cmocka_unit_test(test_merge_keys),
+		cmocka_unit_test(test_env_over_descriptor),
 		cmocka_unit_test(test_long_static),
 	};
 	const size_t nfixed = sizeof(fixed) / sizeof(fixed[0]);
