@@ -536,6 +536,10 @@ int tl_spec_parse_matrix(struct tl_yaml *y, yaml_node_t *map, struct tl_spec *sp
 		return 0;
 	if (tl_yaml_expect_list(y, exclude, "matrix.exclude", "a list of selectors, e.g. [{policy: lru, chunks: 2}]"))
 		return -EINVAL;
+	/* the planner checks every rule against every combination (up to TL_PLAN_MAX_COMBINATIONS) */
+	if (tl_yaml_count(exclude) > TL_SPEC_MAX_EXCLUDES)
+		return tl_yaml_error(y, exclude, "matrix.exclude: %zu rules; at most %d (a smaller matrix or zip: "
+				     "says more with fewer)", tl_yaml_count(exclude), TL_SPEC_MAX_EXCLUDES);
 	spec->exclude = calloc(tl_yaml_count(exclude) + 1, sizeof(*spec->exclude));
 	if (!spec->exclude)
 		return tl_error_set(y->err, "out of memory");

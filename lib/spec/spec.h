@@ -113,6 +113,8 @@ struct tl_spec {
 /* A spec or workload descriptor file is text of at most this many bytes. */
 #define TL_SPEC_MAX_BYTES (16u << 20)
 #define TL_SPEC_MAX_TEXT "16 MiB"
+/* matrix.exclude holds at most this many rules. */
+#define TL_SPEC_MAX_EXCLUDES 1024
 
 /*
  * Loads and validates a spec. workloads_dir is where built-in descriptors
