@@ -579,7 +579,11 @@ int tl_execute(const struct tl_plan *plan, struct tl_store *st, const struct tl_
 		if (!selected[i])
 			continue;
 		tl_config_describe(plan, run->config, desc, sizeof(desc));
-		if (o->resume && tl_store_run_done(st, plan->spec->name, run->key) == 1) {
+		/* a lookup that failed (the store said why) must not run and store a finished run again */
+		if (o->resume && (rc = tl_store_run_done(st, plan->spec->name, run->key)) < 0)
+			break;
+		if (o->resume && rc == 1) {
+			rc = 0;
 			sum->skipped++;
 			tl_progress_skip(&prog, run->key, desc);
 			continue;

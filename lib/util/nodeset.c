@@ -15,10 +15,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "util/error.h"
 
 /*
- * libnuma reports parse problems by printing through these weak hooks.
- * Callers here turn a NULL mask into a message in tierlab's own words, so
+ * libnuma reports parse problems through numa_warn(), a weak hook. Callers
+ * here turn a NULL mask into a message in tierlab's own words, so
  * libnuma's lines would only be noise on stderr (or in an error line that
  * must stay one line).
  */
@@ -28,9 +29,17 @@ void numa_warn(int num, char *fmt, ...)
 	(void)fmt;
 }
 
+/*
+ * numa_error(), the other hook, is for failures, and after some of them
+ * (out of memory allocating a mask) libnuma exits the process: say what
+ * failed, in one line, or tierlab would end without a word.
+ */
 void numa_error(char *where)
 {
-	(void)where;
+	int saved = errno;
+
+	error("libnuma: %s: %s", where, strerror(saved));
+	errno = saved;
 }
 
 /* The numactl node-list alphabet: digits , - ! + and the word "all"; libnuma judges the rest. */
