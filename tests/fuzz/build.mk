@@ -24,7 +24,7 @@ FUZZ_REPLAY := $(FUZZ_NAMES:%=$(B)/fuzz/replay-%)
 $(B)/obj/asan/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(FUZZ_SAN) -MMD -MP -c -o $@ $<
-$(B)/obj/fuzz/%.o: %.c
+$(B)/obj/fuzz/%.o: %.c | fuzz-cc
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
 
@@ -41,12 +41,15 @@ fuzz_deps = $(if $(filter rt-options,$(1)),$(FUZZ_RT_SRC:%.c=$(B)/obj/$(2)/%.o),
 $(B)/fuzz/replay-%: tests/fuzz/fuzz-%.c tests/fuzz/replay.c $(FUZZ_HDR) $$(call fuzz_deps,$$*,asan)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(FUZZ_SAN) $(FUZZ_DEFS) -Itests -o $@ $< tests/fuzz/replay.c $(call fuzz_link,$*,asan)
-$(B)/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(FUZZ_HDR) $$(call fuzz_deps,$$*,fuzz)
+$(B)/fuzz/fuzz-%: tests/fuzz/fuzz-%.c $(FUZZ_HDR) $$(call fuzz_deps,$$*,fuzz) | fuzz-cc
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer $(FUZZ_DEFS) -Itests -o $@ $< $(call fuzz_link,$*,fuzz)
+
+fuzz-cc:
+	@command -v $(FUZZ_CC) >/dev/null || { echo "make fuzz needs $(FUZZ_CC) with libFuzzer (Debian: apt-get install clang)" >&2; exit 1; }
 
 fuzz: $(FUZZ_TARGETS:%=$(B)/fuzz/fuzz-%)
 	@tests/fuzz/run.sh $(B) $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
 TEST_BINS += $(FUZZ_REPLAY)
-.PHONY: fuzz
+.PHONY: fuzz fuzz-cc
