@@ -367,8 +367,10 @@ int tl_plan_build(const struct tl_spec *spec, struct tl_plan *plan, struct tl_er
 	if (!total) {
 		enum tl_axis a = dims[over].axes[0];
 
-		rc = tl_spec_error(spec, &spec->matrix[a].loc, err, "matrix.%s: with this axis the matrix "
-				   "expands to more than %u combinations; split the experiment", tl_axes[a].name,
+		/* no place in the file: the axis came from the command line (sweep --<axis>) */
+		rc = tl_spec_error(spec, &spec->matrix[a].loc, err, "%s%s: with this axis the matrix expands "
+				   "to more than %u combinations; split the experiment",
+				   spec->matrix[a].loc.line ? "matrix." : "--", tl_axes[a].name,
 				   TL_PLAN_MAX_COMBINATIONS);
 		goto fail;
 	}
