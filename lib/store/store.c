@@ -273,6 +273,22 @@ static char *dir_of(const char *path)
 	return abs;
 }
 
+/* "file:PATH?immutable=1", with what a URI reserves in PATH escaped; sqlite3_free() it. */
+static char *immutable_uri(const char *path)
+{
+	sqlite3_str *u = sqlite3_str_new(NULL);
+
+	sqlite3_str_appendall(u, "file:");
+	for (const char *p = path; *p; p++) {
+		if (*p == '?' || *p == '#' || *p == '%')
+			sqlite3_str_appendf(u, "%%%02X", (unsigned char)*p);
+		else
+			sqlite3_str_appendchar(u, 1, *p);
+	}
+	sqlite3_str_appendall(u, "?immutable=1");
+	return sqlite3_str_finish(u);
+}
+
 /*
  * The checks before SQLite opens anything, then the connection. A reader
  * that cannot read a WAL database (a read-only directory, where SQLite
@@ -312,7 +328,7 @@ static int open_connection(struct tl_store *st, bool create, bool *had_wal, bool
 		sqlite3_busy_timeout(st->db, TL_STORE_BUSY_TIMEOUT_MS);
 	if (rc == SQLITE_OK && st->readonly && !*had_wal && access(st->dir, W_OK) &&
 	    sqlite3_exec(st->db, "SELECT count(*) FROM sqlite_schema", NULL, NULL, NULL) != SQLITE_OK) {
-		char *uri = sqlite3_mprintf("file:%s?immutable=1", path);
+		char *uri = immutable_uri(path);
 
 		sqlite3_close(st->db);
 		st->db = NULL;
