@@ -13,7 +13,7 @@
 
 int cmd_sweep(int argc, const char **argv)
 {
-	struct run_options o = { 0 };
+	struct run_options o = { .command = "sweep" };
 	const char *lists[TL_AXIS__COUNT] = { 0 };
 	static const char *const usage[] = {
 		"tierlab sweep [<options>] <spec.yaml> [--<axis> <v1,v2,...>]...",

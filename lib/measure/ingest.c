@@ -155,6 +155,7 @@ static int summarise(struct tl_ingest *ing)
 	}
 	if (!n)
 		return 0;
+	ing->allocs = sum[RT_STAT_allocs];
 	for (int s = 0; s < RT_STAT__COUNT && !rc; s++) {
 		snprintf(name, sizeof(name), "rt.%s", stat_names[s]);
 		rc = add_metric(ing, name, (double)sum[s], stat_units[s]);

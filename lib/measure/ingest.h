@@ -35,6 +35,7 @@ struct tl_ingest {
 	struct tl_metric *metrics;	/* names and units owned here */
 	size_t nmetrics;
 	bool runtime_seen;		/* some process ran under libtiermem */
+	uint64_t allocs;		/* allocations it managed, summed over processes */
 	bool same_node;			/* the runtime said fast and slow were one node */
 	char *allocator_backing;	/* FAT pool backing of the first process that had one */
 };

@@ -16,8 +16,9 @@
 #include <string.h>
 #include "util/hash.h"
 
-/* A bound on the raw product, so a typo'd matrix fails fast instead of eating memory. */
+/* Bounds on the raw product and on the runs, so a typo'd matrix fails fast instead of eating memory. */
 #define TL_PLAN_MAX_COMBINATIONS (1u << 20)
+#define TL_PLAN_MAX_RUNS (1u << 20)
 
 /* One wheel of the odometer: a lone axis, or a zip group whose axes turn together. */
 struct dim {
@@ -294,29 +295,32 @@ static int check_spec(const struct tl_spec *spec, struct tl_error *err)
 	return 0;
 }
 
-/* Exclude rules that drop every configuration leave a plan with nothing to run: the spec's mistake. */
-static int excluded_everything(const struct tl_spec *spec, struct tl_error *err)
-{
-	static const char what[] = "matrix.exclude: the rules drop every configuration; nothing would run";
-	const struct tl_loc *at = &spec->exclude_loc;
-
-	if (at->line)
-		return tl_error_set(err, "%s:%d:%d: %s", spec->path ? spec->path : "<spec>", at->line, at->col,
-				    what);
-	return tl_error_set(err, "%s", what);
-}
-
-/* Product of the wheels' sizes, or 0 when it passes the bound. */
-static size_t combinations(const struct dim *dims, int ndims)
+/* Product of the wheels' sizes, or 0 when it passes the bound (*over: the wheel that passed it). */
+static size_t combinations(const struct dim *dims, int ndims, int *over)
 {
 	size_t total = 1;
 
 	for (int d = 0; d < ndims; d++) {
-		if (dims[d].n > TL_PLAN_MAX_COMBINATIONS / total)
+		if (dims[d].n > TL_PLAN_MAX_COMBINATIONS / total) {
+			*over = d;
 			return 0;
+		}
 		total *= dims[d].n;
 	}
 	return total;
+}
+
+/* The runs the configurations make with the spec's repetitions, within TL_PLAN_MAX_RUNS. */
+static int check_runs(const struct tl_plan *plan, struct tl_error *err)
+{
+	const struct tl_spec *spec = plan->spec;
+	size_t runs = plan->nconfigs * (size_t)spec->repetitions;
+
+	if (runs <= TL_PLAN_MAX_RUNS)
+		return 0;
+	return tl_spec_error(spec, &spec->repetitions_loc, err, "repetitions: %zu configurations x %d "
+			     "repetitions = %zu runs, more than a plan may hold (%u); split the experiment",
+			     plan->nconfigs, spec->repetitions, runs, TL_PLAN_MAX_RUNS);
 }
 
 /* A resolved combination: dropped when excluded or already planned, else a new configuration. */
@@ -351,7 +355,7 @@ int tl_plan_build(const struct tl_spec *spec, struct tl_plan *plan, struct tl_er
 	size_t idx[TL_AXIS__COUNT] = { 0 };
 	struct seen seen = { 0 };
 	size_t cap = 0, total;
-	int ndims, rc;
+	int ndims, over = 0, rc;
 
 	memset(plan, 0, sizeof(*plan));
 	plan->spec = spec;
@@ -359,10 +363,15 @@ int tl_plan_build(const struct tl_spec *spec, struct tl_plan *plan, struct tl_er
 	rc = rc ?: build_dims(spec, dims, &ndims, err);
 	if (rc)
 		goto fail;
-	total = combinations(dims, ndims);
+	total = combinations(dims, ndims, &over);
 	if (!total) {
-		rc = tl_error_set(err, "the matrix expands to more than %u combinations",
-				  TL_PLAN_MAX_COMBINATIONS);
+		enum tl_axis a = dims[over].axes[0];
+
+		/* no place in the file: the axis came from the command line (sweep --<axis>) */
+		rc = tl_spec_error(spec, &spec->matrix[a].loc, err, "%s%s: with this axis the matrix expands "
+				   "to more than %u combinations; split the experiment",
+				   spec->matrix[a].loc.line ? "matrix." : "--", tl_axes[a].name,
+				   TL_PLAN_MAX_COMBINATIONS);
 		goto fail;
 	}
 	for (size_t k = 0; k < total; k++) {
@@ -384,9 +393,13 @@ int tl_plan_build(const struct tl_spec *spec, struct tl_plan *plan, struct tl_er
 			idx[d] = 0;
 	}
 	if (!plan->nconfigs && spec->nexclude) {
-		rc = excluded_everything(spec, err);
+		/* exclude rules that drop every configuration leave nothing to run: the spec's mistake */
+		rc = tl_spec_error(spec, &spec->exclude_loc, err, "matrix.exclude: the rules drop every "
+				   "configuration; nothing would run");
 		goto fail;
 	}
+	if ((rc = check_runs(plan, err)))
+		goto fail;
 	if (make_runs(plan))
 		goto nomem;
 	mark_varying(plan);

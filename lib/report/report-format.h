@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdio.h>
 #include "report/report.h"
+#include "util/visible.h"
 
 /* One printer per format (TL_REPORT_FORMATS); each returns 0 or -EIO when writing failed. */
 #define TL_X(id, name) int tl_report_print_##name(const struct tl_report *rep, FILE *out);
@@ -26,17 +27,9 @@ void tl_fmt_sig(char *buf, size_t len, double x, int sig);
 void tl_fmt_exact(char *buf, size_t len, double x);
 
 /*
- * Length in bytes of the valid UTF-8 sequence at s (1..4), or 0 when the
- * bytes there are not one (a stray continuation byte, an overlong or
- * truncated sequence, a surrogate).
- */
-size_t tl_utf8_len(const char *s);
-
-/*
- * s made safe for one table cell on a terminal or in markdown: control
- * characters as C escapes ("\n", "\x1b"), invalid UTF-8 bytes as "\xNN",
- * and in markdown '|' as "\|". NULL becomes "-". Returns malloc'd text or
- * NULL when out of memory.
+ * s made safe for one table cell on a terminal or in markdown (as
+ * util/visible.h does, and in markdown '|' as "\|"). NULL becomes "-".
+ * Returns malloc'd text or NULL when out of memory.
  */
 char *tl_fmt_visible(const char *s, bool markdown);
 /* Terminal columns taken by s: one per code point (no wide-character tables). */

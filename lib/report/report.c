@@ -50,9 +50,16 @@ int tl_report_format_find(const char *name, enum tl_report_format *fmt, struct t
 	return tl_error_set(err, "unknown format '%s' (%s)", name, tl_report_format_list());
 }
 
-/* Running sums for one row; the squares are taken in a second pass around the mean. */
+/*
+ * Running sums for one row; the squares are taken in a second pass around
+ * the mean. A figure of merit is the workload's own number: two near
+ * DBL_MAX would overflow their sum, so they are summed scaled by the power
+ * of two of the largest magnitude (fom_exp), which is exact, and the
+ * result scaled back.
+ */
 struct acc {
-	double fom_sum, fom_sq, hit_sum, mig_sum, wall_sum;
+	double fom_max, fom_sum, fom_sq, hit_sum, mig_sum, wall_sum;
+	int fom_exp;
 	struct tl_sampling sampled;	/* sums */
 	size_t n_wall;
 };
@@ -156,7 +163,13 @@ bool tl_run_sampling_text(const struct tl_run_row *run, char *line, size_t len, 
 	return true;
 }
 
-/* First pass: counts and sums; returns the row of every run in group[]. */
+/* A run whose figure of merit goes into its row's statistics. */
+static bool fom_counts(const struct tl_run_row *run)
+{
+	return run->status == TL_STATUS_OK && run->has_fom && isfinite(run->fom);
+}
+
+/* First pass: counts, sums, the largest figure of merit; returns the row of every run in group[]. */
 static int group_runs(struct tl_report *rep, const struct tl_run_row *runs, size_t n,
 		      size_t *group, struct acc *acc)
 {
@@ -181,9 +194,9 @@ static int group_runs(struct tl_report *rep, const struct tl_run_row *runs, size
 		r->n_ok++;
 		if (!r->fom_unit && run->fom_unit && !(r->fom_unit = strdup(run->fom_unit)))
 			return -ENOMEM;
-		if (run->has_fom && isfinite(run->fom)) {
+		if (fom_counts(run)) {
 			r->n_fom++;
-			acc[g].fom_sum += run->fom;
+			acc[g].fom_max = fmax(acc[g].fom_max, fabs(run->fom));
 		}
 		if (run->has_hit_rate && isfinite(run->hit_rate)) {
 			r->n_hit_rate++;
@@ -207,15 +220,24 @@ static int group_runs(struct tl_report *rep, const struct tl_run_row *runs, size
 	return 0;
 }
 
-/* Second pass: sample standard deviation around the mean, which is steadier than sum of squares. */
+/*
+ * Second pass: the mean of the figures of merit (scaled, see struct acc);
+ * third: the sample standard deviation around it, which is steadier than
+ * a sum of squares.
+ */
 static void finish_stats(struct tl_report *rep, const struct tl_run_row *runs, size_t n,
 			 const size_t *group, struct acc *acc)
 {
+	for (size_t g = 0; g < rep->nrows; g++)
+		frexp(acc[g].fom_max, &acc[g].fom_exp);
+	for (size_t i = 0; i < n; i++)
+		if (fom_counts(&runs[i]))
+			acc[group[i]].fom_sum += ldexp(runs[i].fom, -acc[group[i]].fom_exp);
 	for (size_t g = 0; g < rep->nrows; g++) {
 		struct tl_report_row *r = &rep->rows[g];
 
 		if (r->n_fom)
-			r->mean = acc[g].fom_sum / r->n_fom;
+			r->mean = ldexp(acc[g].fom_sum / r->n_fom, acc[g].fom_exp);
 		if (r->n_hit_rate)
 			r->hit_rate = acc[g].hit_sum / r->n_hit_rate;
 		if (r->n_migrated)
@@ -230,18 +252,19 @@ static void finish_stats(struct tl_report *rep, const struct tl_run_row *runs, s
 		}
 	}
 	for (size_t i = 0; i < n; i++) {
-		const struct tl_run_row *run = &runs[i];
+		struct acc *a = &acc[group[i]];
 		double d;
 
-		if (run->status != TL_STATUS_OK || !run->has_fom || !isfinite(run->fom))
+		if (!fom_counts(&runs[i]))
 			continue;
-		d = run->fom - rep->rows[group[i]].mean;
-		acc[group[i]].fom_sq += d * d;
+		/* both scaled: the difference stays within [-2, 2] */
+		d = ldexp(runs[i].fom, -a->fom_exp) - a->fom_sum / rep->rows[group[i]].n_fom;
+		a->fom_sq += d * d;
 	}
 	for (size_t g = 0; g < rep->nrows; g++) {
 		struct tl_report_row *r = &rep->rows[g];
 
-		r->sd = r->n_fom > 1 ? sqrt(acc[g].fom_sq / (r->n_fom - 1)) : 0;
+		r->sd = r->n_fom > 1 ? ldexp(sqrt(acc[g].fom_sq / (r->n_fom - 1)), acc[g].fom_exp) : 0;
 	}
 }
 
@@ -281,7 +304,10 @@ static bool pct_of(const struct tl_report_row *r, const struct tl_report_row *ba
 	den = r->higher_is_better ? base->mean : r->mean;
 	if (den == 0)
 		return false;
-	*pct = 100 * num / den;
+	if (num == den)
+		*pct = 100;	/* the baseline against itself: exactly (100 * x / x need not be) */
+	else if (!isfinite(*pct = 100 * num / den))
+		*pct = 100 * (num / den);	/* 100 * num overflowed */
 	return isfinite(*pct);
 }
 

@@ -14,6 +14,7 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
+#include "util/array.h"
 #include "util/error.h"
 #include "util/fs.h"
 #include "run/footprint.h"
@@ -127,24 +128,36 @@ long tl_execute_select(const struct tl_plan *plan, const struct tl_execute_opts 
 	return n;
 }
 
-static int check_nodes(const char *field, const char *text)
+/*
+ * A node set the planned runs need: set in the spec, and present here.
+ * The message points at the node set, or at the policy that needs it.
+ */
+static int check_nodes(const struct tl_spec *spec, const char *field, const char *text,
+		       const struct tl_loc *at, const char *policy)
 {
+	const struct tl_loc *policy_at = spec->matrix[TL_AXIS_POLICY].values.n ?
+		&spec->matrix[TL_AXIS_POLICY].loc : &spec->defaults_loc[TL_AXIS_POLICY];
+	struct tl_error err;
 	char present[128];
-	int rc;
 
-	if (!text)
-		return error("%s is needed by the planned runs but the spec does not set it", field);
-	rc = tl_nodeset_check(text);
-	if (rc == 0)
+	if (text && tl_nodeset_check(text) == 0)
 		return 0;
-	tl_nodeset_present(present, sizeof(present));
-	return error("%s '%s' names nodes this machine does not have (present: %s)", field, text, present);
+	if (!text) {
+		tl_spec_error(spec, policy_at, &err, "policy '%s' needs %s, which the spec does not set "
+			      "(machine: {fast: NODES, slow: NODES})", policy, field);
+	} else {
+		tl_nodeset_present(present, sizeof(present));
+		tl_spec_error(spec, at, &err, "%s '%s' names nodes this machine does not have (present: %s)",
+			      field, text, present);
+	}
+	return error("%s", err.msg);
 }
 
 int tl_execute_check(const struct tl_plan *plan, const bool *selected)
 {
 	const struct tl_spec *spec = plan->spec;
-	bool need_fast = false, need_slow = false;
+	const struct tl_machine *m = &spec->machine;
+	const char *need_fast = NULL, *need_slow = NULL;
 	int rc = 0;
 
 	for (size_t i = 0; i < plan->nruns; i++) {
@@ -152,25 +165,23 @@ int tl_execute_check(const struct tl_plan *plan, const bool *selected)
 
 		if (!selected[i] || !policy)
 			continue;
-		if (!strcmp(policy, "all-fast") || tl_policy_uses_runtime(policy))
-			need_fast = true;
-		if (!strcmp(policy, "all-slow") || tl_policy_uses_runtime(policy))
-			need_slow = true;
+		if (!need_fast && (!strcmp(policy, "all-fast") || tl_policy_uses_runtime(policy)))
+			need_fast = policy;
+		if (!need_slow && (!strcmp(policy, "all-slow") || tl_policy_uses_runtime(policy)))
+			need_slow = policy;
 	}
-	if (need_fast && check_nodes("machine.fast", spec->machine.fast))
+	if (need_fast && check_nodes(spec, "machine.fast", m->fast, &m->fast_loc, need_fast))
 		rc = -EINVAL;
-	if (need_slow && check_nodes("machine.slow", spec->machine.slow))
+	if (need_slow && check_nodes(spec, "machine.slow", m->slow, &m->slow_loc, need_slow))
 		rc = -EINVAL;
-	if (spec->machine.cpus && check_nodes("machine.cpus", spec->machine.cpus))
+	if (m->cpus && check_nodes(spec, "machine.cpus", m->cpus, &m->cpus_loc, NULL))
 		rc = -EINVAL;
 	if (getenv("LD_PRELOAD") && *getenv("LD_PRELOAD"))
 		warning("LD_PRELOAD is set ('%s'): every run inherits it, after tierlab's own libraries",
 			getenv("LD_PRELOAD"));
-	if (!rc && (need_fast || need_slow) && spec->machine.fast && spec->machine.slow &&
-	    !strcmp(spec->machine.fast, spec->machine.slow))
+	if (!rc && (need_fast || need_slow) && m->fast && m->slow && !strcmp(m->fast, m->slow))
 		warning("machine.fast and machine.slow are both '%s': the tiers are simulated "
-			"(placement and migration calls are made and counted, nothing moves)",
-			spec->machine.fast);
+			"(placement and migration calls are made and counted, nothing moves)", m->fast);
 	return rc;
 }
 
@@ -272,6 +283,8 @@ static char *baseline_text(const struct tl_spec *spec)
 static int add_experiment(struct tl_store *st, const struct tl_spec *spec, int64_t *id)
 {
 	char *baseline = baseline_text(spec);
+	/* absolute, so the record says which file from anywhere */
+	char *spec_path = spec->path ? realpath(spec->path, NULL) : NULL;
 	struct tl_env env = { 0 };
 	char advice[512];
 	struct utsname u;
@@ -279,7 +292,7 @@ static int add_experiment(struct tl_store *st, const struct tl_spec *spec, int64
 	struct tl_experiment_record e = {
 		.name = spec->name,
 		.description = spec->description,
-		.spec_path = spec->path,
+		.spec_path = spec_path ? spec_path : spec->path,
 		.spec_text = spec->text,
 		.spec_hash = spec->hash,
 		.tierlab_version = tl_version,
@@ -302,6 +315,7 @@ static int add_experiment(struct tl_store *st, const struct tl_spec *spec, int64
 		warning("%s", advice);
 	tl_env_release(&env);
 	free(baseline);
+	free(spec_path);
 	return rc;
 }
 
@@ -331,26 +345,32 @@ static void runtime_said(const char *out_dir, char *buf, size_t len)
 
 /*
  * A run meant to be tiered must have been: the runtime leaves a counters
- * file when it managed memory, and nothing when it stood aside (a bad
- * variable, a policy it could not load) or saw no allocation at the
- * threshold. Such a run measured something else and must not pass as ok.
+ * file when it starts, removes it when it stands aside (a bad variable, a
+ * policy it could not load, a sampler it could not start) and counts the
+ * allocations it managed; a program none of whose allocations reached the
+ * threshold never even loaded the policy. Such a run measured something
+ * else and must not pass as ok.
  */
 static void check_runtime(const struct tl_config *c, const char *out_dir, const struct tl_ingest *ing,
 			  struct tl_run_result *res)
 {
 	const char *policy = c->values[TL_AXIS_POLICY];
 	const char *log = c->values[TL_AXIS_LOG];
+	const char *threshold = c->values[TL_AXIS_THRESHOLD] ? c->values[TL_AXIS_THRESHOLD] : "";
 	char said[360];
 
 	if (res->status != TL_STATUS_OK || !policy || !tl_policy_uses_runtime(policy) ||
-	    (log && !strcmp(log, "none")) || ing->runtime_seen)
+	    (log && !strcmp(log, "none")) || (ing->runtime_seen && ing->allocs))
 		return;
 	runtime_said(out_dir, said, sizeof(said));
 	res->status = TL_STATUS_FAILED;
-	snprintf(res->error, sizeof(res->error),
-		 "the tiering runtime did not manage this run (no counters file: it stood aside, or no "
-		 "allocation reached the threshold %s)%s", c->values[TL_AXIS_THRESHOLD] ?
-		 c->values[TL_AXIS_THRESHOLD] : "", said);
+	if (ing->runtime_seen)
+		snprintf(res->error, sizeof(res->error), "the tiering runtime managed no allocation (none "
+			 "reached the threshold %s), so the policy never ran%s", threshold, said);
+	else
+		snprintf(res->error, sizeof(res->error), "the tiering runtime did not manage this run (no "
+			 "counters file: it stood aside, or no allocation reached the threshold %s)%s",
+			 threshold, said);
 }
 
 /*
@@ -529,19 +549,38 @@ static int store_one(struct tl_store *st, int64_t exp_id, const struct tl_run *r
 	return rc;
 }
 
-int tl_execute(const struct tl_plan *plan, struct tl_store *st, const struct tl_execute_opts *o,
-	       struct tl_execute_summary *sum)
+/* What SIGINT, SIGTERM and SIGHUP (a closed terminal) do while a plan executes. */
+static const int stop_signals[] = { SIGINT, SIGTERM, SIGHUP };
+
+static void catch_stop_signals(struct sigaction *old)
+{
+	struct sigaction sa = { .sa_handler = on_interrupt };
+
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < ARRAY_SIZE(stop_signals); i++)
+		sigaction(stop_signals[i], &sa, &old[i]);
+}
+
+static void restore_stop_signals(const struct sigaction *old)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(stop_signals); i++)
+		sigaction(stop_signals[i], &old[i], NULL);
+}
+
+int tl_execute(const struct tl_plan *plan, const struct tl_execute_opts *o, struct tl_execute_summary *sum)
 {
 	bool *selected = calloc(plan->nruns ? plan->nruns : 1, sizeof(*selected));
-	struct sigaction sa = { .sa_handler = on_interrupt }, old_int, old_term;
+	struct sigaction old_sa[ARRAY_SIZE(stop_signals)];
 	struct tl_progress prog;
 	struct tl_measure meas = { 0 };
+	struct tl_store *st = NULL;
 	char *spec_dir = dir_of(plan->spec->path);
 	int64_t exp_id = 0;
 	long nsel;
 	int rc = 0;
 
 	memset(sum, 0, sizeof(*sum));
+	interrupted = 0;
 	if (!selected || !spec_dir) {
 		rc = error("out of memory");
 		goto out;
@@ -552,21 +591,25 @@ int tl_execute(const struct tl_plan *plan, struct tl_store *st, const struct tl_
 		goto out;
 	}
 	sum->selected = (size_t)nsel;
+	/* everything that can be refused is, before the database is made or touched */
 	rc = tl_execute_check(plan, selected);
+	rc = rc ?: tl_measure_init(&meas, plan->spec->events.v, plan->spec->events.n);
+	rc = rc ?: tl_store_open(o->db, &st);
 	if (rc)
 		goto out;
-	rc = tl_measure_init(&meas, plan->spec->events.v, plan->spec->events.n);
-	if (rc)
-		goto out;
+	catch_stop_signals(old_sa);
+	/* a finished run is stored even if another process holds the database a long while */
+	tl_store_wait_for_lock(st, &interrupted);
 	rc = add_experiment(st, plan->spec, &exp_id);
 	if (rc)
-		goto out;
+		goto restore;
+	sum->began = true;
 
-	struct run_ctx ctx = { .st = st, .exp_id = exp_id, .results_dir = o->results_dir };
+	struct run_ctx ctx = { .st = st, .exp_id = exp_id, .results_dir = tl_store_dir(st) };
 
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
+	if (!ctx.results_dir)
+		ctx.results_dir = ".";	/* a database in memory (tests) */
+
 	tl_progress_start(&prog, sum->selected, o->progress_tty);
 	for (size_t i = 0; i < plan->nruns && !interrupted; i++) {
 		const struct tl_run *run = &plan->runs[i];
@@ -589,7 +632,7 @@ int tl_execute(const struct tl_plan *plan, struct tl_store *st, const struct tl_
 			continue;
 		}
 		/* one directory per execution of the spec, so a re-run never overwrites a stored run's files */
-		snprintf(out_dir, sizeof(out_dir), "%s/%s/%s/e%lld", o->results_dir, plan->spec->name,
+		snprintf(out_dir, sizeof(out_dir), "%s/%s/%s/e%lld", ctx.results_dir, plan->spec->name,
 			 run->key, (long long)exp_id);
 		if ((rc = tl_mkdir_p(out_dir))) {
 			rc = error("cannot create '%s': %s", out_dir, strerror(-rc));
@@ -603,8 +646,12 @@ int tl_execute(const struct tl_plan *plan, struct tl_store *st, const struct tl_
 		}
 		rc = store_one(st, exp_id, run, out_dir, &res, has_fom, fom, &ing, &meas);
 		tl_ingest_release(&ing);
-		if (rc)
+		if (rc) {
+			tl_progress_finish(&prog);
+			error("run '%s' finished (%s) but is not stored; it runs again with --resume", run->key,
+			      tl_status_names[res.status]);
 			break;
+		}
 		if (res.status == TL_STATUS_OK)
 			sum->ok++;
 		else
@@ -613,10 +660,12 @@ int tl_execute(const struct tl_plan *plan, struct tl_store *st, const struct tl_
 				(run->config->workload->fom.unit ? run->config->workload->fom.unit : "") : "s");
 	}
 	tl_progress_finish(&prog);
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
+	sum->left = sum->selected - sum->skipped - sum->ok - sum->failed;
 	sum->interrupted = interrupted;
+restore:
+	restore_stop_signals(old_sa);
 out:
+	tl_store_close(st);
 	tl_measure_release(&meas);
 	free(selected);
 	free(spec_dir);

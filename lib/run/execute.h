@@ -17,12 +17,14 @@ struct tl_execute_opts {
 	const char *only;		/* "3,5-7" (run numbers of --dry-run) or run-key prefixes; NULL = all */
 	const struct tl_selector *where;	/* NULL = all */
 	bool progress_tty;		/* one rewritten progress line instead of plain lines */
-	const char *results_dir;	/* run outputs go to <results_dir>/<experiment>/<run key>/ */
+	const char *db;			/* the database; run outputs go beside it, <its dir>/<experiment>/<run key>/ */
 };
 
 struct tl_execute_summary {
 	size_t selected, skipped, ok, failed;	/* failed: failed + timeout + crashed */
-	bool interrupted;
+	size_t left;			/* selected but not stored: never started, cut short, or not storable */
+	bool began;			/* the experiment was stored (else nothing was) */
+	bool interrupted;		/* by SIGINT, SIGTERM or SIGHUP */
 };
 
 /*
@@ -33,13 +35,19 @@ long tl_execute_select(const struct tl_plan *plan, const struct tl_execute_opts 
 
 /*
  * Checks what the plan needs of this machine before anything runs (node
- * sets present, runtime and allocator libraries built); prints one error
- * line per problem. Returns 0, or -EINVAL when a run could not be set up.
+ * sets given and present); prints one error line per problem, at its place
+ * in the spec. Returns 0, or -EINVAL when a run could not be set up.
  */
 int tl_execute_check(const struct tl_plan *plan, const bool *selected);
 
-int tl_execute(const struct tl_plan *plan, struct tl_store *st, const struct tl_execute_opts *o,
-	       struct tl_execute_summary *sum);
+/*
+ * Checks, then opens (or creates) the database, stores the experiment and
+ * runs the selected runs, each stored before the next starts. SIGINT,
+ * SIGTERM and SIGHUP stop it: the run in progress is killed (not stored)
+ * and sum->interrupted set. Returns 0, or a negative errno after an error
+ * line (nothing stored at all unless sum->began).
+ */
+int tl_execute(const struct tl_plan *plan, const struct tl_execute_opts *o, struct tl_execute_summary *sum);
 
 /* The argv as one line a shell would accept, for display and the store (malloc'd). */
 char *tl_argv_quote(char *const *argv, size_t argc);

@@ -108,9 +108,34 @@ static const char *const rt_var[TLRT_OPT__COUNT] = {
 #undef TLRT_VAR_NAME
 };
 
+/*
+ * A plugin given as a path is found from the spec's directory (the
+ * workload runs in a directory of its own) and must be there: a run whose
+ * policy cannot be loaded would run unmanaged under the plugin's name.
+ */
+static int add_plugin(struct tl_launch *re, const char *var, const char *policy, const char *spec_dir,
+		      struct tl_error *err)
+{
+	char *path;
+	int rc;
+
+	if (!strchr(policy, '/'))
+		return env_add(re, var, policy);	/* a built-in, or a name the loader searches */
+	if (!(path = resolve_path(spec_dir, policy)))
+		return -ENOMEM;
+	if (access(path, R_OK)) {
+		tl_error_set(err, "policy plugin '%s': %s", path, strerror(errno));
+		free(path);
+		return -ENOENT;
+	}
+	rc = env_add(re, var, path);
+	free(path);
+	return rc;
+}
+
 /* Every axis the runtime reads goes in its variable; a static policy's fractions in their own. */
 static int add_runtime(struct tl_launch *re, const struct tl_spec *spec, const struct tl_config *c,
-		       struct tl_error *err)
+		       const char *spec_dir, struct tl_error *err)
 {
 	const char *policy = c->values[TL_AXIS_POLICY];
 	char *lib = tl_path_lib("libtiermem.so");
@@ -132,6 +157,10 @@ static int add_runtime(struct tl_launch *re, const struct tl_spec *spec, const s
 
 			rc = env_add(re, tl_axes[a].var, tl_policy_base(v, base, sizeof(base)));
 			rc = rc ?: env_add(re, rt_var[TLRT_OPT_FRACTIONS], colon + 1);
+			continue;
+		}
+		if (tl_axes[a].kind == TL_KIND_POLICY) {
+			rc = add_plugin(re, tl_axes[a].var, v, spec_dir, err);
 			continue;
 		}
 		rc = env_add(re, tl_axes[a].var, v);
@@ -227,7 +256,7 @@ int tl_launch_build(const struct tl_spec *spec, const struct tl_config *c, const
 	if (rc)
 		goto fail;
 	if (policy && tl_policy_uses_runtime(policy)) {
-		rc = add_runtime(re, spec, c, err);
+		rc = add_runtime(re, spec, c, spec_dir, err);
 		if (!rc && footprint) {
 			char bytes[32];
 

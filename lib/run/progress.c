@@ -1,11 +1,16 @@
 /*
  * The progress line of `tierlab run` and `tierlab sweep` (see progress.h).
+ * What a spec or a workload wrote (axis values, units, a run's error) is
+ * printed made visible (util/visible.h): an escape sequence in a unit must
+ * not redraw the terminal.
  */
 #include "run/progress.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "util/visible.h"
 
 static double mono(void)
 {
@@ -53,16 +58,26 @@ void tl_progress_start(struct tl_progress *p, size_t total, bool tty)
 	p->t0 = mono();
 }
 
+/* "KEY  DESCRIPTION", made visible, into p->current. */
+static void set_current(struct tl_progress *p, const char *key, const char *desc)
+{
+	char *shown = tl_visible(desc, 0);
+
+	snprintf(p->current, sizeof(p->current), "%s  %s", key, shown ? shown : "?");
+	free(shown);
+}
+
 void tl_progress_skip(struct tl_progress *p, const char *key, const char *desc)
 {
 	clear_line(p);
 	p->done++;
-	fprintf(stderr, "[%zu/%zu] skip     %s  %s (stored ok)\n", p->done, p->total, key, desc);
+	set_current(p, key, desc);
+	fprintf(stderr, "[%zu/%zu] skip     %s (stored ok)\n", p->done, p->total, p->current);
 }
 
 void tl_progress_begin(struct tl_progress *p, const char *key, const char *desc)
 {
-	snprintf(p->current, sizeof(p->current), "%s  %s", key, desc);
+	set_current(p, key, desc);
 	p->run_t0 = mono();
 	status_line(p);
 }
@@ -77,9 +92,11 @@ void tl_progress_end(struct tl_progress *p, const struct tl_run_result *res, boo
 	clear_line(p);
 	p->done++;
 	if (has_fom)
-		snprintf(value, sizeof(value), "%.4g %s", fom, unit);
-	fprintf(stderr, "[%zu/%zu] %-8s %s  %s (%.1fs)\n", p->done, p->total,
-		tl_status_names[res->status], p->current, has_fom ? value : res->error, res->wall);
+		snprintf(value, sizeof(value), "%.4g ", fom);
+	fprintf(stderr, "[%zu/%zu] %-8s %s  %s", p->done, p->total, tl_status_names[res->status], p->current,
+		has_fom ? value : "");
+	tl_fput_visible(has_fom ? unit : res->error, 0, stderr);
+	fprintf(stderr, " (%.1fs)\n", res->wall);
 }
 
 void tl_progress_finish(struct tl_progress *p)

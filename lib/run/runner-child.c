@@ -1,10 +1,11 @@
 /*
- * The child side of tl_runner_run, from fork to exec. Only
- * async-signal-safe calls are made here: the parent may have had other
- * threads holding the malloc or stdio locks at fork time, so this code
- * uses what the parent prepared (fds, paths, bitmasks) and raw system
- * calls. A step that fails is reported through the error pipe and ends the
- * child with 127, as a shell does for a command it cannot run.
+ * The children of tl_runner_run: the workload's side from fork to exec,
+ * and the run's guard. Only async-signal-safe calls are made here: the
+ * parent may have had other threads holding the malloc or stdio locks at
+ * fork time, so this code uses what the parent prepared (fds, paths,
+ * bitmasks) and raw system calls. A step of the workload's child that
+ * fails is reported through the error pipe and ends the child with 127, as
+ * a shell does for a command it cannot run.
  */
 #include "run/runner-child.h"
 
@@ -112,4 +113,31 @@ void tl_runner_child(const struct tl_child_setup *s)
 
 	execvpe(s->argv[0], s->argv, s->envp);
 	give_up(s, TL_CHILD_EXEC, errno);
+}
+
+void tl_runner_guard(int guard_rd, pid_t pgid)
+{
+	static const int ignored[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGTSTP, SIGTTIN, SIGTTOU };
+	struct sigaction ign = { .sa_handler = SIG_IGN };
+	char c = 0;
+	ssize_t n;
+
+	/*
+	 * The terminal's signals reach tierlab's process group, the guard
+	 * included: tierlab handles them; the guard must outlive it.
+	 */
+	sigemptyset(&ign.sa_mask);
+	for (size_t i = 0; i < sizeof(ignored) / sizeof(ignored[0]); i++)
+		sigaction(ignored[i], &ign, NULL);
+	/* Nothing of tierlab's stays open here: the database, the run's pipes, its files. */
+	if (guard_rd > 0)
+		close_range(0, (unsigned)guard_rd - 1, 0);
+	close_range((unsigned)guard_rd + 1, ~0U, 0);
+	prctl(PR_SET_NAME, "tierlab-guard");
+	do
+		n = read(guard_rd, &c, 1);
+	while (n < 0 && errno == EINTR);
+	if (n != 1 || c != 'q')
+		kill(-pgid, SIGKILL);
+	_exit(0);
 }

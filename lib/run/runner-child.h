@@ -43,4 +43,15 @@ struct tl_child_setup {
 /* Runs in the child after fork; never returns (exec or _exit(127)). */
 _Noreturn void tl_runner_child(const struct tl_child_setup *s);
 
+/*
+ * The guard of one run, in a second child forked after the workload: it
+ * waits on guard_rd, whose write end only tierlab holds. A 'q' there ends
+ * it quietly (tierlab reaped the run itself); end of file without one
+ * means tierlab died without cleaning up (SIGKILL cannot be caught), and
+ * the guard kills the run's process group, whose leader the kernel
+ * killed (PR_SET_PDEATHSIG) but whose other members would live on under
+ * init. Never returns.
+ */
+_Noreturn void tl_runner_guard(int guard_rd, pid_t pgid);
+
 #endif

@@ -8,7 +8,8 @@
  * started. tierlab makes itself a child subreaper so that orphans of the
  * workload come back to it instead of to init, which lets it reap them too
  * (a container's init may never do it) and find the daemons that left the
- * process group with setsid.
+ * process group with setsid. A guard process per run (runner-child.c)
+ * kills the process group when tierlab dies without doing it (SIGKILL).
  */
 #include "run/runner.h"
 
@@ -49,6 +50,8 @@ struct run {
 	struct bitmask *cpus, *mems;
 	pid_t pid;
 	int pidfd;
+	pid_t guard;			/* the run's guard process, 0 when none */
+	int guard_wr;			/* its socket: 'q' and close to end it */
 	unsigned long long start_ticks;	/* the leader's start time, to tell its orphans from ours */
 	bool have_start;
 	bool started;			/* the started hook accepted the child */
@@ -301,6 +304,48 @@ static int spawn(struct run *r)
 	return 0;
 }
 
+/*
+ * Forks the run's guard (tl_runner_guard) with every signal blocked, as
+ * the workload was, so no handler of tierlab's runs in it. A socket, so
+ * that telling a guard someone killed cannot raise SIGPIPE.
+ */
+static int start_guard(struct run *r)
+{
+	sigset_t all, old;
+	int sv[2], fork_errno;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+		return fail(r->res, -errno, "cannot create a socket pair: %s", strerror(errno));
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	r->guard = fork();
+	fork_errno = errno;
+	if (r->guard == 0)
+		tl_runner_guard(sv[0], r->pid);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	close(sv[0]);
+	r->guard_wr = sv[1];
+	if (r->guard < 0) {
+		r->guard = 0;
+		close_fd(&r->guard_wr);
+		return fail(r->res, -fork_errno, "cannot fork: %s", strerror(fork_errno));
+	}
+	return 0;
+}
+
+static void stop_guard(struct run *r)
+{
+	char q = 'q';
+
+	if (r->guard <= 0)
+		return;
+	send(r->guard_wr, &q, 1, MSG_NOSIGNAL);
+	close_fd(&r->guard_wr);
+	while (waitpid(r->guard, NULL, 0) < 0 && errno == EINTR)
+		;
+	r->guard = 0;
+}
+
 /* Runs the started hook on the corked child, uncorks it and waits for its exec. */
 static int start(struct run *r)
 {
@@ -488,6 +533,7 @@ static void finish(struct run *r)
 	}
 	current_pgid = 0;
 	sweep_orphans(r);
+	stop_guard(r);
 	close_fd(&r->pidfd);
 }
 
@@ -526,7 +572,8 @@ static void classify(struct run *r)
 	res->user = r->utime.tv_sec + r->utime.tv_usec / 1e6;
 	res->sys = r->stime.tv_sec + r->stime.tv_usec / 1e6;
 	res->maxrss_kb = r->maxrss_kb;
-	res->exit_code = ws != -1 && WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+	/* a program that never started has no exit status (the child's 127 is tierlab's own) */
+	res->exit_code = !r->exec_failed && ws != -1 && WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
 	res->signal = ws != -1 && WIFSIGNALED(ws) ? WTERMSIG(ws) : 0;
 
 	if (r->exec_failed) {
@@ -564,6 +611,7 @@ static void release(struct run *r)
 	close_fd(&r->cs.err_rd);
 	close_fd(&r->cs.err_wr);
 	close_fd(&r->pidfd);
+	close_fd(&r->guard_wr);
 	if (r->cpus)
 		numa_bitmask_free(r->cpus);
 	if (r->mems)
@@ -576,6 +624,7 @@ int tl_runner_run(const struct tl_run_request *req, struct tl_run_result *res)
 		.req = req,
 		.res = res,
 		.pidfd = -1,
+		.guard_wr = -1,
 		.cs = {
 			.stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1,
 			.cork_rd = -1, .cork_wr = -1, .err_rd = -1, .err_wr = -1,
@@ -593,7 +642,9 @@ int tl_runner_run(const struct tl_run_request *req, struct tl_run_result *res)
 	rc = spawn(&r);
 	if (rc)
 		goto out_release;
-	rc = start(&r);
+	rc = start_guard(&r);
+	if (!rc)
+		rc = start(&r);
 	if (!rc)
 		wait_loop(&r);
 	finish(&r);

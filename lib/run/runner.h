@@ -9,7 +9,10 @@
  * Every error path kills and reaps the child: tl_runner_run never leaves a
  * process behind. To reap the workload's orphans too (and find daemons
  * that left its process group with setsid), the calling process becomes a
- * child subreaper (PR_SET_CHILD_SUBREAPER) on its first run.
+ * child subreaper (PR_SET_CHILD_SUBREAPER) on its first run. Should the
+ * calling process die while a run is in progress (SIGKILL), the kernel
+ * kills the workload (PR_SET_PDEATHSIG) and the run's guard process kills
+ * the rest of its process group.
  */
 #ifndef TL_RUNNER_H
 #define TL_RUNNER_H
@@ -45,8 +48,9 @@ struct tl_run_request {
  * Runs the request to completion. Returns 0 when the run happened (whatever
  * its status, which is in res), negative errno when tierlab itself failed
  * (could not create out_dir, fork failed): res->status is then FAILED with
- * the reason in res->error. A missing binary is a run that failed (exit 127
- * with the reason), not an error of tierlab.
+ * the reason in res->error. A missing binary is a run that failed (with
+ * the reason, and exit_code -1: the program never ran), not an error of
+ * tierlab.
  */
 int tl_runner_run(const struct tl_run_request *req, struct tl_run_result *res);
 

@@ -13,6 +13,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -118,6 +119,7 @@ static int parse_machine(struct tl_yaml *y, yaml_node_t *n, struct tl_spec *spec
 {
 	struct tl_machine *m = &spec->machine;
 	char **slots[] = { &m->fast, &m->slow, &m->cpus };
+	struct tl_loc *locs[] = { &m->fast_loc, &m->slow_loc, &m->cpus_loc };
 	char f[TL_FIELD_MAX];
 	int rc;
 
@@ -143,6 +145,7 @@ static int parse_machine(struct tl_yaml *y, yaml_node_t *n, struct tl_spec *spec
 		tl_yaml_field(f, "machine", machine_keys[i]);
 		if (tl_yaml_string(y, v, f, slots[i]))
 			return -EINVAL;
+		*locs[i] = tl_yaml_loc(v);
 		/* 1 (nodes absent here) is fine: a paper-size spec still plans on a small machine */
 		rc = tl_nodeset_check(*slots[i]);
 		if (rc == -ENOENT) {
@@ -201,6 +204,7 @@ static int parse_repetitions(struct tl_yaml *y, yaml_node_t *n, struct tl_spec *
 				     tl_yaml_kind(n));
 	}
 	spec->repetitions = (int)v;
+	spec->repetitions_loc = tl_yaml_loc(n);
 	return 0;
 }
 
@@ -392,6 +396,21 @@ void tl_spec_release(struct tl_spec *spec)
 		selector_release(&spec->exclude[i]);
 	free(spec->exclude);
 	memset(spec, 0, sizeof(*spec));
+}
+
+int tl_spec_error(const struct tl_spec *spec, const struct tl_loc *at, struct tl_error *err,
+		  const char *fmt, ...)
+{
+	char msg[sizeof(err->msg)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (at && at->line)
+		return tl_error_set(err, "%s:%d:%d: %s", spec->path ? spec->path : "<spec>", at->line, at->col,
+				    msg);
+	return tl_error_set(err, "%s", msg);
 }
 
 const struct tl_workload *tl_spec_workload(const struct tl_spec *spec, const char *name)

@@ -65,6 +65,7 @@ struct tl_machine {
 	char *cpus;		/* cpu node binding; NULL = no binding */
 	char *profile;		/* `machine: NAME` — a saved probe profile (issue 5) */
 	struct tl_loc loc;
+	struct tl_loc fast_loc, slow_loc, cpus_loc;	/* of each value (a profile's: loc) */
 };
 
 /* One axis's values, in the order written. */
@@ -99,6 +100,7 @@ struct tl_spec {
 
 	struct tl_strlist events;	/* perf event strings, as written */
 	int repetitions;		/* >= 1, default 1 */
+	struct tl_loc repetitions_loc;
 	double timeout;			/* seconds, 0 = none */
 
 	struct tl_selector baseline;	/* all NULL when not given */
@@ -131,6 +133,14 @@ int tl_workload_load(const char *path, struct tl_workload *wl, struct tl_error *
 
 void tl_spec_release(struct tl_spec *spec);
 void tl_workload_release(struct tl_workload *wl);
+
+/*
+ * A message about the spec raised after parsing (by the planner, or the
+ * checks before a run), as "FILE:LINE:COL: ..." when `at` is a place in
+ * the file (line 0: from the command line, no place). Returns -EINVAL.
+ */
+int tl_spec_error(const struct tl_spec *spec, const struct tl_loc *at, struct tl_error *err,
+		  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /* The workload with this name, or NULL. */
 const struct tl_workload *tl_spec_workload(const struct tl_spec *spec, const char *name);

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "util/error.h"
 #include "util/strings.h"
 
@@ -24,8 +25,11 @@ enum {
 	C_OUT_DIR, C_COMMAND, C_HIT_RATE, C_MIGRATED, C_SAMPLES, C_TICKS, C_RUN_NS,
 };
 
-/* "SELECT <row columns> FROM runs r JOIN experiments e ... <tail>", malloc'd. */
-static char *row_select(const char *tail)
+/*
+ * "SELECT <row columns> FROM runs r JOIN experiments e ... <tail>",
+ * malloc'd; NULL for the axis columns an older database does not have.
+ */
+static char *row_select(const struct tl_store *st, const char *tail)
 {
 	char *sql = NULL;
 	size_t len = 0;
@@ -35,7 +39,7 @@ static char *row_select(const char *tail)
 		return NULL;
 	fputs("SELECT r.id, e.name, r.run_key, r.config_key, r.rep", f);
 	for (int a = 0; a < TL_AXIS__COUNT; a++)
-		fprintf(f, ", r.\"%s\"", tl_axes[a].name);
+		fprintf(f, st->has_axis[a] ? ", r.\"%s\"" : ", NULL", tl_axes[a].name);
 	fputs(", r.status, r.exit_code, r.signal, r.fom, r.fom_unit, r.higher_is_better,"
 	      " r.wall_s, r.user_s, r.sys_s, r.maxrss_kb, r.started_at, r.ended_at, r.error,"
 	      " r.out_dir, r.command,"
@@ -61,7 +65,7 @@ static char *row_select(const char *tail)
 static int query(struct tl_store *st, sqlite3_stmt **s, const char *what, bool rows, const char *sql,
 		 const char *types, ...)
 {
-	char *full = rows ? row_select(sql) : NULL;
+	char *full = rows ? row_select(st, sql) : NULL;
 	va_list ap;
 	int rc;
 
@@ -81,6 +85,29 @@ static int query(struct tl_store *st, sqlite3_stmt **s, const char *what, bool r
 static char *column_dup(sqlite3_stmt *s, int i, bool *oom)
 {
 	return tl_strdup_or_null((const char *)sqlite3_column_text(s, i), oom);
+}
+
+/*
+ * A run's directory as a path to open: stored relative to the database's
+ * directory. A row of a tierlab before that holds a path relative to
+ * wherever it ran; it is kept as it is when only that one exists.
+ */
+static char *run_dir(const struct tl_store *st, const char *stored, bool *oom)
+{
+	struct stat sb;
+	char *path;
+
+	if (!stored || stored[0] == '/' || !st->dir)
+		return tl_strdup_or_null(stored, oom);
+	if (asprintf(&path, "%s/%s", st->dir, stored) < 0) {
+		*oom = true;
+		return NULL;
+	}
+	if (stat(path, &sb) && !stat(stored, &sb)) {
+		free(path);
+		return tl_strdup_or_null(stored, oom);
+	}
+	return path;
 }
 
 /* One run row; 0, -ENOMEM (the caller reports it), or -EIO after reporting a damaged row. */
@@ -119,7 +146,7 @@ static int read_row(struct tl_store *st, sqlite3_stmt *s, struct tl_run_row *row
 	row->started_at = sqlite3_column_double(s, C_STARTED);
 	row->ended_at = sqlite3_column_double(s, C_ENDED);
 	row->error = column_dup(s, C_ERROR, &oom);
-	row->out_dir = column_dup(s, C_OUT_DIR, &oom);
+	row->out_dir = run_dir(st, (const char *)sqlite3_column_text(s, C_OUT_DIR), &oom);
 	row->command = column_dup(s, C_COMMAND, &oom);
 	row->has_hit_rate = sqlite3_column_type(s, C_HIT_RATE) != SQLITE_NULL;
 	row->hit_rate = row->has_hit_rate ? sqlite3_column_double(s, C_HIT_RATE) : NAN;

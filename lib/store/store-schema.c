@@ -276,6 +276,18 @@ int tl_store_check_version(struct tl_store *st, size_t n)
 	return rc ? rc : check_version(st, &sp, n);
 }
 
+int tl_store_check_readable(struct tl_store *st, size_t n)
+{
+	struct stamp sp;
+	int rc;
+
+	rc = read_stamp(st, &sp);
+	rc = rc ?: check_version(st, &sp, n);
+	if (!rc && sp.version == 0)
+		rc = tl_store_fail(st, -ENOENT, "holds no tierlab results (an empty database)");
+	return rc;
+}
+
 int tl_store_migrate(struct tl_store *st, const char *const *migrations, size_t n)
 {
 	struct stamp sp;
@@ -318,19 +330,65 @@ static int axis_columns(struct tl_store *st, bool found[TL_AXIS__COUNT], bool *h
 	return rc == SQLITE_DONE ? 0 : tl_store_sqlerr(st, rc, "cannot read the schema");
 }
 
+/*
+ * A table every query needs is missing: the file is tierlab's but damaged
+ * (someone dropped it), or another program's.
+ */
+static int missing_table(struct tl_store *st, const char *table)
+{
+	struct stamp sp;
+
+	if (!read_stamp(st, &sp) && sp.app_id == TL_STORE_APPLICATION_ID)
+		return tl_store_fail(st, -EPROTO, "damaged: its table '%s' is missing (restore the file from a "
+				     "copy, or give another --db)", table);
+	return tl_store_fail(st, -EPROTO, "not a tierlab database (it has no table %s)", table);
+}
+
+int tl_store_read_axis_columns(struct tl_store *st)
+{
+	bool have_runs;
+	sqlite3_stmt *s;
+	int rc;
+
+	rc = axis_columns(st, st->has_axis, &have_runs);
+	if (rc)
+		return rc;
+	if (!have_runs)
+		return missing_table(st, "runs");
+	rc = sqlite3_prepare_v2(st->db, "SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'experiments'",
+				-1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return tl_store_sqlerr(st, rc, "cannot read the schema");
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	if (rc == SQLITE_ROW)
+		return 0;
+	return rc == SQLITE_DONE ? missing_table(st, "experiments") : tl_store_sqlerr(st, rc, "cannot read the schema");
+}
+
+int tl_store_check_tables(struct tl_store *st)
+{
+	struct stamp sp;
+	int rc = read_stamp(st, &sp);
+
+	return rc || sp.version == 0 ? rc : tl_store_read_axis_columns(st);
+}
+
 int tl_store_add_axis_columns(struct tl_store *st)
 {
 	bool found[TL_AXIS__COUNT], have_runs;
 	char sql[160];
 	int rc, missing = 0;
 
+	for (int a = 0; a < TL_AXIS__COUNT; a++)
+		st->has_axis[a] = true;	/* after this, or the open fails */
 	rc = axis_columns(st, found, &have_runs);
 	for (int a = 0; !rc && a < TL_AXIS__COUNT; a++)
 		missing += !found[a];
 	if (rc || !missing)
 		return rc;
 	if (!have_runs)
-		return tl_store_fail(st, -EPROTO, "not a tierlab database (it has no table runs)");
+		return missing_table(st, "runs");
 	rc = sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
 	if (rc != SQLITE_OK)
 		return tl_store_sqlerr(st, rc, "cannot add the axis columns");

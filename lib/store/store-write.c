@@ -17,8 +17,11 @@
 #include <string.h>
 #include <sys/time.h>
 #include "util/error.h"
+#include "util/strings.h"
 
 #define ROWS_PER_INSERT 64
+/* While waiting for another process's lock, a line on stderr this often (seconds). */
+#define WAIT_NOTE_S 60
 
 static double now(void)
 {
@@ -36,10 +39,29 @@ static int fail_rollback(struct tl_store *st, int rc, const char *what)
 	return rc;
 }
 
+/*
+ * Takes the write lock. Past the busy timeout, a store asked to wait
+ * (tl_store_wait_for_lock) keeps trying in steps of a second, so that its
+ * stop flag is seen soon, and says so once a minute: what was measured
+ * must not be dropped because another process held the database.
+ */
 static int begin(struct tl_store *st, const char *what)
 {
 	int rc = sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+	int waited_s = TL_STORE_BUSY_TIMEOUT_MS / 1000;
 
+	if ((rc & 0xff) != SQLITE_BUSY || !st->wait_for_lock)
+		return rc == SQLITE_OK ? 0 : tl_store_sqlerr(st, rc, what);
+	sqlite3_busy_timeout(st->db, 1000);
+	for (; (rc & 0xff) == SQLITE_BUSY && !(st->stop && *st->stop); waited_s++) {
+		if (waited_s % WAIT_NOTE_S == TL_STORE_BUSY_TIMEOUT_MS / 1000)
+			warning("database '%s' is locked by another process (for %ds); waiting to store "
+				"(interrupt to stop)", st->path, waited_s);
+		rc = sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+	}
+	sqlite3_busy_timeout(st->db, TL_STORE_BUSY_TIMEOUT_MS);
+	if (rc == SQLITE_OK)
+		fprintf(stderr, "database '%s': the lock is free after %ds; storing\n", st->path, waited_s);
 	return rc == SQLITE_OK ? 0 : tl_store_sqlerr(st, rc, what);
 }
 
@@ -276,7 +298,26 @@ static char *insert_run_sql(void)
 	return sql;
 }
 
-static void bind_run(sqlite3_stmt *s, const struct tl_run_record *r)
+/*
+ * A run's directory as stored: relative to the database's directory when
+ * under it (the results move with the database, and a reader anywhere
+ * finds them), else absolute. malloc'd; NULL stays NULL.
+ */
+static char *stored_dir(const struct tl_store *st, const char *path, bool *oom)
+{
+	char *abs = path ? realpath(path, NULL) : NULL;
+	const char *p = abs ? abs : path;
+	size_t n = st->dir ? strlen(st->dir) : 0;
+	char *out;
+
+	if (p && n && !strncmp(p, st->dir, n) && (p[n] == '/' || n == 1) && p[n == 1 ? 1 : n + 1])
+		p += n == 1 ? 1 : n + 1;
+	out = tl_strdup_or_null(p, oom);
+	free(abs);
+	return out;
+}
+
+static void bind_run(sqlite3_stmt *s, const struct tl_run_record *r, const char *out_dir)
 {
 	const struct tl_run_result *res = r->result;
 	int i = tl_store_bind(s, 1, "Itti", r->experiment_id, r->run_key, r->config_key, r->rep);
@@ -284,7 +325,7 @@ static void bind_run(sqlite3_stmt *s, const struct tl_run_record *r)
 	for (int a = 0; a < TL_AXIS__COUNT; a++)
 		tl_store_bind_text(s, i++, r->values[a]);
 	/* NULL, not a sentinel, when the process did not exit or was not signalled */
-	tl_store_bind(s, i, "tttNNdtidddIddt", r->command, r->out_dir, tl_status_names[res->status],
+	tl_store_bind(s, i, "tttNNdtidddIddt", r->command, out_dir, tl_status_names[res->status],
 		      res->exit_code >= 0, (int64_t)res->exit_code, res->signal > 0, (int64_t)res->signal,
 		      r->has_fom ? r->fom : NAN, r->fom_unit, (int)r->higher_is_better, res->wall, res->user,
 		      res->sys, (int64_t)res->maxrss_kb, res->started_at, res->ended_at,
@@ -336,7 +377,8 @@ int tl_store_add_run(struct tl_store *st, const struct tl_run_record *r, int64_t
 {
 	sqlite3_stmt *s = NULL;
 	char what[128];
-	char *sql;
+	char *sql, *out_dir;
+	bool oom = false;
 	int rc;
 
 	rc = check_run(st, r);
@@ -344,14 +386,21 @@ int tl_store_add_run(struct tl_store *st, const struct tl_run_record *r, int64_t
 		return rc;
 	snprintf(what, sizeof(what), "cannot store run '%s'", r->run_key);
 	sql = insert_run_sql();
-	if (!sql)
+	out_dir = stored_dir(st, r->out_dir, &oom);
+	if (!sql || oom) {
+		free(sql);
 		return tl_store_fail(st, -ENOMEM, "%s: out of memory", what);
+	}
 	rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
 	free(sql);
-	if (rc != SQLITE_OK)
+	if (rc != SQLITE_OK) {
+		free(out_dir);
 		return tl_store_sqlerr(st, rc, what);
-	bind_run(s, r);
-	return write_record(st, s, run_rows, r, what, run_id);
+	}
+	bind_run(s, r, out_dir);
+	rc = write_record(st, s, run_rows, r, what, run_id);
+	free(out_dir);
+	return rc;
 }
 
 /* ---- single facts ---- */

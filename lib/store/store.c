@@ -7,7 +7,11 @@
  * Opening is careful with files that are not ours to change: a file that
  * is not a SQLite database, or a database with a newer or foreign schema,
  * is refused before anything is written to it, and the -wal/-shm files
- * SQLite makes while finding that out are removed again.
+ * SQLite makes while finding that out are removed again. Readers open the
+ * file read-only and never create, migrate or change it.
+ *
+ * A writer waits 5 s for another process's write lock, and as long as it
+ * takes once tl_store_wait_for_lock() asked for it (store-write.c).
  */
 #include "store/store-internal.h"
 
@@ -22,8 +26,6 @@
 #include "util/error.h"
 #include "util/fs.h"
 
-/* Two tierlab processes may write one database; a run's write takes milliseconds. */
-#define BUSY_TIMEOUT_MS 5000
 
 int tl_store_fail(struct tl_store *st, int err, const char *fmt, ...)
 {
@@ -227,7 +229,7 @@ static int set_journal_wal(struct tl_store *st)
 	 * busy handler, while another process creates the same database: wait
 	 * here as the busy timeout would.
 	 */
-	while ((rc = sqlite3_step(s)) == SQLITE_BUSY && waited_ms < BUSY_TIMEOUT_MS) {
+	while ((rc = sqlite3_step(s)) == SQLITE_BUSY && waited_ms < TL_STORE_BUSY_TIMEOUT_MS) {
 		sqlite3_reset(s);
 		usleep(10 * 1000);
 		waited_ms += 10;
@@ -254,28 +256,54 @@ static int set_pragmas(struct tl_store *st)
 	return 0;
 }
 
-int tl_store_open_with(const char *path, bool create, const char *const *migrations, size_t n,
-		       struct tl_store **out)
+void tl_store_wait_for_lock(struct tl_store *st, const volatile sig_atomic_t *stop)
 {
-	struct tl_store *st;
-	bool had_wal, had_shm, memory;
-	struct stat sb;
-	int rc;
+	st->wait_for_lock = true;
+	st->stop = stop;
+}
 
-	*out = NULL;
-	if (!path || !*path) {
-		error("database: no file name given");
-		return -EINVAL;
+/* The absolute directory of a database file (which exists). */
+static char *dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+	char *abs = dir ? realpath(dir, NULL) : NULL;
+
+	free(dir);
+	return abs;
+}
+
+/* "file:PATH?immutable=1", with what a URI reserves in PATH escaped; sqlite3_free() it. */
+static char *immutable_uri(const char *path)
+{
+	sqlite3_str *u = sqlite3_str_new(NULL);
+
+	sqlite3_str_appendall(u, "file:");
+	for (const char *p = path; *p; p++) {
+		if (*p == '?' || *p == '#' || *p == '%')
+			sqlite3_str_appendf(u, "%%%02X", (unsigned char)*p);
+		else
+			sqlite3_str_appendchar(u, 1, *p);
 	}
-	st = calloc(1, sizeof(*st));
-	if (!st || !(st->path = strdup(path))) {
-		free(st);
-		error("database '%s': out of memory", path);
-		return -ENOMEM;
-	}
-	memory = !strcmp(path, ":memory:");
-	had_wal = exists(path, "-wal");
-	had_shm = exists(path, "-shm");
+	sqlite3_str_appendall(u, "?immutable=1");
+	return sqlite3_str_finish(u);
+}
+
+/*
+ * The checks before SQLite opens anything, then the connection. A reader
+ * that cannot read a WAL database (a read-only directory, where SQLite
+ * cannot make the -shm file) opens it immutable: nobody can be writing it
+ * there.
+ */
+static int open_connection(struct tl_store *st, bool create, bool *had_wal, bool *had_shm)
+{
+	const char *path = st->path;
+	bool memory = !strcmp(path, ":memory:");
+	struct stat sb;
+	int rc, flags = SQLITE_OPEN_NOMUTEX;
+
+	*had_wal = exists(path, "-wal");
+	*had_shm = exists(path, "-shm");
 	if (memory) {
 		rc = 0;
 	} else if (stat(path, &sb) == 0) {
@@ -289,37 +317,77 @@ int tl_store_open_with(const char *path, bool create, const char *const *migrati
 		rc = mkdir_parents(st, path);
 	}
 	if (rc)
-		goto free_st;
+		return rc;
+	if (!memory && !(st->dir = dir_of(path)))
+		return tl_store_fail(st, -errno, "%s", strerror(errno));
 
 	/* one thread per connection: no mutex around every call (a tenth of a bulk write) */
-	rc = sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX |
-			     (create ? SQLITE_OPEN_CREATE : 0), NULL);
-	if (rc != SQLITE_OK) {
-		rc = tl_store_sqlerr(st, rc, NULL);
-		goto close_db;
-	}
-	sqlite3_busy_timeout(st->db, BUSY_TIMEOUT_MS);
-	/* Refuse a newer or foreign schema before the journal mode changes a byte. */
-	rc = tl_store_check_version(st, n);
-	if (!rc)
-		rc = set_pragmas(st);
-	if (!rc)
-		rc = tl_store_migrate(st, migrations, n);
-	if (!rc)
-		rc = tl_store_add_axis_columns(st);
-	if (rc)
-		goto close_db;
-	*out = st;
-	return 0;
+	flags |= st->readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
+	rc = sqlite3_open_v2(path, &st->db, flags, NULL);
+	if (rc == SQLITE_OK)
+		sqlite3_busy_timeout(st->db, TL_STORE_BUSY_TIMEOUT_MS);
+	if (rc == SQLITE_OK && st->readonly && !*had_wal && access(st->dir, W_OK) &&
+	    sqlite3_exec(st->db, "SELECT count(*) FROM sqlite_schema", NULL, NULL, NULL) != SQLITE_OK) {
+		char *uri = immutable_uri(path);
 
-close_db:
+		sqlite3_close(st->db);
+		st->db = NULL;
+		rc = uri ? sqlite3_open_v2(uri, &st->db, flags | SQLITE_OPEN_URI, NULL) : SQLITE_NOMEM;
+		sqlite3_free(uri);
+	}
+	return rc == SQLITE_OK ? 0 : tl_store_sqlerr(st, rc, NULL);
+}
+
+static struct tl_store *new_store(const char *path)
+{
+	struct tl_store *st;
+
+	if (!path || !*path) {
+		error("database: no file name given");
+		return NULL;
+	}
+	st = calloc(1, sizeof(*st));
+	if (!st || !(st->path = strdup(path))) {
+		free(st);
+		error("database '%s': out of memory", path);
+		return NULL;
+	}
+	return st;
+}
+
+static void free_store(struct tl_store *st, bool had_wal, bool had_shm)
+{
 	sqlite3_close(st->db);
-	if (!memory && st->bad_file)
-		remove_sidecars(path, had_wal, had_shm);
-free_st:
+	if (st->bad_file && strcmp(st->path, ":memory:"))
+		remove_sidecars(st->path, had_wal, had_shm);
+	free(st->dir);
 	free(st->path);
 	free(st);
-	return rc;
+}
+
+int tl_store_open_with(const char *path, bool create, const char *const *migrations, size_t n,
+		       struct tl_store **out)
+{
+	struct tl_store *st = new_store(path);
+	bool had_wal = false, had_shm = false;
+	int rc;
+
+	*out = NULL;
+	if (!st)
+		return path && *path ? -ENOMEM : -EINVAL;
+	rc = open_connection(st, create, &had_wal, &had_shm);
+	/* Refuse a newer, foreign or damaged schema before the journal mode changes a byte. */
+	rc = rc ?: tl_store_check_version(st, n);
+	rc = rc ?: tl_store_check_tables(st);
+	rc = rc ?: set_pragmas(st);
+	rc = rc ?: tl_store_migrate(st, migrations, n);
+	rc = rc ?: tl_store_add_axis_columns(st);
+	if (rc) {
+		free_store(st, had_wal, had_shm);
+		return rc;
+	}
+	*out = st;
+	return 0;
 }
 
 int tl_store_open(const char *path, struct tl_store **out)
@@ -329,29 +397,50 @@ int tl_store_open(const char *path, struct tl_store **out)
 
 int tl_store_open_existing(const char *path, struct tl_store **out)
 {
-	int rc = tl_store_open_with(path, false, tl_store_migrations, tl_store_nmigrations, out);
+	struct tl_store *st = new_store(path);
+	bool had_wal = false, had_shm = false;
+	int rc;
 
-	/* readers read: a write through this connection is a bug, refused by SQLite */
-	if (!rc && (rc = sqlite3_exec((*out)->db, "PRAGMA query_only = ON", NULL, NULL, NULL)) != SQLITE_OK) {
-		rc = tl_store_sqlerr(*out, rc, "cannot open for reading");
-		tl_store_close(*out);
-		*out = NULL;
+	*out = NULL;
+	if (!st)
+		return path && *path ? -ENOMEM : -EINVAL;
+	st->readonly = true;
+	rc = open_connection(st, false, &had_wal, &had_shm);
+	rc = rc ?: tl_store_check_readable(st, tl_store_nmigrations);
+	rc = rc ?: tl_store_read_axis_columns(st);
+	if (rc) {
+		free_store(st, had_wal, had_shm);
+		return rc;
 	}
-	return rc;
+	*out = st;
+	return 0;
 }
 
+/*
+ * The last writer to close leaves the database in rollback mode, one file
+ * that readers open without making -wal and -shm files beside it (a
+ * read-only reader could not remove them again); a writer still open
+ * elsewhere keeps it in WAL mode, and the next writer switches it back.
+ */
 void tl_store_close(struct tl_store *st)
 {
 	if (!st)
 		return;
-	sqlite3_close(st->db);
-	free(st->path);
-	free(st);
+	if (st->db && !st->readonly && strcmp(st->path, ":memory:")) {
+		sqlite3_busy_timeout(st->db, 0);
+		sqlite3_exec(st->db, "PRAGMA journal_mode = DELETE", NULL, NULL, NULL);
+	}
+	free_store(st, true, true);
 }
 
 const char *tl_store_path(const struct tl_store *st)
 {
 	return st->path;
+}
+
+const char *tl_store_dir(const struct tl_store *st)
+{
+	return st->dir;
 }
 
 struct sqlite3 *tl_store_db(struct tl_store *st)

@@ -26,6 +26,7 @@
 #ifndef TL_STORE_H
 #define TL_STORE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -39,13 +40,23 @@ struct tl_store;
 int tl_store_open(const char *path, struct tl_store **out);
 /*
  * Opens a database that must exist already, for reading (report, show,
- * list): -ENOENT with an error line if not. An older schema is migrated
- * first; then the connection refuses writes (PRAGMA query_only).
+ * list): -ENOENT with an error line if not, or if it holds no schema yet.
+ * The file is opened read-only (also in a read-only directory) and never
+ * created, migrated or changed; an older schema is read as it is.
  */
 int tl_store_open_existing(const char *path, struct tl_store **out);
+/*
+ * From now on a write waits for another process's lock as long as it
+ * takes, instead of failing after 5 s, saying so on stderr (once a
+ * minute), until *stop becomes non-zero (a signal handler's flag): what
+ * tierlab run uses so that a finished run is never dropped for a lock.
+ */
+void tl_store_wait_for_lock(struct tl_store *st, const volatile sig_atomic_t *stop);
 /* Safe on NULL. */
 void tl_store_close(struct tl_store *st);
 const char *tl_store_path(const struct tl_store *st);
+/* The database file's directory, absolute (NULL for ":memory:"): run outputs go there. */
+const char *tl_store_dir(const struct tl_store *st);
 
 /* The experiment row and its environment rows, in one transaction. name is required. */
 int tl_store_add_experiment(struct tl_store *st, const struct tl_experiment_record *e, int64_t *id);

@@ -92,7 +92,8 @@ char *tl_path_workload_descriptor(const char *dir, const char *name)
 	char buf[PATH_MAX];
 	struct stat st;
 
-	if (!dir || !name || strchr(name, '/'))
+	/* a name is a file in dir: not a path, and not "." or ".." (nor a hidden file) */
+	if (!dir || !name || !*name || *name == '.' || strchr(name, '/'))
 		return NULL;
 	snprintf(buf, sizeof(buf), "%s/%s.yaml", dir, name);
 	if (stat(buf, &st) == 0 && S_ISREG(st.st_mode))

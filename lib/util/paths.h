@@ -17,7 +17,10 @@ const char *tl_path_libdir(void);	/* PREFIX/lib/tierlab: libtiermem.so, policies
 const char *tl_path_libexec(void);	/* PREFIX/libexec/tierlab: built-in workload programs */
 const char *tl_path_workloads(void);	/* directory of workload descriptors */
 
-/* Resolves a descriptor: "<dir>/<name>.yaml" or "<dir>/<name>/workload.yaml"; malloc'd or NULL. */
+/*
+ * Resolves a descriptor: "<dir>/<name>.yaml" or "<dir>/<name>/workload.yaml";
+ * malloc'd, or NULL (also for a name that would leave dir: "..", "a/b").
+ */
 char *tl_path_workload_descriptor(const char *dir, const char *name);
 
 /* Path of a library in the tierlab lib dir ("libtiermem.so"), or NULL when not built; malloc'd. */

@@ -37,6 +37,7 @@ q() { sqlite3 -batch -noheader "$TIERLAB_DB" "$1"; }
 [ "$(q "select status from runs where policy = 'window' and policy_args = 'window=8'")" = ok ] \
 	|| fail "window=8: $(q "select policy, policy_args, status, error from runs")"
 bad=$(q "select out_dir from runs where policy_args = 'window=0' and status = 'failed'")
+[ -n "$bad" ] && bad=$(run_dir "$bad")
 [ -n "$bad" ] || fail "window=0 did not fail: $(q "select policy, policy_args, status, error from runs")"
 expect_contains "$(cat "$bad/stderr.txt")" "policy 'window': window: not a number of samples from 1 to 1000000000: '0'"
 

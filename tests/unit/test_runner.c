@@ -269,12 +269,13 @@ static void test_missing_binary(void **state)
 	(void)state;
 	assert_int_equal(run(&req, &res), 0);
 	assert_int_equal(res.status, TL_STATUS_FAILED);
-	assert_int_equal(res.exit_code, 127);
+	/* it never ran, so it has no exit status (stored as NULL) */
+	assert_int_equal(res.exit_code, -1);
 	assert_string_equal(res.error, "cannot run 'tierlab-no-such-program': No such file or directory");
 
 	req = (struct tl_run_request){ .argv = argv2 };
 	assert_int_equal(run(&req, &res), 0);
-	assert_int_equal(res.exit_code, 127);
+	assert_int_equal(res.exit_code, -1);
 	assert_string_equal(res.error, "cannot run '/nonexistent/dir/prog': No such file or directory");
 }
 
@@ -292,7 +293,7 @@ static void test_not_executable(void **state)
 	assert_true(fd >= 0);
 	close(fd);
 	assert_int_equal(run(&req, &res), 0);
-	assert_int_equal(res.exit_code, 127);
+	assert_int_equal(res.exit_code, -1);
 	assert_non_null(strstr(res.error, "Permission denied"));
 }
 
@@ -350,7 +351,7 @@ static void test_working_dir(void **state)
 	req = (struct tl_run_request){ .argv = argv, .dir = wd };
 	assert_int_equal(run(&req, &res), 0);
 	assert_int_equal(res.status, TL_STATUS_FAILED);
-	assert_int_equal(res.exit_code, 127);
+	assert_int_equal(res.exit_code, -1);	/* the program never ran */
 	assert_non_null(strstr(res.error, "cannot change to directory"));
 	assert_non_null(strstr(res.error, "no-such-dir': No such file or directory"));
 }

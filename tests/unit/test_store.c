@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <ftw.h>
 #include <math.h>
 #include <setjmp.h>
@@ -285,6 +286,8 @@ static void test_round_trip(void **state)
 	int64_t exp, id1, id2;
 	char **names;
 	char *baseline;
+	char want[PATH_MAX];
+	struct tl_store *w;
 
 	(void)state;
 	snprintf(res2.error, sizeof(res2.error), "killed by SIGSEGV");
@@ -327,7 +330,10 @@ static void test_round_trip(void **state)
 	assert_int_equal(rows[0].maxrss_kb, 123456);
 	assert_true(rows[0].started_at == 1700000001.5 && rows[0].ended_at == 1700000014.0);
 	assert_null(rows[0].error);
-	assert_string_equal(rows[0].out_dir, r1.out_dir);
+	/* stored relative to the database's directory, read back as a path to open */
+	assert_sql_text(tl_store_db(st), "SELECT out_dir FROM runs ORDER BY id LIMIT 1", r1.out_dir);
+	snprintf(want, sizeof(want), "%s/deep/er/%s", dir, r1.out_dir);
+	assert_string_equal(rows[0].out_dir, want);
 	assert_string_equal(rows[0].command, r1.command);
 	assert_true(rows[0].has_hit_rate && rows[0].hit_rate == 0.9375);
 	assert_true(rows[0].has_migrated && rows[0].migrated_bytes == 3221225472.0);
@@ -374,10 +380,19 @@ static void test_round_trip(void **state)
 	assert_sql_text(db, "SELECT baseline FROM experiments", e.baseline);
 	assert_sql_text(db, "SELECT created_at = 1700000000.25 FROM experiments", "1");
 
-	/* Connection settings and schema stamps. */
-	assert_sql_text(db, "PRAGMA journal_mode", "wal");
-	assert_int_equal(sql_int(db, "PRAGMA foreign_keys"), 1);
-	assert_true(sql_int(db, "PRAGMA busy_timeout") >= 1000);
+	/*
+	 * Connection settings and schema stamps: a writer works in WAL mode;
+	 * the last one to close leaves the file in rollback mode, so readers
+	 * make no -wal and -shm files.
+	 */
+	assert_sql_text(db, "PRAGMA journal_mode", "delete");
+	assert_false(file_exists(path, "-wal"));
+	assert_false(file_exists(path, "-shm"));
+	assert_int_equal(tl_store_open(path, &w), 0);
+	assert_sql_text(tl_store_db(w), "PRAGMA journal_mode", "wal");
+	assert_int_equal(sql_int(tl_store_db(w), "PRAGMA foreign_keys"), 1);
+	assert_true(sql_int(tl_store_db(w), "PRAGMA busy_timeout") >= 1000);
+	tl_store_close(w);
 	assert_int_equal(sql_int(db, "PRAGMA user_version"), TL_STORE_SCHEMA_VERSION);
 	assert_int_equal(sql_int(db, "PRAGMA application_id"), TL_STORE_APPLICATION_ID);
 	assert_int_equal(sql_int(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND"
@@ -682,6 +697,7 @@ static void test_migrate_from_empty(void **state)
 {
 	const char *path = path_in("v0.db"), *zero = path_in("zero.db");
 	struct tl_store *st;
+	struct blob before;
 	sqlite3 *db;
 
 	(void)state;
@@ -694,11 +710,56 @@ static void test_migrate_from_empty(void **state)
 	add_run(st, add_experiment(st, "e", 0), "k-r1", TL_STATUS_OK, 1);
 	tl_store_close(st);
 
-	/* A zero-byte file is an empty database too. */
+	/*
+	 * A zero-byte file is an empty database too, which a reader refuses
+	 * (nothing to read) and leaves as it was: readers never write a schema.
+	 */
 	write_file(zero, "", 0);
-	assert_int_equal(tl_store_open_existing(zero, &st), 0);
+	capture_begin();
+	assert_int_equal(tl_store_open_existing(zero, &st), -ENOENT);
+	assert_non_null(strstr(capture_end(), "holds no tierlab results (an empty database)"));
+	assert_null(st);
+	before = read_file(zero);
+	assert_int_equal(before.len, 0);
+	free(before.data);
+	assert_false(file_exists(zero, "-wal"));
+	assert_false(file_exists(zero, "-shm"));
+	assert_int_equal(tl_store_open(zero, &st), 0);
 	assert_int_equal(sql_int(tl_store_db(st), "SELECT count(*) FROM experiments"), 0);
 	tl_store_close(st);
+}
+
+/*
+ * Readers open read-only: an older schema is read as it is (no migration,
+ * NULL for the axis columns it lacks) and nothing about the file changes
+ * (tests/cli/readers.sh shows a read-only directory, as a user other than
+ * root).
+ */
+static void test_readers_never_write(void **state)
+{
+	const char *path = path_in("hand.db");
+	struct tl_store *st;
+	struct tl_run_row *rows;
+	struct blob before;
+	sqlite3 *db;
+	size_t n;
+
+	(void)state;
+	make_v1_by_hand(path);
+	db = raw_open(path);
+	sql_exec(db, "ALTER TABLE runs DROP COLUMN \"sampler\"; PRAGMA journal_mode = WAL;");
+	sqlite3_close(db);
+	before = read_file(path);
+	assert_int_equal(tl_store_open_existing(path, &st), 0);
+	assert_int_equal(tl_store_query_runs(st, "old", &rows, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(rows[0].values[TL_AXIS_POLICY], "lru");
+	assert_null(rows[0].values[TL_AXIS_SAMPLER]);
+	tl_run_rows_free(rows, n);
+	assert_int_equal(sql_int(tl_store_db(st), "PRAGMA user_version"), 1);
+	tl_store_close(st);
+	assert_same_file(path, &before);
+	free(before.data);
 }
 
 static void test_open_hand_written_v1(void **state)
@@ -820,6 +881,38 @@ static void test_axis_columns_added(void **state)
 	err = capture_end();
 	assert_non_null(strstr(err, "no table runs"));
 	assert_null(st);
+}
+
+/*
+ * A tierlab database someone dropped a table from: readers and writers say
+ * it is damaged, in words for a user (no hint for developers), and change
+ * nothing.
+ */
+static void test_damaged_database(void **state)
+{
+	const char *path = path_in("dropped.db");
+	struct tl_store *st;
+	struct blob before;
+	const char *err;
+	sqlite3 *db;
+
+	(void)state;
+	assert_int_equal(tl_store_open(path, &st), 0);
+	tl_store_close(st);
+	db = raw_open(path);
+	sql_exec(db, "DROP TABLE runs");
+	sqlite3_close(db);
+	before = read_file(path);
+	capture_begin();
+	assert_int_equal(tl_store_open_existing(path, &st), -EPROTO);
+	assert_int_equal(tl_store_open(path, &st), -EPROTO);
+	err = capture_end();
+	assert_int_equal(count_lines(err), 2);
+	assert_non_null(strstr(err, "damaged: its table 'runs' is missing"));
+	assert_null(strstr(err, "migration"));
+	assert_null(strstr(err, "store-schema"));
+	assert_same_file(path, &before);
+	free(before.data);
 }
 
 static void test_refuses_newer_version(void **state)
@@ -1076,8 +1169,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_get_run, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_from_empty, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_hand_written_v1, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_readers_never_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fake_migrations, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_axis_columns_added, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_damaged_database, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refuses_newer_version, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refuses_foreign_database, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_corrupt_files, setup, teardown),
