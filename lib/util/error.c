@@ -2,11 +2,11 @@
  * error(), warning(), die(), BUG(): the one place messages get their prefix.
  */
 #include "util/error.h"
+#include "util/visible.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
 static void report(const char *prefix, const char *fmt, va_list ap)
 {
@@ -59,43 +59,21 @@ void tl_bug(const char *file, int line, const char *fmt, ...)
 /*
  * A message is one line of text, but it quotes what users wrote, and a
  * YAML string or a command-line value may hold a newline or an escape
- * sequence: those are written as \n, \t, \r or \xNN.
+ * sequence: the message is made visible (util/visible.h), the raw text
+ * kept only when there is no memory for that.
  */
-static void escape_controls(char *dst, size_t len, const char *src)
-{
-	size_t w = 0;
-
-	for (; *src && w + 1 < len; src++) {
-		unsigned char c = (unsigned char)*src;
-		const char *named = c == '\n' ? "\\n" : c == '\t' ? "\\t" : c == '\r' ? "\\r" : NULL;
-		char esc[8];
-		size_t n;
-
-		if (c >= 0x20 && c != 0x7f) {
-			dst[w++] = (char)c;
-			continue;
-		}
-		if (!named)
-			snprintf(esc, sizeof(esc), "\\x%02x", c);
-		n = strlen(named ? named : esc);
-		if (w + n + 1 > len)
-			break;
-		memcpy(dst + w, named ? named : esc, n);
-		w += n;
-	}
-	dst[w] = '\0';
-}
-
 int tl_error_set(struct tl_error *err, const char *fmt, ...)
 {
-	char raw[sizeof(err->msg)];
+	char raw[sizeof(err->msg)], *shown;
 	va_list ap;
 
 	if (err) {
 		va_start(ap, fmt);
 		vsnprintf(raw, sizeof(raw), fmt, ap);
 		va_end(ap);
-		escape_controls(err->msg, sizeof(err->msg), raw);
+		shown = tl_visible(raw, 0);
+		snprintf(err->msg, sizeof(err->msg), "%s", shown ? shown : raw);
+		free(shown);
 	}
 	return -EINVAL;
 }
