@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "units.h"
+#include "util/units.h"
 
 const struct fat_option_desc fat_option_table[FAT_OPT__COUNT] = {
 #define FAT_OPT_ROW(id, var, def, help) { var, def, help },

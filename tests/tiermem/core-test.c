@@ -120,7 +120,7 @@ static void basic(void)
 {
 	unsigned char *p, *q, *r;
 
-	setup_env("TIERLAB_CHUNKS=4", "TIERLAB_RATE=0");
+	setup_env("TIERLAB_CHUNKS=4", "TIERLAB_SAMPLER=none");
 	CHECK(tlrt_state() == TLRT_READY);
 	p = tlrt_alloc(9 * MiB, 0, 0x42);
 	CHECK(p && tlrt_owns(p) && tlrt_state() == TLRT_ACTIVE);
@@ -403,6 +403,21 @@ static void test_threads(void **state)
 	in_child(threads);
 }
 
+/* Every sampler row finds the ops that answer to its name, or nothing when its file is not built in. */
+static void test_sampler_table(void **state)
+{
+	(void)state;
+	for (int i = 0; i < TLRT_SAMPLER__COUNT; i++) {
+		const struct rt_sampler_ops *ops = tlrt_sampler_find((enum tlrt_sampler)i);
+
+		if (ops)
+			assert_string_equal(ops->name, tlrt_sampler_names[i]);
+	}
+	assert_ptr_equal(tlrt_sampler_find(TLRT_SAMPLER_FAULT), &rt_sampler_fault);
+	assert_ptr_equal(tlrt_sampler_find(TLRT_SAMPLER_NONE), &rt_sampler_none);
+	assert_null(tlrt_sampler_find(TLRT_SAMPLER__COUNT));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -412,6 +427,7 @@ int main(void)
 		cmocka_unit_test(test_bad_policy_stands_aside),
 		cmocka_unit_test(test_fork),
 		cmocka_unit_test(test_threads),
+		cmocka_unit_test(test_sampler_table),
 	};
 	char tmpl[] = "/tmp/tiermem-core-test.XXXXXX";
 	int rc;
