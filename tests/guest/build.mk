@@ -42,7 +42,7 @@ TEST_BINS += $(B)/guest/damon-guest
 
 # memaccess without -march=native (the guest's emulated CPU lacks what this
 # machine's has), for libfatalloc on 1 GiB pages; tests/cli/fat-guest.sh.
-$(B)/guest/memaccess: $(MEMACCESS_SRC) $(wildcard workloads/memaccess/*.h workloads/common/*.h)
+$(B)/guest/memaccess: $(MEMACCESS_SRC) $(wildcard workloads/memaccess/*.h workloads/common/*.h) $(B)/obj/workloads/memaccess/wl-sizes.h
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -O2 -Iworkloads/common -o $@ $(MEMACCESS_SRC)
+	$(CC) $(ALL_CFLAGS) -O2 -Iworkloads/common -I$(B)/obj/workloads/memaccess -o $@ $(MEMACCESS_SRC)
 TEST_BINS += $(B)/guest/memaccess
