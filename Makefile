@@ -18,7 +18,11 @@ VERSION := $(shell git describe --always --dirty --tags 2>/dev/null || echo unkn
 ALL_CFLAGS = $(WARN) $(CFLAGS) -Ilib -D_GNU_SOURCE -DTIERLAB_VERSION='"$(VERSION)"'
 CORE_LIBS := -lyaml -lnuma -lpfm -lsqlite3 -lm
 
-LIB_SRC := $(wildcard lib/*.c)
+# The library behind the tierlab program, one folder per layer (see
+# docs/architecture.md); lib/tiermem, lib/policies and lib/fatalloc build
+# their own products through their build.mk.
+LIB_DIRS := util axis spec plan store measure run report probe
+LIB_SRC := $(foreach d,$(LIB_DIRS),$(wildcard lib/$(d)/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o)
 CMD_SRC := $(wildcard cmd/*.c)
 CMD_OBJ := $(CMD_SRC:%.c=$(B)/obj/%.o)
@@ -27,6 +31,9 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 
 TIERLAB := $(B)/bin/tierlab
 LIBTIERLAB := $(B)/obj/libtierlab.a
+# What links against the library: it plans with what the built-in policies
+# declare, so libpolicies.a (lib/policies/build.mk) comes with it.
+TIERLAB_LINK = $(LIBTIERLAB) $(POLICY_LIB)
 
 # Fragments append to these.
 TARGETS   :=
@@ -49,16 +56,16 @@ $(LIBTIERLAB): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
 
-$(TIERLAB): $(CMD_OBJ) $(LIBTIERLAB)
+$(TIERLAB): $(CMD_OBJ) $(TIERLAB_LINK)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $(CMD_OBJ) $(LIBTIERLAB) $(CORE_LIBS)
+	$(CC) $(ALL_CFLAGS) -o $@ $(CMD_OBJ) $(TIERLAB_LINK) $(CORE_LIBS)
 
-$(B)/tests/%: tests/unit/%.c $(LIBTIERLAB)
+$(B)/tests/%: tests/unit/%.c $(TIERLAB_LINK)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< $(LIBTIERLAB) $(CORE_LIBS) -lcmocka
+	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< $(TIERLAB_LINK) $(CORE_LIBS) -lcmocka
 
 # The version is compiled into version.o; rebuild it when HEAD moves.
-$(B)/obj/lib/version.o: $(wildcard .git/HEAD .git/index)
+$(B)/obj/lib/util/version.o: $(wildcard .git/HEAD .git/index)
 
 deps:
 	@scripts/deps.sh

@@ -28,6 +28,7 @@ int cmd_help(int argc, const char **argv);
  * overrides, indexed by enum tl_axis, NULL where not given.
  */
 struct run_options {
+	const char *command;	/* "run" or "sweep", for the command that resumes */
 	const char *db;
 	int dry_run, resume, quiet;
 	const char *only, *where;

@@ -8,14 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "axis.h"
+#include "axis/axis.h"
 #include "builtin.h"
-#include "error.h"
+#include "util/error.h"
 #include "parse-options.h"
-#include "paths.h"
-#include "runenv.h"
-#include "spec.h"
-#include "store.h"
+#include "policies/policies.h"
+#include "util/paths.h"
+#include "spec/spec.h"
+#include "store/query.h"
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -75,14 +75,27 @@ static void list_names(const char *title, const char *const *names)
 	printf("\n");
 }
 
+/* The policies, and the parameters each takes in policy_args (as the built-ins declare them). */
+static void list_policies(void)
+{
+	list_names("policies", tl_policy_names);
+	for (int i = 0; tlp_policy_names[i]; i++) {
+		const struct tlp_policy *pol = tlp_policy_find(tlp_policy_names[i]);
+
+		for (const struct tlp_param *p = pol && TLP_HAS(pol, params) ? pol->params : NULL; p && p->name; p++)
+			printf("  %s takes %s (default %s): %s\n", pol->name, p->name, p->def ? p->def : "none",
+			       p->help);
+	}
+}
+
 static void list_libs(void)
 {
-	char *rt = tl_runenv_libpath("libtiermem.so");
-	char *fat = tl_runenv_libpath("libfatalloc.so");
+	char *rt = tl_path_lib("libtiermem.so");
+	char *fat = tl_path_lib("libfatalloc.so");
 
 	printf("runtime: %s\n", rt ? rt : "libtiermem.so not built: static, lru, window cannot run");
 	printf("allocators: system, jemalloc%s, fat%s\n",
-	       tl_runenv_system_lib("libjemalloc.so.2") ? "" : " (libjemalloc2 not installed)",
+	       tl_path_system_lib("libjemalloc.so.2") ? "" : " (libjemalloc2 not installed)",
 	       fat ? "" : " (libfatalloc.so not built)");
 	free(rt);
 	free(fat);
@@ -92,7 +105,7 @@ static void list_axes(void)
 {
 	printf("axes:\n");
 	for (int a = 0; a < TL_AXIS__COUNT; a++) {
-		printf("  %-10s %s", tl_axes[a].name, tl_axes[a].help);
+		printf("  %-10s %s", tl_axes[a].name, tl_axis_help(a));
 		if (tl_axes[a].def)
 			printf(" (default %s)", tl_axes[a].def);
 		printf("\n");
@@ -163,7 +176,7 @@ int cmd_list(int argc, const char **argv)
 	if (!what || !strcmp(what, "workloads"))
 		list_workloads();
 	if (!what || !strcmp(what, "policies"))
-		list_names("policies", tl_policy_names);
+		list_policies();
 	if (!what || !strcmp(what, "allocators"))
 		list_libs();
 	if (!what || !strcmp(what, "samplers"))

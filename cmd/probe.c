@@ -8,12 +8,12 @@
 #include <stdio.h>
 #include <string.h>
 #include "builtin.h"
-#include "error.h"
+#include "util/error.h"
 #include "parse-options.h"
-#include "paths.h"
-#include "probe.h"
-#include "store.h"
-#include "units.h"
+#include "util/paths.h"
+#include "probe/probe.h"
+#include "store/store.h"
+#include "util/units.h"
 
 int cmd_probe(int argc, const char **argv)
 {

@@ -6,24 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include "builtin.h"
-#include "environment.h"
-#include "error.h"
+#include "measure/environment.h"
+#include "util/error.h"
 #include "parse-options.h"
-#include "paths.h"
-#include "plan.h"
-#include "report.h"
-#include "store.h"
-
-static int parse_format(const char *s, enum tl_report_format *fmt)
-{
-	for (int i = 0; i < TL_FMT__COUNT; i++) {
-		if (!strcmp(s, tl_report_format_names[i])) {
-			*fmt = i;
-			return 0;
-		}
-	}
-	return error("--format: unknown format '%s' (text, markdown, csv or json)", s);
-}
+#include "util/paths.h"
+#include "plan/plan.h"
+#include "report/report.h"
+#include "store/query.h"
 
 static bool baseline_matches(const struct tl_report *rep)
 {
@@ -53,11 +42,11 @@ static int add_settings_note(struct tl_store *st, const struct tl_run_row *rows,
 			continue;
 		if (first < 0) {
 			first = id;
-			rc = tl_env_load(st, id, 0, &a);
+			rc = tl_store_env_load(st, id, 0, &a);
 			continue;
 		}
 		tl_env_release(&b);
-		rc = tl_env_load(st, id, 0, &b);
+		rc = tl_store_env_load(st, id, 0, &b);
 		if (!rc)
 			rc = tl_env_diff(&a, &b, &ch, &nch);
 	}
@@ -107,7 +96,7 @@ int cmd_report(int argc, const char **argv)
 	const struct option options[] = {
 		OPT_STRING('e', "experiment", &experiment, "name", "experiment to report (default: the latest)"),
 		OPT_STRING('b', "baseline", &baseline, "axis=value,..", "baseline selector (default: the spec's baseline)"),
-		OPT_STRING('f', "format", &format, "fmt", "text, markdown, csv or json"),
+		OPT_STRING('f', "format", &format, "fmt", tl_report_format_list()),
 		OPT_STRING(0, "db", &db, "file", "results database (default $TIERLAB_DB or results/tierlab.db)"),
 		OPT_END(),
 	};
@@ -126,8 +115,10 @@ int cmd_report(int argc, const char **argv)
 		error("unexpected argument '%s'", argv[0]);
 		usage_with_options(usage, options);
 	}
-	if (parse_format(format, &fmt))
+	if (tl_report_format_find(format, &fmt, &err)) {
+		error("--format: %s", err.msg);
 		return 2;
+	}
 	if (!db)
 		db = tl_path_default_db();
 	if (tl_store_open_existing(db, &st))

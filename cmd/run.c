@@ -3,21 +3,20 @@
  * execute it into the store. run_spec() is shared with `tierlab sweep`.
  */
 #include <errno.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "builtin.h"
-#include "error.h"
-#include "execute.h"
-#include "nodeset.h"
+#include "util/error.h"
+#include "run/execute.h"
+#include "util/nodeset.h"
 #include "parse-options.h"
-#include "paths.h"
-#include "plan.h"
-#include "probe.h"
-#include "spec.h"
-#include "store.h"
+#include "util/paths.h"
+#include "plan/plan.h"
+#include "probe/probe.h"
+#include "spec/spec.h"
+#include "store/store.h"
 
 static void print_plan(const struct tl_plan *plan, const bool *selected, long nsel)
 {
@@ -49,17 +48,6 @@ static void note_machine(const struct tl_spec *spec)
 		if (vals[i] && tl_nodeset_check(vals[i]) != 0)
 			printf("note: machine.%s '%s' names nodes this machine does not have (present: %s); "
 			       "runs that need it would not start here\n", fields[i], vals[i], present);
-}
-
-static char *results_dir_of(const char *db)
-{
-	char *copy = strdup(db), *dir;
-
-	if (!copy)
-		return NULL;
-	dir = strdup(dirname(copy));
-	free(copy);
-	return dir;
 }
 
 /*
@@ -105,31 +93,86 @@ bad:
 /* `machine: NAME`: the node sets of a profile saved by `tierlab probe --save NAME`. */
 static int use_profile(struct tl_spec *spec, const char *db)
 {
+	struct tl_machine *m = &spec->machine;
 	struct tl_store *st = NULL;
+	struct tl_error err;
 	char *fast = NULL, *slow = NULL;
 	int rc;
 
-	if (access(db, F_OK))
-		return error("%s: machine profile '%s': no database '%s' (save one with 'tierlab probe --save %s')",
-			     spec->path, spec->machine.profile, db, spec->machine.profile);
+	if (access(db, F_OK)) {
+		tl_spec_error(spec, &m->loc, &err, "machine profile '%s': no database '%s' (save one with "
+			      "'tierlab probe --save %s')", m->profile, db, m->profile);
+		return error("%s", err.msg);
+	}
 	if (tl_store_open_existing(db, &st))
 		return -1;
-	rc = tl_probe_profile_nodes(st, spec->machine.profile, &fast, &slow);
+	rc = tl_probe_profile_nodes(st, m->profile, &fast, &slow);
 	tl_store_close(st);
-	if (rc == -ENOENT)
-		return error("%s: machine profile '%s' is not in '%s' (save one with 'tierlab probe --save %s')",
-			     spec->path, spec->machine.profile, db, spec->machine.profile);
+	if (rc == -ENOENT) {
+		tl_spec_error(spec, &m->loc, &err, "machine profile '%s' is not in '%s' (save one with "
+			      "'tierlab probe --save %s')", m->profile, db, m->profile);
+		return error("%s", err.msg);
+	}
 	if (rc)
 		return rc;
-	if (!spec->machine.fast)
-		spec->machine.fast = fast;
-	else
+	/* what the profile gives is written at machine: */
+	if (!m->fast) {
+		m->fast = fast;
+		m->fast_loc = m->loc;
+	} else {
 		free(fast);
-	if (!spec->machine.slow)
-		spec->machine.slow = slow ? slow : strdup(spec->machine.fast);
-	else
+	}
+	if (!m->slow) {
+		m->slow = slow ? slow : strdup(m->fast);
+		m->slow_loc = m->loc;
+	} else {
 		free(slow);
+	}
 	return 0;
+}
+
+/*
+ * The command that carries on where this one stopped: the same selection
+ * with --resume, which skips what is stored ok and runs the rest.
+ */
+static void print_resume(const char *spec_path, const struct run_options *o, const char *const *axis_lists)
+{
+	const char *argv[2 * TL_AXIS__COUNT + 16];
+	char opts[TL_AXIS__COUNT][64];
+	size_t n = 0;
+	char *line;
+
+	argv[n++] = "tierlab";
+	argv[n++] = o->command;
+	argv[n++] = "--resume";
+	if (o->db) {
+		argv[n++] = "--db";
+		argv[n++] = o->db;
+	}
+	if (o->only) {
+		argv[n++] = "--only";
+		argv[n++] = o->only;
+	}
+	if (o->where) {
+		argv[n++] = "--where";
+		argv[n++] = o->where;
+	}
+	if (o->events) {
+		argv[n++] = "--events";
+		argv[n++] = o->events;
+	}
+	argv[n++] = spec_path;
+	for (int a = 0; axis_lists && a < TL_AXIS__COUNT; a++) {
+		if (!axis_lists[a])
+			continue;
+		snprintf(opts[a], sizeof(opts[a]), "--%s", tl_axes[a].name);
+		argv[n++] = opts[a];
+		argv[n++] = axis_lists[a];
+	}
+	line = tl_argv_quote((char *const *)argv, n);
+	if (line)
+		fprintf(stderr, "to run the rest: %s\n", line);
+	free(line);
 }
 
 int run_spec(const char *spec_path, const struct run_options *o, const char *const *axis_lists)
@@ -140,12 +183,10 @@ int run_spec(const char *spec_path, const struct run_options *o, const char *con
 	struct tl_error err = { { 0 } };
 	struct tl_execute_opts xo = { .resume = o->resume, .only = o->only };
 	struct tl_execute_summary sum;
-	struct tl_store *st = NULL;
 	const char *db = o->db ? o->db : tl_path_default_db();
-	char *results = NULL;
 	bool *selected = NULL;
 	long nsel;
-	int ret = 2;
+	int rc, ret = 2;
 
 	if (tl_spec_load(spec_path, tl_path_workloads(), &spec, &err)) {
 		error("%s", err.msg);
@@ -190,26 +231,25 @@ int run_spec(const char *spec_path, const struct run_options *o, const char *con
 		ret = 0;
 		goto out;
 	}
-	results = results_dir_of(db);
-	if (!results || tl_store_open(db, &st))
-		goto out;
-	xo.results_dir = results;
+	xo.db = db;
 	xo.progress_tty = !o->quiet && isatty(STDERR_FILENO);
-	if (tl_execute(&plan, st, &xo, &sum)) {
-		ret = sum.ok + sum.failed ? 1 : 2;
-		goto out;
-	}
-	fprintf(stderr, "%s: %zu run%s: %zu ok, %zu failed, %zu skipped (stored in %s)%s\n",
-		spec.name, sum.selected, sum.selected == 1 ? "" : "s", sum.ok, sum.failed, sum.skipped,
-		db, sum.interrupted ? "; interrupted" : "");
+	rc = tl_execute(&plan, &xo, &sum);
+	if (!sum.began)
+		goto out;	/* refused before anything was stored; the error says why */
+	fprintf(stderr, "%s: %zu run%s: %zu ok, %zu failed, %zu skipped", spec.name, sum.selected,
+		sum.selected == 1 ? "" : "s", sum.ok, sum.failed, sum.skipped);
+	if (sum.left)
+		fprintf(stderr, ", %zu not run", sum.left);
+	fprintf(stderr, " (stored in %s)%s\n", db, sum.interrupted ? "; interrupted" : rc ? "; stopped by the error above" : "");
+	if (sum.left)
+		print_resume(spec_path, o, axis_lists);
 	if (sum.interrupted)
 		ret = 130;
+	else if (rc)
+		ret = sum.ok + sum.failed ? 1 : 2;
 	else
 		ret = sum.failed ? 1 : 0;
 out:
-	if (st)
-		tl_store_close(st);
-	free(results);
 	free(selected);
 	tl_selector_release(&where);
 	tl_plan_release(&plan);
@@ -219,7 +259,7 @@ out:
 
 int cmd_run(int argc, const char **argv)
 {
-	struct run_options o = { 0 };
+	struct run_options o = { .command = "run" };
 	static const char *const usage[] = {
 		"tierlab run [<options>] <spec.yaml>",
 		NULL

@@ -1,18 +1,35 @@
 /*
  * tierlab show: one stored run whole — configuration, status, figure of
  * merit, the sampling rate it achieved, rusage, metrics, where its files
- * are, and the end of its stderr when it did not succeed.
+ * are, and the end of its stderr when it did not succeed. Every text that
+ * came from a spec, a workload or the environment is printed made visible
+ * (util/visible.h): a workload's stderr may hold escape sequences.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "builtin.h"
-#include "error.h"
+#include "util/error.h"
 #include "parse-options.h"
-#include "paths.h"
-#include "report.h"
-#include "store.h"
+#include "util/paths.h"
+#include "report/report.h"
+#include "store/query.h"
+#include "util/visible.h"
+
+/* Text from outside, made visible, on stdout. */
+static void put(const char *s)
+{
+	tl_fput_visible(s ? s : "-", 0, stdout);
+}
+
+/* "LABEL          VALUE" */
+static void field(const char *label, const char *value)
+{
+	printf("%-14s ", label);
+	put(value);
+	putchar('\n');
+}
 
 static void print_time(const char *label, double t)
 {
@@ -51,7 +68,7 @@ static void print_tail(const char *dir, const char *name, int lines)
 				seen++;
 		if (n) {
 			printf("\n%s (last lines):\n", name);
-			fputs(p == buf ? p : p + 1, stdout);
+			tl_fput_visible(p == buf ? p : p + 1, TL_VISIBLE_LINES, stdout);
 			if (buf[n - 1] != '\n')
 				putchar('\n');
 		}
@@ -66,9 +83,12 @@ static void print_sampling(const struct tl_run_row *r)
 
 	if (!tl_run_sampling_text(r, line, sizeof(line), warning, sizeof(warning)))
 		return;
-	printf("%-14s %s\n", "sampling", line);
-	if (warning[0])
-		printf("warning: %s\n", warning);
+	field("sampling", line);
+	if (warning[0]) {
+		printf("warning: ");
+		put(warning);
+		putchar('\n');
+	}
 }
 
 static void print_counter(void *arg, const char *event, const double *value, const char *status,
@@ -76,21 +96,36 @@ static void print_counter(void *arg, const char *event, const double *value, con
 {
 	int *header = arg;
 
+	char *name = tl_visible(event ? event : "-", 0);
+
 	if (!(*header)++)
 		printf("counters:\n");
-	if (value)
-		printf("  %-30s %.6g\n", event, *value);
-	else
-		printf("  %-30s %s%s%s\n", event, status, reason ? ": " : "", reason ? reason : "");
+	printf("  %-30s ", name ? name : "?");
+	if (value) {
+		printf("%.6g", *value);
+	} else {
+		put(status);
+		if (reason) {
+			printf(": ");
+			put(reason);
+		}
+	}
+	putchar('\n');
+	free(name);
 }
 
 static void print_env(void *arg, const char *key, const char *value)
 {
 	int *header = arg;
 
+	char *name = tl_visible(key ? key : "-", 0);
+
 	if (!(*header)++)
 		printf("environment:\n");
-	printf("  %-30s %s\n", key, value ? value : "-");
+	printf("  %-30s ", name ? name : "?");
+	put(value);
+	putchar('\n');
+	free(name);
 }
 
 int cmd_show(int argc, const char **argv)
@@ -122,32 +157,49 @@ int cmd_show(int argc, const char **argv)
 	if (tl_store_get_run(st, argv[0], &r))
 		goto out;
 	printf("%-14s %lld\n", "run", (long long)r.id);
-	printf("%-14s %s\n", "key", r.run_key);
-	printf("%-14s %s\n", "experiment", r.experiment);
-	printf("%-14s %s (repetition %d)\n", "configuration", r.config_key, r.rep);
-	for (int a = 0; a < TL_AXIS__COUNT; a++)
-		if (r.values[a])
-			printf("  %-12s %s\n", tl_axes[a].name, r.values[a]);
-	printf("%-14s %s\n", "command", r.command ? r.command : "-");
+	field("key", r.run_key);
+	field("experiment", r.experiment);
+	printf("%-14s ", "configuration");
+	put(r.config_key);
+	printf(" (repetition %d)\n", r.rep);
+	for (int a = 0; a < TL_AXIS__COUNT; a++) {
+		if (!r.values[a])
+			continue;
+		printf("  %-12s ", tl_axes[a].name);
+		put(r.values[a]);
+		putchar('\n');
+	}
+	field("command", r.command);
 	printf("%-14s %s", "status", tl_status_names[r.status]);
-	if (r.error && *r.error)
-		printf(" (%s)", r.error);
+	if (r.error && *r.error) {
+		printf(" (");
+		put(r.error);
+		printf(")");
+	}
 	printf("\n");
-	if (r.has_fom)
-		printf("%-14s %.6g %s (%s is better)\n", "fom", r.fom, r.fom_unit ? r.fom_unit : "",
-		       r.higher_is_better ? "higher" : "lower");
-	else
+	if (r.has_fom) {
+		printf("%-14s %.6g ", "fom", r.fom);
+		put(r.fom_unit ? r.fom_unit : "");
+		printf(" (%s is better)\n", r.higher_is_better ? "higher" : "lower");
+	} else {
 		printf("%-14s -\n", "fom");
+	}
 	print_sampling(&r);
 	printf("%-14s wall %.3fs  user %.3fs  sys %.3fs  max rss %ld KiB\n", "rusage", r.wall, r.user,
 	       r.sys, r.maxrss_kb);
 	print_time("started", r.started_at);
 	print_time("ended", r.ended_at);
-	printf("%-14s %s\n", "files", r.out_dir ? r.out_dir : "-");
+	field("files", r.out_dir);
 	if (!tl_store_run_metrics(st, r.id, &m, &nm) && nm) {
 		printf("metrics:\n");
-		for (size_t i = 0; i < nm; i++)
-			printf("  %-30s %.6g %s\n", m[i].name, m[i].value, m[i].unit ? m[i].unit : "");
+		for (size_t i = 0; i < nm; i++) {
+			char *name = tl_visible(m[i].name, 0);
+
+			printf("  %-30s %.6g ", name ? name : "?", m[i].value);
+			put(m[i].unit ? m[i].unit : "");
+			putchar('\n');
+			free(name);
+		}
 	}
 	int header = 0;
 	int64_t exp_id;

@@ -5,14 +5,15 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include "axis.h"
+#include "axis/axis.h"
 #include "builtin.h"
-#include "error.h"
+#include "util/error.h"
 #include "parse-options.h"
+#include "util/array.h"
 
 int cmd_sweep(int argc, const char **argv)
 {
-	struct run_options o = { 0 };
+	struct run_options o = { .command = "sweep" };
 	const char *lists[TL_AXIS__COUNT] = { 0 };
 	static const char *const usage[] = {
 		"tierlab sweep [<options>] <spec.yaml> [--<axis> <v1,v2,...>]...",
@@ -21,15 +22,15 @@ int cmd_sweep(int argc, const char **argv)
 	const struct option common[] = {
 		RUN_OPTIONS(o),
 	};
-	const size_t ncommon = sizeof(common) / sizeof(common[0]);
-	struct option options[sizeof(common) / sizeof(common[0]) + TL_AXIS__COUNT + 2];
+	const size_t ncommon = ARRAY_SIZE(common);
+	struct option options[ARRAY_SIZE(common) + TL_AXIS__COUNT + 2];
 	size_t n = 0;
 
 	for (size_t i = 0; i < ncommon; i++)
 		options[n++] = common[i];
 	options[n++] = (struct option)OPT_GROUP("axes (each replaces the spec's matrix axis; comma-separated values)");
 	for (int a = 0; a < TL_AXIS__COUNT; a++)
-		options[n++] = (struct option)OPT_STRING(0, tl_axes[a].name, &lists[a], "list", tl_axes[a].help);
+		options[n++] = (struct option)OPT_STRING(0, tl_axes[a].name, &lists[a], "list", tl_axis_help(a));
 	options[n] = (struct option)OPT_END();
 
 	argc = parse_options(argc, argv, options, usage);

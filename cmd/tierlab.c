@@ -4,9 +4,10 @@
 #include <stdio.h>
 #include <string.h>
 #include "builtin.h"
-#include "error.h"
+#include "util/error.h"
 #include "parse-options.h"
-#include "version.h"
+#include "util/version.h"
+#include "util/array.h"
 
 struct cmd_struct {
 	const char *name;
@@ -27,7 +28,7 @@ static const struct cmd_struct commands[] = {
 static void print_commands(FILE *out)
 {
 	fprintf(out, "usage: tierlab [--version] [--help] <command> [<args>]\n\ncommands:\n");
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(out, "   %-8s %s\n", commands[i].name, commands[i].help);
 	fprintf(out, "\n'tierlab <command> -h' shows a command's options.\n");
 }
@@ -48,7 +49,7 @@ int cmd_help(int argc, const char **argv)
 		print_commands(stdout);
 		return 0;
 	}
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++) {
 		if (!strcmp(commands[i].name, argv[0])) {
 			sub[0] = argv[0];
 			return commands[i].fn(2, sub);
@@ -68,7 +69,7 @@ int main(int argc, const char **argv)
 		printf("tierlab %s\n", tl_version);
 		return 0;
 	}
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		if (!strcmp(commands[i].name, argv[1]))
 			return commands[i].fn(argc - 1, argv + 1);
 	error("'%s' is not a tierlab command; see 'tierlab --help'", argv[1]);

@@ -41,7 +41,7 @@
  * workloads print it, "validation: passed" (every word still holds what
  * was written) and "figure-of-merit: N accesses/s" (per wall second).
  */
-#include "units.h"
+#include "util/units.h"
 
 #include <getopt.h>
 #include <math.h>

@@ -13,7 +13,7 @@ $(OVH)/gaps: bench/overhead/gaps.c bench/overhead/poison-ref.c bench/overhead/po
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ bench/overhead/gaps.c bench/overhead/poison-ref.c -lpthread
 
-$(OVH)/policy-observe.so: bench/overhead/policy-observe.c lib/tiermem/tierlab-policy.h
+$(OVH)/policy-observe.so: bench/overhead/policy-observe.c lib/policies/tierlab-policy.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -shared -fPIC -fvisibility=hidden -o $@ $<
 

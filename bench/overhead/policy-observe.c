@@ -5,7 +5,7 @@
  * follows a sample. Not one of the shipped policies: the benchmark must not
  * depend on how lru or window react to what they see.
  */
-#include "tiermem/tierlab-policy.h"
+#include "policies/tierlab-policy.h"
 
 struct st {
 	const struct tlp_params *p;

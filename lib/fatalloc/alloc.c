@@ -11,11 +11,14 @@
  * size-class lists, large ones in an address-ordered list (large.c).
  *
  * The fast path is thread-local: each thread pops from its own bin, and
- * when the bin is empty bumps from its own segment (1 MiB, or an eighth of
- * a small pool), which it carves from the pool with one compare-and-swap;
- * medium blocks (64 KiB to 1 MiB) are carved one by one the same way. No
- * lock is taken until a bin has to be refilled from the central lists or a
- * new pool is needed. Above 1 MiB, blocks come from large.c.
+ * when the bin is empty bumps from its own segment. A thread's first
+ * segment is 64 KiB and each next one twice the last, up to 1 MiB (or an
+ * eighth of a small pool): a thread that allocates little (one of many
+ * short-lived ones) holds little. A segment comes first from the free
+ * ranges of large.c, which is where exited threads' segments go, and only
+ * then from a pool's top (one compare-and-swap); medium blocks (64 KiB to
+ * 1 MiB) likewise, one by one. No lock is taken until a bin has to be
+ * refilled. Above 1 MiB, blocks come from large.c.
  *
  * What the pools cannot serve (alignments above 1 GiB, pools exhausted,
  * no memory) goes to the system allocator and is counted as a fallback.
@@ -26,6 +29,7 @@
 #include <string.h>
 
 #define FLUSH_EVERY 4096	/* operations between publishing a thread's counters */
+#define SEGMENT_MIN ((size_t)FAT_SMALL_MAX)	/* holds a block of the largest small class */
 #define SEGMENT_MAX ((size_t)1 << 20)
 
 __thread struct fat_tcache fat_tc __attribute__((tls_model("initial-exec")));
@@ -53,17 +57,41 @@ void fat_tcache_init(struct fat_tcache *tc)
 	pthread_setspecific(fat_thread_key, tc);
 }
 
-static size_t segment_size(void)
+/* The size of the thread's next segment; the one after is twice as big, to the cap. */
+static size_t next_segment(struct fat_tcache *tc)
 {
-	size_t s = fat_opt.pool_size / 8;
+	size_t cap = fat_opt.pool_size / 8, s;
 
-	return s > SEGMENT_MAX ? SEGMENT_MAX : s;
+	if (cap > SEGMENT_MAX)
+		cap = SEGMENT_MAX;
+	s = tc->seg_next < SEGMENT_MIN ? SEGMENT_MIN : tc->seg_next > cap ? cap : tc->seg_next;
+	tc->seg_next = s * 2;
+	return s;
+}
+
+/* A new segment for the thread: freed memory first, else a pool's top. False when neither has one. */
+static bool new_segment(struct fat_tcache *tc, size_t min)
+{
+	size_t want = next_segment(tc), got;
+	char *seg = fat_large_take(min, want, &got);
+
+	if (seg) {
+		fat_stat_add(FAT_STAT_segments_reused, 1);
+	} else {
+		if (!(seg = fat_pool_carve(want, FAT_LARGE_ALIGN)))
+			return false;
+		got = want;
+	}
+	fat_stat_add(FAT_STAT_segments, 1);
+	tc->seg_cur = seg;
+	tc->seg_end = seg + got;
+	return true;
 }
 
 void *fat_small_refill(struct fat_tcache *tc, unsigned cls)
 {
 	struct fat_bin *b = &tc->bins[cls];
-	size_t sz = fat_class_size(cls), seg, got;
+	size_t sz = fat_class_size(cls), got;
 	char *blk;
 	bool fresh;
 
@@ -76,30 +104,17 @@ void *fat_small_refill(struct fat_tcache *tc, unsigned cls)
 		b->count--;
 		return blk;
 	}
-	if (sz > FAT_SMALL_MAX) {
-		/* medium blocks are few and big: each is carved on its own */
-		if ((blk = fat_pool_carve(sz, FAT_LARGE_ALIGN)))
-			return blk;
+	/* medium blocks are few and big: each is a range on its own, freed memory first */
+	if (sz > FAT_SMALL_MAX)
 		return fat_large_alloc(sz, &got, &fresh);
-	}
-	if ((size_t)(tc->seg_end - tc->seg_cur) < sz) {
-		/*
-		 * The old segment's tail (smaller than this class) is dropped:
-		 * at most one block's worth per segment, and keeping tails out
-		 * of the large list keeps that list short.
-		 */
-		seg = segment_size();
-		blk = fat_pool_carve(seg, FAT_LARGE_ALIGN);
-		if (!blk) {
-			/* the pools are nearly full: a block on its own, or a recycled large one */
-			if ((blk = fat_pool_carve(sz, FAT_HDR)))
-				return blk;
-			return fat_large_alloc(sz, &got, &fresh);
-		}
-		fat_stat_add(FAT_STAT_segments, 1);
-		tc->seg_cur = blk;
-		tc->seg_end = blk + seg;
-	}
+	/*
+	 * The old segment's tail (smaller than this class) is dropped: at most
+	 * one block's worth per segment, and keeping tails out of the large
+	 * list keeps that list short. With the pools nearly full, a block on
+	 * its own.
+	 */
+	if ((size_t)(tc->seg_end - tc->seg_cur) < sz && !new_segment(tc, sz))
+		return fat_pool_carve(sz, FAT_HDR);
 	blk = tc->seg_cur;
 	tc->seg_cur += sz;
 	return blk;
@@ -295,7 +310,6 @@ static bool resize_large(void *p, size_t size)
 		return false;
 	h->len = want;
 	fat_tc.live_delta += (int64_t)(want - len);
-	fat_stat_add(FAT_STAT_pool_bytes_used, (int64_t)(want - len));
 	return true;
 }
 

@@ -15,7 +15,9 @@
  * freed ones in per-class lists of its own (alloc.c, free.c), so the fast
  * path takes no lock. Lists that grow too long spill into per-class central
  * lists (locked). Larger blocks live in one address-ordered free list with
- * coalescing (large.c), under a lock.
+ * coalescing (large.c), under a lock; that list is also where an exited
+ * thread's segment goes, and where new segments come from first. A pool's
+ * free tail past TIERLAB_FAT_TRIM goes back to the kernel in whole pages.
  * What the pools cannot serve goes to the system allocator (sys.c),
  * counted. override.c maps the malloc API onto the fat_* calls below; the
  * unit tests call those directly (with sanitizers), without the override.
@@ -107,6 +109,7 @@ extern const char *const fat_backing_names[FAT_BACKING__COUNT];
 	X(POOL, "TIERLAB_FAT_POOL", "1G", "bytes per pool (K/M/G binary units); a larger block gets a pool of its own") \
 	X(MAX_POOLS, "TIERLAB_FAT_MAX_POOLS", "16", "pools reserved at most; then the system allocator serves, counted") \
 	X(BACKING, "TIERLAB_FAT_BACKING", "auto", "first backing to try: auto (= hugetlb-1G), hugetlb-1G, hugetlb-2M, thp, 4k") \
+	X(TRIM, "TIERLAB_FAT_TRIM", "64M", "a pool's free tail past this size goes back to the kernel in whole pages (K/M/G; off: never)") \
 	X(VERBOSE, "TIERLAB_FAT_VERBOSE", "0", "1: say on stderr, once, which backing the first pool got") \
 	X(OUT, "TIERLAB_OUT", "", "directory for the status file fatalloc-PID.txt")
 
@@ -126,6 +129,7 @@ struct fat_options {
 	size_t pool_size;		/* a multiple of 2 MiB, >= 2 MiB */
 	unsigned max_pools;		/* 1..FAT_POOLS_LIMIT */
 	enum fat_backing first;		/* HUGETLB_1G .. 4K */
+	size_t trim;			/* free tail that triggers a trim; SIZE_MAX: never */
 	bool verbose;
 	char out[512];			/* "" when unset */
 };
@@ -147,8 +151,14 @@ extern struct fat_options fat_opt;
 struct fat_pool {
 	char *base;
 	size_t size;
-	_Atomic size_t top;		/* bytes bumped so far, from base */
+	/*
+	 * Bytes bumped so far, from base. Everything at or above top is zero
+	 * (never written, or given back): carve relies on it for calloc.
+	 */
+	_Atomic size_t top;
+	size_t page;			/* the backing's page: what a trim gives back whole */
 	enum fat_backing backing;
+	_Atomic bool untrimmable;	/* madvise refused to give its pages back */
 };
 
 extern struct fat_pool fat_pools[FAT_POOLS_LIMIT];
@@ -177,6 +187,17 @@ void *fat_pool_carve(size_t size, size_t align);
 /* Grows the block ending at end by extra bytes when it ends at its pool's top. */
 bool fat_pool_extend(char *end, size_t extra);
 
+/* The pool that holds p, NULL when none does. */
+struct fat_pool *fat_pool_of(const void *p);
+
+/*
+ * Gives [start, top) back: start is a page boundary of pool, the range is
+ * free and in no list, and top was the pool's top. Its pages go back to
+ * the kernel and the top comes down to start. False when the top has moved
+ * since (nothing given back: the range is the caller's again).
+ */
+bool fat_pool_trim(struct fat_pool *pool, char *start, char *top);
+
 /* The backing of the first pool, FAT_BACKING_NONE before any. */
 enum fat_backing fat_pool_backing(void);
 
@@ -196,6 +217,7 @@ struct fat_bin {
 struct fat_tcache {
 	struct fat_bin bins[FAT_NCLASSES];
 	char *seg_cur, *seg_end;	/* this thread's bump segment */
+	size_t seg_next;		/* size of its next segment: doubles up to 1 MiB */
 	int64_t live_delta;		/* bytes allocated minus freed, not yet published */
 	uint64_t mallocs, frees, ops;
 	int state;			/* FAT_TC_* */
@@ -220,7 +242,7 @@ void *fat_small_refill(struct fat_tcache *tc, unsigned cls);
 void fat_small_free(void *blk, unsigned cls);
 /* Moves n blocks of the bin to the central list of cls. */
 void fat_bin_spill(struct fat_bin *b, unsigned cls, uint32_t n);
-/* Takes up to n blocks of class cls from the central list into the bin; how many. */
+/* Fills the empty bin with whole batches from the central list of cls, n blocks or more if it has them; how many. */
 uint32_t fat_central_take(struct fat_bin *b, unsigned cls, uint32_t n);
 /* Returns everything the thread holds (thread exit). */
 void fat_tcache_flush(struct fat_tcache *tc);
@@ -236,7 +258,19 @@ void fat_tcache_init(struct fat_tcache *tc);
  * length. NULL when the pools cannot serve it.
  */
 void *fat_large_alloc(size_t size, size_t *got, bool *fresh);
-/* Returns a range (16-aligned, a multiple of 16, >= 32 bytes) to the list, coalescing. */
+/*
+ * A segment for a thread: the lowest free range of at least min bytes, cut
+ * to want bytes from its low end (the end nearest memory in use). *got is
+ * its length (min..want, or a little more when the rest would be a
+ * sliver). NULL when no range is that long.
+ */
+void *fat_large_take(size_t min, size_t want, size_t *got);
+/*
+ * Returns a range (16-aligned, a multiple of 16, >= 32 bytes) to the list,
+ * coalescing; when the result is its pool's free tail (it ends at the top)
+ * and longer than fat_opt.trim, gives the tail's whole pages back; a range
+ * itself longer than that gives back its whole pages wherever it lies.
+ */
 void fat_large_free(void *start, size_t len);
 /* Free ranges and bytes in the list (tests). */
 void fat_large_count(size_t *ranges, size_t *bytes);
@@ -301,9 +335,13 @@ extern pthread_key_t fat_thread_key;
 	X(foreign_frees, "frees of pointers in no pool, passed to the system allocator") \
 	X(bytes_allocated, "bytes in live pool blocks, headers included (published in batches per thread)") \
 	X(bytes_allocated_peak, "peak of bytes_allocated, as published") \
-	X(pool_bytes_used, "bytes bumped out of the pools: their high-water mark (never given back)") \
+	X(pool_bytes_used, "bytes below the pools' tops: bumped out and not given back") \
 	X(pool_bytes_reserved, "bytes of address space reserved as pools") \
-	X(segments, "per-thread bump segments carved")
+	X(segments, "per-thread bump segments started") \
+	X(segments_reused, "segments taken from freed memory (exited threads' segments, freed large blocks) instead of a pool's top") \
+	X(trims, "times a pool's free tail went back to the kernel") \
+	X(bytes_trimmed, "bytes of free tails given back (whole pages; the top came down by as much)") \
+	X(bytes_released, "bytes of whole pages given back by blocks longer than TIERLAB_FAT_TRIM, freed below a top")
 
 enum fat_stat {
 #define FAT_STAT_ENUM(name, help) FAT_STAT_##name,

@@ -13,6 +13,14 @@
  * spills half into the central list of the class, under that class's own
  * lock, and an empty bin refills from there before bumping new memory; so
  * a producer/consumer pair of threads recycles blocks instead of growing.
+ *
+ * The central list is a stack of batches, each a spilled run of blocks
+ * linked as in the bin, whose first block also says how many it holds,
+ * where it ends and which batch comes next (struct batch). Spilling walks
+ * the run in the spilling thread's bin, outside the lock (those blocks are
+ * in its cache: it just freed them); under the lock a batch is pushed or
+ * popped whole. Walking another thread's blocks under the lock, a cache
+ * miss per block, was what made producer/consumer programs slow.
  */
 #include "fatalloc/fatalloc.h"
 
@@ -20,9 +28,25 @@
 #include <string.h>
 #include <unistd.h>
 
+/*
+ * The first block of a batch. next is the bin's link and keeps its place;
+ * count sits where a live header keeps back and cls, and the magic stays
+ * "free", so a double free of the block is still caught. Every class
+ * holds at least 32 bytes.
+ */
+struct batch {
+	void *next;
+	uint32_t count;
+	uint16_t unused;
+	uint16_t magic;
+	struct batch *below;	/* the next batch down the stack */
+	void *last;		/* the batch's last block */
+};
+_Static_assert(sizeof(struct batch) == 32, "a batch's head fits the smallest class");
+
 struct central {
 	pthread_mutex_t lock;
-	void *head;
+	struct batch *top;
 	size_t count;
 } __attribute__((aligned(64)));
 
@@ -53,8 +77,8 @@ _Noreturn void fat_fatal(const char *msg)
 void fat_bin_spill(struct fat_bin *b, unsigned cls, uint32_t n)
 {
 	struct central *c = &central[cls];
-	void *first = b->head, *last = first;
-
+	struct batch *first = b->head;
+	void *last = first;
 	uint32_t moved = 1;
 
 	if (!n || !first)
@@ -63,9 +87,12 @@ void fat_bin_spill(struct fat_bin *b, unsigned cls, uint32_t n)
 		last = *(void **)last;
 	b->head = *(void **)last;
 	b->count -= moved;
+	*(void **)last = NULL;
+	first->count = moved;
+	first->last = last;
 	pthread_mutex_lock(&c->lock);
-	*(void **)last = c->head;
-	__atomic_store_n(&c->head, first, __ATOMIC_RELAXED);
+	first->below = c->top;
+	__atomic_store_n(&c->top, first, __ATOMIC_RELAXED);
 	c->count += moved;
 	pthread_mutex_unlock(&c->lock);
 }
@@ -73,26 +100,28 @@ void fat_bin_spill(struct fat_bin *b, unsigned cls, uint32_t n)
 uint32_t fat_central_take(struct fat_bin *b, unsigned cls, uint32_t n)
 {
 	struct central *c = &central[cls];
-	void *first, *last;
-	uint32_t got = 1;
+	struct batch *first, *bt;
+	uint32_t got;
 
 	/* a peek without the lock: an empty list is the common case */
-	if (!n || !__atomic_load_n(&c->head, __ATOMIC_RELAXED))
+	if (!n || b->head || !__atomic_load_n(&c->top, __ATOMIC_RELAXED))
 		return 0;
 	pthread_mutex_lock(&c->lock);
-	first = last = c->head;
+	first = bt = c->top;
 	if (!first) {
 		pthread_mutex_unlock(&c->lock);
 		return 0;
 	}
-	for (; got < n && *(void **)last; got++)
-		last = *(void **)last;
-	__atomic_store_n(&c->head, *(void **)last, __ATOMIC_RELAXED);
+	/* whole batches, chained through their last blocks, until n */
+	for (got = bt->count; got < n && bt->below; got += bt->count) {
+		*(void **)bt->last = bt->below;
+		bt = bt->below;
+	}
+	__atomic_store_n(&c->top, bt->below, __ATOMIC_RELAXED);
 	c->count -= got;
 	pthread_mutex_unlock(&c->lock);
-	*(void **)last = b->head;
 	b->head = first;
-	b->count += got;
+	b->count = got;
 	return got;
 }
 
@@ -178,7 +207,7 @@ void fat_central_reinit_all(void)
 void fat_central_reset(void)
 {
 	for (unsigned c = 0; c < FAT_NCLASSES; c++) {
-		central[c].head = NULL;
+		central[c].top = NULL;
 		central[c].count = 0;
 	}
 }

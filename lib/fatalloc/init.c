@@ -75,6 +75,7 @@ void fat_test_reset(void)
 	fat_central_reset();
 	memset(tc->bins, 0, sizeof(tc->bins));
 	tc->seg_cur = tc->seg_end = NULL;
+	tc->seg_next = 0;
 	tc->live_delta = 0;
 	tc->mallocs = tc->frees = tc->ops = 0;
 	for (int s = 0; s < FAT_STAT__COUNT; s++)

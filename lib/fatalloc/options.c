@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "units.h"
+#include "util/units.h"
 
 const struct fat_option_desc fat_option_table[FAT_OPT__COUNT] = {
 #define FAT_OPT_ROW(id, var, def, help) { var, def, help },
@@ -70,6 +70,7 @@ static void set_defaults(struct fat_options *o)
 	o->pool_size = (size_t)1 << 30;
 	o->max_pools = 16;
 	o->first = FAT_BACKING_HUGETLB_1G;
+	o->trim = (size_t)64 << 20;
 }
 
 void fat_options_load(char *const *envp, struct fat_options *o)
@@ -104,6 +105,14 @@ void fat_options_load(char *const *envp, struct fat_options *o)
 			warn(FAT_OPT_BACKING, v, "not one of auto, hugetlb-1G, hugetlb-2M, thp, 4k");
 		else
 			o->first = (enum fat_backing)found;
+	}
+	if ((v = env_lookup(envp, fat_option_table[FAT_OPT_TRIM].var)) && *v) {
+		if (!strcmp(v, "off"))
+			o->trim = SIZE_MAX;
+		else if (tl_parse_size(v, &size) || size > ((uint64_t)1 << 46))
+			warn(FAT_OPT_TRIM, v, "not a size to 64T, or off");
+		else
+			o->trim = (size_t)size;
 	}
 	if ((v = env_lookup(envp, fat_option_table[FAT_OPT_VERBOSE].var)) && *v) {
 		if (strcmp(v, "0") && strcmp(v, "1"))

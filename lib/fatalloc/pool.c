@@ -11,14 +11,22 @@
  * its pages at mmap time, so a pool that got them cannot SIGBUS later.
  *
  * Nothing is reserved before the first allocation asks for memory (never
- * in a constructor): a program that never allocates maps nothing.
+ * in a constructor): a program that never allocates maps nothing. For the
+ * same reason the first 2 MiB of the first anonymous pool are not advised
+ * for THP: a program whose heap stays that small would otherwise hold a
+ * whole huge page for a few kilobytes, most of its resident memory (twice
+ * glibc's for many small programs); its TLB gains nothing from it either.
  *
  * Bumping takes no lock: each pool's top moves by compare-and-swap, so
  * threads carving segments concurrently never share a block. The lock is
  * taken only to reserve a pool, which happens a handful of times per
- * process. Pools are never unmapped (a hugetlb page cannot be given back
- * in part, which is why blocks are recycled through free lists instead),
- * so fat_in_pool can read the table without a lock.
+ * process, and to bring a top down (a trim). Pools are never unmapped, so
+ * fat_in_pool can read the table without a lock; what goes back to the
+ * kernel is the free tail below a top, in whole pages of the backing
+ * (MADV_DONTNEED: a THP or a hugetlb page whole, never split), and only
+ * when large.c finds that tail longer than TIERLAB_FAT_TRIM. A private
+ * hugetlb page given back keeps its reservation (the kernel restores it),
+ * so faulting it again later cannot SIGBUS.
  */
 #include "fatalloc/fatalloc.h"
 
@@ -41,6 +49,7 @@
 #endif
 
 #define MiB2 ((size_t)2 << 20)
+#define FRONT ((size_t)4096)	/* the ordinary page below a hugetlb pool's pages */
 #define GiB1 ((size_t)1 << 30)
 
 struct fat_pool fat_pools[FAT_POOLS_LIMIT];
@@ -122,11 +131,18 @@ static void add_note(char *note, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * Hugetlb pages, with one ordinary page right below them (the front): the
+ * first block's header lies there, so a block of exactly N huge pages
+ * (a program's 4 GiB array) takes N pages and not N + 1, a whole 1 GiB page
+ * more for its 16-byte header. The pool starts at the front.
+ */
 static void *map_hugetlb(size_t *len, unsigned long kb, int flag, char *note, size_t notelen)
 {
 	size_t page = (size_t)kb << 10;
-	size_t want = round_up(*len, page);
+	size_t want = round_up(*len > FRONT ? *len - FRONT : 1, page);
 	long avail = fat_hugetlb_available(kb);
+	char *space, *base;
 	void *p;
 
 	if (avail < 0) {
@@ -138,18 +154,42 @@ static void *map_hugetlb(size_t *len, unsigned long kb, int flag, char *note, si
 			 kb == 2048 ? "2M" : "1G", want / page, avail);
 		return NULL;
 	}
-	p = mmap(NULL, want, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | flag, -1, 0);
-	if (p == MAP_FAILED) {
-		add_note(note, notelen, "hugetlb-%s: mmap of %zu pages failed (%s)",
+	/* address space for the front and an aligned run of pages, then each put in place */
+	space = mmap(NULL, want + page, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (space == MAP_FAILED) {
+		add_note(note, notelen, "hugetlb-%s: no address space for %zu pages (%s)",
 			 kb == 2048 ? "2M" : "1G", want / page, strerrorname_np(errno));
 		return NULL;
 	}
-	*len = want;
-	return p;
+	base = (char *)round_up((uintptr_t)space + FRONT, page);
+	p = mmap(base, want, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_HUGETLB | MAP_FIXED | flag,
+		 -1, 0);
+	if (p == MAP_FAILED) {
+		add_note(note, notelen, "hugetlb-%s: mmap of %zu pages failed (%s)",
+			 kb == 2048 ? "2M" : "1G", want / page, strerrorname_np(errno));
+		munmap(space, want + page);
+		return NULL;
+	}
+	if (mmap(base - FRONT, FRONT, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) ==
+	    MAP_FAILED) {
+		add_note(note, notelen, "hugetlb-%s: the front page could not be mapped (%s)",
+			 kb == 2048 ? "2M" : "1G", strerrorname_np(errno));
+		munmap(space, want + page);
+		return NULL;
+	}
+	if (base - FRONT > space)
+		munmap(space, (size_t)(base - FRONT - space));
+	if (base + want < space + want + page)
+		munmap(base + want, (size_t)(space + want + page - (base + want)));
+	*len = want + FRONT;
+	return base - FRONT;
 }
 
-/* Anonymous memory on a 2 MiB boundary, so THP can back it from its first byte. */
-static void *map_anon(size_t *len, bool thp, bool *got_thp, char *note, size_t notelen)
+/*
+ * Anonymous memory on a 2 MiB boundary, so THP can back it from its first
+ * byte, or from the second huge page on when small_head (the first pool).
+ */
+static void *map_anon(size_t *len, bool thp, bool small_head, bool *got_thp, char *note, size_t notelen)
 {
 	size_t want = round_up(*len, MiB2);
 	char *p = mmap(NULL, want + MiB2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -169,7 +209,8 @@ static void *map_anon(size_t *len, bool thp, bool *got_thp, char *note, size_t n
 	if (thp) {
 		if (thp_disabled())
 			add_note(note, notelen, "thp: transparent huge pages are off (never)");
-		else if (madvise(start, want, MADV_HUGEPAGE))
+		else if (small_head && want > MiB2 ? madvise(start + MiB2, want - MiB2, MADV_HUGEPAGE)
+						 : madvise(start, want, MADV_HUGEPAGE))
 			add_note(note, notelen, "thp: madvise(MADV_HUGEPAGE) failed (%s)", strerrorname_np(errno));
 		else
 			*got_thp = true;
@@ -178,8 +219,9 @@ static void *map_anon(size_t *len, bool thp, bool *got_thp, char *note, size_t n
 	return start;
 }
 
-/* Maps a pool of at least len bytes with the best backing from first on. */
-static int reserve(struct fat_pool *pool, size_t len, enum fat_backing first, char *note, size_t notelen)
+/* Maps a pool of at least len bytes with the best backing from first on; first_pool: see map_anon. */
+static int reserve(struct fat_pool *pool, size_t len, enum fat_backing first, bool first_pool, char *note,
+		   size_t notelen)
 {
 	void *p = NULL;
 	bool thp = false;
@@ -201,12 +243,12 @@ static int reserve(struct fat_pool *pool, size_t len, enum fat_backing first, ch
 			p = map_hugetlb(&got, 2048, MAP_HUGE_2MB, note, notelen);
 			break;
 		case FAT_BACKING_THP:
-			p = map_anon(&got, true, &thp, note, notelen);
+			p = map_anon(&got, true, first_pool, &thp, note, notelen);
 			if (p && !thp)
 				b = FAT_BACKING_4K;
 			break;
 		case FAT_BACKING_4K:
-			p = map_anon(&got, false, &thp, note, notelen);
+			p = map_anon(&got, false, false, &thp, note, notelen);
 			break;
 		default:
 			continue;
@@ -216,6 +258,7 @@ static int reserve(struct fat_pool *pool, size_t len, enum fat_backing first, ch
 			pool->size = got;
 			atomic_store_explicit(&pool->top, 0, memory_order_relaxed);
 			pool->backing = b;
+			pool->page = b == FAT_BACKING_HUGETLB_1G ? GiB1 : b == FAT_BACKING_4K ? 4096 : MiB2;
 			return 0;
 		}
 	}
@@ -233,8 +276,10 @@ static void *carve_in(struct fat_pool *pool, size_t size, size_t align)
 		if (start < top || start > pool->size || pool->size - start < size)
 			return NULL;
 		if (atomic_compare_exchange_weak_explicit(&pool->top, &top, start + size,
-							  memory_order_relaxed, memory_order_relaxed))
+							  memory_order_relaxed, memory_order_relaxed)) {
+			fat_stat_add(FAT_STAT_pool_bytes_used, (int64_t)(start + size - top));
 			return pool->base + start;
+		}
 	}
 }
 
@@ -272,7 +317,7 @@ void *fat_pool_carve(size_t size, size_t align)
 	want = size + (align > FAT_HDR ? align : 0);
 	if (want < fat_opt.pool_size)
 		want = fat_opt.pool_size;
-	if (reserve(&fat_pools[n], want, fat_opt.first, note, sizeof(note)))
+	if (reserve(&fat_pools[n], want, fat_opt.first, !n, note, sizeof(note)))
 		goto unlock;
 	if (!n)
 		memcpy(first_note, note, sizeof(first_note));
@@ -285,8 +330,6 @@ unlock:
 	pthread_mutex_unlock(&fat_pool_lock);
 	errno = saved;
 out:
-	if (r)
-		fat_stat_add(FAT_STAT_pool_bytes_used, (int64_t)size);
 	return r;
 }
 
@@ -304,10 +347,59 @@ bool fat_pool_extend(char *end, size_t extra)
 		top = (size_t)(end - pool->base);
 		if (__builtin_add_overflow(top, extra, &want) || want > pool->size)
 			return false;
-		return atomic_compare_exchange_strong_explicit(&pool->top, &top, want, memory_order_relaxed,
-							       memory_order_relaxed);
+		if (!atomic_compare_exchange_strong_explicit(&pool->top, &top, want, memory_order_relaxed,
+							     memory_order_relaxed))
+			return false;
+		fat_stat_add(FAT_STAT_pool_bytes_used, (int64_t)extra);
+		return true;
 	}
 	return false;
+}
+
+struct fat_pool *fat_pool_of(const void *p)
+{
+	unsigned n = atomic_load_explicit(&fat_npools, memory_order_acquire);
+
+	for (unsigned i = 0; i < n; i++)
+		if ((uintptr_t)p - (uintptr_t)fat_pools[i].base < fat_pools[i].size)
+			return &fat_pools[i];
+	return NULL;
+}
+
+bool fat_pool_trim(struct fat_pool *pool, char *start, char *top)
+{
+	size_t t = (size_t)(top - pool->base), from = (size_t)(start - pool->base);
+	bool done = false;
+	int saved = errno;
+
+	if (atomic_load_explicit(&pool->untrimmable, memory_order_relaxed))
+		return false;
+	pthread_mutex_lock(&fat_pool_lock);
+	/*
+	 * Claim the rest of the pool while its pages go: the page holding the
+	 * top may reach above it, and nothing may be carved there meanwhile.
+	 * A carver that finds the pool full waits on this lock, then finds the
+	 * room again; a top that moved since the caller looked means a block
+	 * now lies above the range, which is no tail any more.
+	 */
+	if (!atomic_compare_exchange_strong_explicit(&pool->top, &t, pool->size, memory_order_relaxed,
+						     memory_order_relaxed))
+		goto unlock;
+	if (madvise(start, round_up((uintptr_t)top, pool->page) - (uintptr_t)start, MADV_DONTNEED)) {
+		/* not zero, so not above a top: keep it (an old kernel refusing hugetlb) */
+		atomic_store_explicit(&pool->untrimmable, true, memory_order_relaxed);
+		atomic_store_explicit(&pool->top, t, memory_order_relaxed);
+		goto unlock;
+	}
+	atomic_store_explicit(&pool->top, from, memory_order_relaxed);
+	fat_stat_add(FAT_STAT_trims, 1);
+	fat_stat_add(FAT_STAT_bytes_trimmed, (int64_t)(t - from));
+	fat_stat_add(FAT_STAT_pool_bytes_used, -(int64_t)(t - from));
+	done = true;
+unlock:
+	pthread_mutex_unlock(&fat_pool_lock);
+	errno = saved;
+	return done;
 }
 
 enum fat_backing fat_pool_backing(void)

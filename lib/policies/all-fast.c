@@ -60,6 +60,7 @@ static const struct tlp_policy all_fast_policy = {
 	.on_sample = all_fast_on_sample,
 	.on_budget = all_fast_on_budget,
 	.fini = all_fast_fini,
+	.flags = 0,
 };
 
 TLP_POLICY_ENTRY(all_fast, all_fast_policy)

@@ -51,6 +51,7 @@ static const struct tlp_policy all_slow_policy = {
 	.on_sample = all_slow_on_sample,
 	.on_budget = all_slow_on_budget,
 	.fini = all_slow_fini,
+	.flags = 0,
 };
 
 TLP_POLICY_ENTRY(all_slow, all_slow_policy)

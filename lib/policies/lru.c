@@ -159,6 +159,7 @@ static const struct tlp_policy lru_policy = {
 	.on_sample = lru_on_sample,
 	.on_budget = lru_on_budget,
 	.fini = lru_fini,
+	.flags = TLP_DYNAMIC,
 };
 
 TLP_POLICY_ENTRY(lru, lru_policy)

@@ -12,15 +12,27 @@
 
 #include <stdint.h>
 
-#include "tiermem/tierlab-policy.h"
+#include "policies/tierlab-policy.h"
 
-const struct tlp_policy *tlp_policy_all_fast(void);
-const struct tlp_policy *tlp_policy_all_slow(void);
-const struct tlp_policy *tlp_policy_static(void);
-const struct tlp_policy *tlp_policy_lru(void);
-const struct tlp_policy *tlp_policy_window(void);
+/*
+ * The built-in policies, in documentation order: X(id, name), id being
+ * the first argument of TLP_POLICY_ENTRY in lib/policies/<name>.c, name
+ * its struct's .name. Adding a built-in is that file and one row here;
+ * the build makes its plugin, the tierlab program plans with what it
+ * declares (flags, params).
+ */
+#define TLP_BUILTINS(X) \
+	X(all_fast, "all-fast") \
+	X(all_slow, "all-slow") \
+	X(static,   "static") \
+	X(lru,      "lru") \
+	X(window,   "window")
 
-/* The built-in policy called `name` ("lru", "all-fast", ...), or NULL. */
+#define TLP_BUILTIN_ENTRY(id, name) const struct tlp_policy *tlp_policy_##id(void);
+TLP_BUILTINS(TLP_BUILTIN_ENTRY)
+#undef TLP_BUILTIN_ENTRY
+
+/* The built-in policy whose .name is `name` ("lru", "all-fast", ...), or NULL. */
 const struct tlp_policy *tlp_policy_find(const char *name);
 
 /* The names of the built-ins, NULL-terminated, in documentation order. */
@@ -32,5 +44,7 @@ extern const char *const tlp_policy_names[];
  * the work per sample does not grow with the number of chunks.
  */
 uint64_t tlp_window_work(const void *st);
+/* The window length the window policy's state `st` runs with (its args, else params->window). */
+uint32_t tlp_window_length(const void *st);
 
 #endif

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "tiermem/tierlab-policy.h"
+#include "policies/tierlab-policy.h"
 #include "policies/policies.h"
 
 #ifdef TLP_PLUGIN

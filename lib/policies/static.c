@@ -119,6 +119,7 @@ static const struct tlp_policy static_policy = {
 	.on_sample = static_on_sample,
 	.on_budget = static_on_budget,
 	.fini = static_fini,
+	.flags = 0,
 };
 
 TLP_POLICY_ENTRY(static, static_policy)

@@ -34,6 +34,8 @@
 #include "policies/chunk-list.h"
 #include "policies/policy.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 struct ring_slot {
@@ -56,25 +58,61 @@ struct window {
 	size_t memlen;
 };
 
+/* The parameters it takes in TIERLAB_POLICY_ARGS; `window` there wins over TIERLAB_WINDOW. */
+static const struct tlp_param window_params[] = {
+	{ "window", "16", "samples in the window (the runtime's TIERLAB_WINDOW when not given here)" },
+	{ NULL, NULL, NULL },
+};
+
+/* One line on stderr; write(2), not stdio: we may be called from inside malloc. */
+static void say(const char *what, const char *value)
+{
+	char line[200];
+	int n = snprintf(line, sizeof(line), "tierlab: policy 'window': %s '%s'\n", what, value);
+
+	if (n > 0 && write(2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1) < 0)
+		return;
+}
+
+/* The window length: policy args, else the runtime's window; 0 after saying why. */
+static uint32_t window_length(const struct tlp_params *p)
+{
+	char buf[64], *end;
+	const char *v;
+	unsigned long n;
+
+	if (tlp_args_unknown(p->args, window_params, buf, sizeof(buf))) {
+		say("takes no parameter", buf);
+		return 0;
+	}
+	v = tlp_arg(p->args, "window", buf, sizeof(buf));
+	if (!v) {
+		if (!p->window)
+			say("the window must hold at least one sample, not", "0");
+		return p->window;
+	}
+	n = strtoul(v, &end, 10);
+	if (*v < '0' || *v > '9' || *end || n == 0 || n > 1000000000) {
+		say("window: not a number of samples from 1 to 1000000000:", v);
+		return 0;
+	}
+	return (uint32_t)n;
+}
+
 static void *window_init(const struct tlp_params *p)
 {
-	size_t off = 0, mc = p->max_chunks, nb = (size_t)p->window + 1;
+	uint32_t len = window_length(p);
+	size_t off = 0, mc = p->max_chunks, nb = (size_t)len + 1;
 	struct window *w;
 	char *base;
 
-	if (!p->window) {
-		static const char msg[] = "tierlab: policy 'window': the window must hold at least one sample\n";
-
-		/* write(2), not stdio: we may be called from inside malloc */
-		if (write(2, msg, sizeof(msg) - 1) < 0) {
-		}
+	if (!len)
 		return NULL;
-	}
 	tlp_carve(NULL, &off, sizeof(*w));
 	tlp_carve(NULL, &off, sizeof(uint32_t) * mc * 4);
 	tlp_carve(NULL, &off, mc * 2);
 	tlp_carve(NULL, &off, sizeof(struct tlp_list) * nb * 2);
-	tlp_carve(NULL, &off, sizeof(struct ring_slot) * p->window);
+	tlp_carve(NULL, &off, sizeof(struct ring_slot) * len);
 	if (!(base = p->alloc(off)))
 		return NULL;
 	w = (struct window *)base;
@@ -89,14 +127,14 @@ static void *window_init(const struct tlp_params *p)
 	w->tier = w->live + mc;
 	w->bucket[TLP_SLOW] = tlp_carve(base, &off, sizeof(struct tlp_list) * nb * 2);
 	w->bucket[TLP_FAST] = w->bucket[TLP_SLOW] + nb;
-	w->ring = tlp_carve(base, &off, sizeof(struct ring_slot) * p->window);
+	w->ring = tlp_carve(base, &off, sizeof(struct ring_slot) * len);
 	for (size_t i = 0; i < nb; i++) {
 		tlp_list_init(&w->bucket[TLP_SLOW][i]);
 		tlp_list_init(&w->bucket[TLP_FAST][i]);
 	}
 	w->max_chunks = p->max_chunks;
 	w->budget = p->budget_chunks;
-	w->n = p->window;
+	w->n = len;
 	w->free = p->free;
 	return w;
 }
@@ -267,6 +305,11 @@ uint64_t tlp_window_work(const void *st)
 	return ((const struct window *)st)->work;
 }
 
+uint32_t tlp_window_length(const void *st)
+{
+	return ((const struct window *)st)->n;
+}
+
 static const struct tlp_policy window_policy = {
 	.size = sizeof(struct tlp_policy),
 	.abi_version = TLP_ABI_VERSION,
@@ -277,6 +320,8 @@ static const struct tlp_policy window_policy = {
 	.on_sample = window_on_sample,
 	.on_budget = window_on_budget,
 	.fini = window_fini,
+	.flags = TLP_DYNAMIC,
+	.params = window_params,
 };
 
 TLP_POLICY_ENTRY(window, window_policy)

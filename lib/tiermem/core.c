@@ -25,10 +25,7 @@ static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 
 uint64_t tlrt_now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+	return rt_now_ns();
 }
 
 void tlrt_say(const char *fmt, ...)
@@ -478,24 +475,24 @@ uint64_t tlrt_stat(enum rt_stat s)
 	return s < RT_STAT__COUNT ? __atomic_load_n(&atomic_load(&tlrt_stats)[s], __ATOMIC_RELAXED) : 0;
 }
 
-uint32_t tlrt_fast_chunks(void)
+static uint32_t read_locked(const uint32_t *v)
 {
 	uint32_t n;
 
 	pthread_mutex_lock(&tlrt.lock);
-	n = tlrt.fast_chunks;
+	n = *v;
 	pthread_mutex_unlock(&tlrt.lock);
 	return n;
 }
 
+uint32_t tlrt_fast_chunks(void)
+{
+	return read_locked(&tlrt.fast_chunks);
+}
+
 uint32_t tlrt_budget(void)
 {
-	uint32_t n;
-
-	pthread_mutex_lock(&tlrt.lock);
-	n = tlrt.budget_chunks;
-	pthread_mutex_unlock(&tlrt.lock);
-	return n;
+	return read_locked(&tlrt.budget_chunks);
 }
 
 /*

@@ -16,29 +16,37 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tiermem/tierlab-policy.h"
+#include "policies/tierlab-policy.h"
+#include "util/strings.h"
 
 const struct tlrt_option_desc tlrt_option_table[TLRT_OPT__COUNT] = {
-#define TLRT_OPT_ROW(id, name, alias, kind, def, help) { name, alias, kind, def, help },
+#define TLRT_OPT_ROW(id, axis, kind, applies, flags, def, var, alias, lo, hi, help) \
+	[TLRT_OPT_##id] = { var, alias, TL_KIND_##kind, def, lo, hi, help },
 	TLRT_OPTIONS(TLRT_OPT_ROW)
 #undef TLRT_OPT_ROW
 };
 
-/* Must match enum tlrt_sampler and enum tlrt_log. */
-const char *const tlrt_sampler_names[TLRT_SAMPLER__COUNT] = { "fault", "uffd-wp", "perf", "damon", "none" };
-const char *const tlrt_log_names[TLRT_LOG__COUNT] = { "none", "counters", "log" };
+const char *const tlrt_sampler_names[TLRT_SAMPLER__COUNT] = {
+#define TLRT_SAMPLER_NAME(id, name, ops, help) name,
+	TL_SAMPLERS(TLRT_SAMPLER_NAME)
+#undef TLRT_SAMPLER_NAME
+};
+const char *const tlrt_log_names[TLRT_LOG__COUNT] = {
+#define TLRT_LOG_NAME(id, name) name,
+	TL_LOGS(TLRT_LOG_NAME)
+#undef TLRT_LOG_NAME
+};
 
-static const char *env_lookup(char *const *envp, const char *name)
+/* "not a sampler (fault, uffd-wp, ...)": the names of one list, for a message. */
+static const char *listed(char *buf, size_t len, const char *what, const char *const *names, int n)
 {
-	size_t len;
+	size_t w = (size_t)snprintf(buf, len, "not a %s (", what);
 
-	if (!envp || !name)
-		return NULL;
-	len = strlen(name);
-	for (; *envp; envp++)
-		if (!strncmp(*envp, name, len) && (*envp)[len] == '=')
-			return *envp + len + 1;
-	return NULL;
+	for (int i = 0; i < n && w < len; i++)
+		w += (size_t)snprintf(buf + w, len - w, "%s%s", i ? ", " : "", names[i]);
+	if (w < len)
+		snprintf(buf + w, len - w, ")");
+	return buf;
 }
 
 const char *tlrt_options_get(char *const *envp, enum tlrt_opt id, const char **var)
@@ -47,12 +55,12 @@ const char *tlrt_options_get(char *const *envp, enum tlrt_opt id, const char **v
 	const char *v;
 
 	/* TIERLAB_* wins over SHAMBLES_* when both are set */
-	if ((v = env_lookup(envp, d->name))) {
+	if ((v = tl_env_lookup(envp, d->name))) {
 		if (var)
 			*var = d->name;
 		return v;
 	}
-	if (d->alias && (v = env_lookup(envp, d->alias))) {
+	if (d->alias && (v = tl_env_lookup(envp, d->alias))) {
 		if (var)
 			*var = d->alias;
 		return v;
@@ -213,6 +221,14 @@ static uint64_t round_page(uint64_t v)
 	return (v + TLRT_PAGE - 1) / TLRT_PAGE * TLRT_PAGE;
 }
 
+/* Within the table's bounds for option id (a bound of 0 is none)? */
+static int in_bounds(enum tlrt_opt id, double v)
+{
+	const struct tlrt_option_desc *d = &tlrt_option_table[id];
+
+	return v >= d->lo && (!d->hi || v <= d->hi);
+}
+
 /*
  * Any two of budget / chunks / chunk size determine the third; one alone
  * takes the default chunk size; a percentage without a footprint is
@@ -221,7 +237,7 @@ static uint64_t round_page(uint64_t v)
 static int resolve_budget(struct tlrt_options *o, char *const *envp, char *why, size_t len)
 {
 	const char *bvar, *cvar, *svar, *fvar;
-	const char *bval = tlrt_options_get(envp, TLRT_OPT_FAST_MEM, &bvar);
+	const char *bval = tlrt_options_get(envp, TLRT_OPT_BUDGET, &bvar);
 	const char *cval = tlrt_options_get(envp, TLRT_OPT_CHUNKS, &cvar);
 	const char *sval = tlrt_options_get(envp, TLRT_OPT_CHUNK_SIZE, &svar);
 	const char *fval = tlrt_options_get(envp, TLRT_OPT_FOOTPRINT, &fvar);
@@ -230,7 +246,7 @@ static int resolve_budget(struct tlrt_options *o, char *const *envp, char *why, 
 
 	if (bval && tl_parse_budget(bval, &b))
 		return bad(why, len, bvar, bval, "not a size or percentage (e.g. 4GiB, 40%)");
-	if (cval && (parse_uint(cval, &chunks) || chunks == 0 || chunks >= TLP_UNLIMITED))
+	if (cval && (parse_uint(cval, &chunks) || !in_bounds(TLRT_OPT_CHUNKS, (double)chunks)))
 		return bad(why, len, cvar, cval, "not a positive chunk count");
 	if (sval && (tl_parse_size(sval, &size) || size == 0))
 		return bad(why, len, svar, sval, "not a positive size (e.g. 2MiB)");
@@ -282,6 +298,7 @@ static int parse_one(struct tlrt_options *o, enum tlrt_opt id, char *const *envp
 	const struct tlrt_option_desc *d = &tlrt_option_table[id];
 	const char *var, *val = tlrt_options_get(envp, id, &var);
 	int from_alias = val && d->alias && !strcmp(var, d->alias);
+	char msg[160];
 	uint64_t u;
 	int i;
 
@@ -301,15 +318,17 @@ static int parse_one(struct tlrt_options *o, enum tlrt_opt id, char *const *envp
 								  : "not a node list (e.g. 1, 0-3, 1,3)");
 		return 0;
 	case TLRT_OPT_THRESHOLD:
-		if (tl_parse_size(val, &o->threshold) || o->threshold == 0)
+		if (tl_parse_size(val, &o->threshold) || !in_bounds(id, (double)o->threshold))
 			return bad(why, len, var, val, "not a positive size (e.g. 1MiB, 32M)");
 		return 0;
 	case TLRT_OPT_RATE:
-		if (tl_parse_rate(val, &o->rate_hz) || o->rate_hz > 1e6)
+		if (tl_parse_rate(val, &o->rate_hz))
 			return bad(why, len, var, val, "not a rate (e.g. 10Hz, 1kHz)");
+		if (!in_bounds(id, o->rate_hz))
+			return bad(why, len, var, val, "out of range (0.001Hz to 1MHz; for no samples, sampler none)");
 		return 0;
 	case TLRT_OPT_WINDOW:
-		if (parse_uint(val, &u) || u == 0 || u > UINT32_MAX)
+		if (parse_uint(val, &u) || !in_bounds(id, (double)u))
 			return bad(why, len, var, val, "not a positive number of samples");
 		o->window = (uint32_t)u;
 		return 0;
@@ -319,12 +338,14 @@ static int parse_one(struct tlrt_options *o, enum tlrt_opt id, char *const *envp
 		return 0;
 	case TLRT_OPT_SAMPLER:
 		if ((i = parse_name(val, tlrt_sampler_names, TLRT_SAMPLER__COUNT)) < 0)
-			return bad(why, len, var, val, "not a sampler (fault, uffd-wp, perf, damon, none)");
+			return bad(why, len, var, val, listed(msg, sizeof(msg), "sampler", tlrt_sampler_names,
+							       TLRT_SAMPLER__COUNT));
 		o->sampler = (enum tlrt_sampler)i;
 		return 0;
 	case TLRT_OPT_LOG:
 		if ((i = parse_name(val, tlrt_log_names, TLRT_LOG__COUNT)) < 0)
-			return bad(why, len, var, val, "not a log mode (none, counters, log)");
+			return bad(why, len, var, val, listed(msg, sizeof(msg), "log mode", tlrt_log_names,
+							       TLRT_LOG__COUNT));
 		o->log = (enum tlrt_log)i;
 		return 0;
 	case TLRT_OPT_OUT:
@@ -350,7 +371,7 @@ static int parse_one(struct tlrt_options *o, enum tlrt_opt id, char *const *envp
 				     : tl_parse_size(val, &o->cache_bytes) != 0)
 			return bad(why, len, var, val, "not a size or percentage (e.g. 256MiB, 50%, 0)");
 		return 0;
-	case TLRT_OPT_FAST_MEM:
+	case TLRT_OPT_BUDGET:
 	case TLRT_OPT_CHUNKS:
 	case TLRT_OPT_CHUNK_SIZE:
 	case TLRT_OPT_FOOTPRINT:
@@ -376,7 +397,8 @@ int tlrt_options_parse(struct tlrt_options *o, char *const *envp, char *why, siz
 			goto out;
 	if ((ret = resolve_budget(o, envp, why, whylen)))
 		goto out;
-	if (!o->policy[0]) {
+	/* no policy, or the default "none": the program runs as it would without the runtime */
+	if (!o->policy[0] || !strcmp(o->policy, "none")) {
 		ret = 1;
 		goto out;
 	}

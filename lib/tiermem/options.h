@@ -1,7 +1,8 @@
 /*
  * The runtime's variables: one table (options.c) of TIERLAB_* names, their
- * SHAMBLES_* aliases, kinds, defaults and help, read from an environment
- * array without allocating (the runtime parses them from inside malloc).
+ * SHAMBLES_* aliases, kinds, defaults, bounds and help, generated with the
+ * axis table (axis/axes.h), read from an environment array without
+ * allocating (the runtime parses them from inside malloc).
  *
  * tlrt_options_parse() fills a struct tlrt_options and resolves the fast
  * budget (any two of budget / chunks / chunk size). Node sets are kept as
@@ -15,62 +16,74 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "units.h"
+#include "axis/axes.h"
+#include "util/units.h"
 
 /*
- * X(id, name, alias, kind, default, help). The enum, the name table and
- * the documentation (docs/runtime.md) follow this order.
+ * The runtime's variables, one row each in the form of the axis table
+ * (axis/axes.h): X(id, axis, kind, applies, flags, def, var, alias, lo,
+ * hi, help). The axes the runtime reads come first, from TL_RUNTIME_AXES:
+ * the tierlab program passes them, and their defaults and bounds are the
+ * axes' own. Then the variables that are the runtime's alone (no axis).
+ * The enum, the table and docs/runtime.md follow this order.
  */
-#define TLRT_OPTIONS(X) \
-	X(POLICY,      "TIERLAB_POLICY",      "SHAMBLES_PLUGIN",               TLRT_KIND_STRING,    NULL,       "policy name (all-fast, lru, ...) or path of a policy .so") \
-	X(FAST_NODES,  "TIERLAB_FAST_NODES",  "SHAMBLES_FAST_NODEMASK",        TLRT_KIND_NODES,     NULL,       "fast tier NUMA nodes (numactl syntax; the alias is an integer bitmask)") \
-	X(SLOW_NODES,  "TIERLAB_SLOW_NODES",  "SHAMBLES_SLOW_NODEMASK",        TLRT_KIND_NODES,     NULL,       "slow tier NUMA nodes (numactl syntax; the alias is an integer bitmask)") \
-	X(THRESHOLD,   "TIERLAB_THRESHOLD",   "SHAMBLES_SIZE_THRESHOLD",       TLRT_KIND_SIZE,      "1MiB",     "allocations of at least this size are managed") \
-	X(FAST_MEM,    "TIERLAB_FAST_MEM",    "SHAMBLES_FAST_MEM_SIZE",        TLRT_KIND_BUDGET,    NULL,       "fast tier budget: a size or a percentage of the managed footprint") \
-	X(CHUNKS,      "TIERLAB_CHUNKS",      "SHAMBLES_FAST_MEM_CHUNKS",      TLRT_KIND_UINT,      NULL,       "fast tier budget in chunks") \
-	X(CHUNK_SIZE,  "TIERLAB_CHUNK_SIZE",  "SHAMBLES_CHUNK_SIZE",           TLRT_KIND_SIZE,      "2MiB",     "chunk size, the unit of placement and migration") \
-	X(FOOTPRINT,   "TIERLAB_FOOTPRINT",   NULL,                            TLRT_KIND_SIZE,      NULL,       "managed footprint a percentage budget refers to (else the budget follows the live footprint)") \
-	X(RATE,        "TIERLAB_RATE",        NULL,                            TLRT_KIND_RATE,      "10Hz",     "sampling rate (0 = no sampling)") \
-	X(WINDOW,      "TIERLAB_WINDOW",      "SHAMBLES_WINDOW_SIZE",          TLRT_KIND_UINT,      "16",       "window of samples for window-like policies") \
-	X(FRACTIONS,   "TIERLAB_FRACTIONS",   "SHAMBLES_ALLOC_FAST_FRACTIONS", TLRT_KIND_FRACTIONS, NULL,       "fast fraction per allocation, allocation order (static policy)") \
-	X(SAMPLER,     "TIERLAB_SAMPLER",     NULL,                            TLRT_KIND_SAMPLER,   "fault",    "access sampler: fault, uffd-wp, perf, damon, none") \
-	X(LOG,         "TIERLAB_LOG",         NULL,                            TLRT_KIND_LOG,       "counters", "recording: none, counters, log") \
-	X(OUT,         "TIERLAB_OUT",         NULL,                            TLRT_KIND_STRING,    NULL,       "directory of the counters and log files (default: the working directory)") \
-	X(STRICT,      "TIERLAB_STRICT",      NULL,                            TLRT_KIND_BOOL,      "0",        "exit with status 2 on a bad value instead of standing aside") \
-	X(POLICY_ARGS, "TIERLAB_POLICY_ARGS", NULL,                            TLRT_KIND_STRING,    NULL,       "free-form arguments for the policy plugin") \
-	X(THP,         "TIERLAB_THP",         NULL,                            TLRT_KIND_BOOL,      NULL,       "1: madvise(MADV_HUGEPAGE) on managed memory, 0: MADV_NOHUGEPAGE (unset: the system's THP setting, as without the runtime)") \
-	X(VERBOSE,     "TIERLAB_VERBOSE",     NULL,                            TLRT_KIND_BOOL,      "0",        "say what the runtime decided on stderr") \
-	X(CACHE,       "TIERLAB_CACHE",       NULL,                            TLRT_KIND_BUDGET,    "100%",     "freed managed memory kept for reuse: a size, or a percentage of the peak managed bytes (at least 32 MiB); 0 = none")
+#define TLRT_OWN_OPTIONS(X) \
+	X(FAST_NODES, NULL, NODES,     ALL, 0, NULL,   "TIERLAB_FAST_NODES", "SHAMBLES_FAST_NODEMASK", 0, 0, \
+	  "fast tier NUMA nodes (numactl syntax; the alias is an integer bitmask)") \
+	X(SLOW_NODES, NULL, NODES,     ALL, 0, NULL,   "TIERLAB_SLOW_NODES", "SHAMBLES_SLOW_NODEMASK", 0, 0, \
+	  "slow tier NUMA nodes (numactl syntax; the alias is an integer bitmask)") \
+	X(CHUNK_SIZE, NULL, SIZE,      ALL, 0, "2MiB", "TIERLAB_CHUNK_SIZE", "SHAMBLES_CHUNK_SIZE", 1, 0, \
+	  "chunk size, the unit of placement and migration") \
+	X(FOOTPRINT,  NULL, SIZE,      ALL, 0, NULL,   "TIERLAB_FOOTPRINT", NULL, 1, 0, \
+	  "managed footprint a percentage budget refers to (else the budget follows the live footprint)") \
+	X(FRACTIONS,  NULL, FRACTIONS, ALL, 0, NULL,   "TIERLAB_FRACTIONS", "SHAMBLES_ALLOC_FAST_FRACTIONS", 0, 0, \
+	  "fast fraction per allocation, allocation order (static policy)") \
+	X(OUT,        NULL, STRING,    ALL, 0, NULL,   "TIERLAB_OUT", NULL, 0, 0, \
+	  "directory of the counters and log files (default: the working directory)") \
+	X(STRICT,     NULL, BOOL,      ALL, 0, "0",    "TIERLAB_STRICT", NULL, 0, 0, \
+	  "exit with status 2 on a bad value instead of standing aside") \
+	X(THP,        NULL, BOOL,      ALL, 0, NULL,   "TIERLAB_THP", NULL, 0, 0, \
+	  "1: madvise(MADV_HUGEPAGE) on managed memory, 0: MADV_NOHUGEPAGE (unset: the system's THP setting, as without the runtime)") \
+	X(VERBOSE,    NULL, BOOL,      ALL, 0, "0",    "TIERLAB_VERBOSE", NULL, 0, 0, \
+	  "say what the runtime decided on stderr") \
+	X(CACHE,      NULL, BUDGET,    ALL, 0, "100%", "TIERLAB_CACHE", NULL, 0, 0, \
+	  "freed managed memory kept for reuse: a size, or a percentage of the peak managed bytes (at least 32 MiB); 0 = none")
 
-enum tlrt_kind {
-	TLRT_KIND_STRING, TLRT_KIND_NODES, TLRT_KIND_SIZE, TLRT_KIND_BUDGET, TLRT_KIND_UINT,
-	TLRT_KIND_RATE, TLRT_KIND_FRACTIONS, TLRT_KIND_SAMPLER, TLRT_KIND_LOG, TLRT_KIND_BOOL,
-};
+#define TLRT_OPTIONS(X) TL_RUNTIME_AXES(X) TLRT_OWN_OPTIONS(X)
 
 enum tlrt_opt {
-#define TLRT_OPT_ENUM(id, name, alias, kind, def, help) TLRT_OPT_##id,
+#define TLRT_OPT_ENUM(id, axis, kind, applies, flags, def, var, alias, lo, hi, help) TLRT_OPT_##id,
 	TLRT_OPTIONS(TLRT_OPT_ENUM)
 #undef TLRT_OPT_ENUM
 	TLRT_OPT__COUNT
 };
 
 struct tlrt_option_desc {
-	const char *name, *alias;
-	enum tlrt_kind kind;
-	const char *def, *help;
+	const char *name, *alias;	/* TIERLAB_*, SHAMBLES_* (or NULL) */
+	enum tl_kind kind;
+	const char *def;		/* NULL: unset */
+	double lo, hi;			/* bounds of a number; 0 = none */
+	const char *help;
 };
 extern const struct tlrt_option_desc tlrt_option_table[TLRT_OPT__COUNT];
 
-/* Must match tlrt_sampler_names / tlrt_log_names in options.c. */
+/* The samplers and log modes by index, from TL_SAMPLERS and TL_LOGS; names in options.c. */
 enum tlrt_sampler {
-	TLRT_SAMPLER_FAULT, TLRT_SAMPLER_UFFD_WP, TLRT_SAMPLER_PERF, TLRT_SAMPLER_DAMON, TLRT_SAMPLER_NONE,
+#define TLRT_SAMPLER_ENUM(id, name, ops, help) TLRT_SAMPLER_##id,
+	TL_SAMPLERS(TLRT_SAMPLER_ENUM)
+#undef TLRT_SAMPLER_ENUM
 	TLRT_SAMPLER__COUNT
 };
-enum tlrt_log { TLRT_LOG_NONE, TLRT_LOG_COUNTERS, TLRT_LOG_LOG, TLRT_LOG__COUNT };
+enum tlrt_log {
+#define TLRT_LOG_ENUM(id, name) TLRT_LOG_##id,
+	TL_LOGS(TLRT_LOG_ENUM)
+#undef TLRT_LOG_ENUM
+	TLRT_LOG__COUNT
+};
 extern const char *const tlrt_sampler_names[TLRT_SAMPLER__COUNT];
 extern const char *const tlrt_log_names[TLRT_LOG__COUNT];
 
-#define TLRT_MAX_FRACTIONS 256
+#define TLRT_MAX_FRACTIONS TL_STATIC_MAX_FRACTIONS
 #define TLRT_PAGE 4096ULL
 
 /* A node set as given: numactl text, or a SHAMBLES integer mask. */

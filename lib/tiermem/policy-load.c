@@ -7,25 +7,19 @@
  * absent (policy-start.c does the checks and the start).
  */
 #include "tiermem/rt.h"
+#include "util/strings.h"
 
 #include <dlfcn.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
-static int ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-
-	return n >= m && !strcmp(s + n - m, suffix);
-}
-
 static int plugin_path(char *buf, size_t len, const char *policy, char *why, size_t whylen)
 {
 	Dl_info info;
 	const char *slash;
 
-	if (ends_with(policy, ".so") || strchr(policy, '/')) {
+	if (tl_ends_with(policy, ".so") || strchr(policy, '/')) {
 		if ((size_t)snprintf(buf, len, "%s", policy) >= len)
 			goto too_long;
 		return 0;

@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 /* A range of managed memory. */
 struct rt_block {
@@ -30,6 +31,15 @@ struct rt_block {
 
 #define RT_SAMPLE_KERNEL 0x1	/* the access came from a system call (pc is where it was issued) */
 #define RT_SAMPLE_WRITE 0x2	/* known to be a write */
+
+/* CLOCK_MONOTONIC in ns: the samples' clock, here so samplers build without the core. */
+static inline uint64_t rt_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
 
 struct rt_sample {
 	uint64_t t_ns;		/* CLOCK_MONOTONIC */

@@ -19,7 +19,7 @@
 #include "tiermem/options.h"
 #include "tiermem/rt-sampler.h"
 #include "tiermem/rt-stats.h"
-#include "tiermem/tierlab-policy.h"
+#include "policies/tierlab-policy.h"
 
 #define TLRT_API __attribute__((visibility("default")))
 #define TLRT_UNIT_SHIFT 21

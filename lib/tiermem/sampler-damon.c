@@ -53,14 +53,6 @@ static struct {
 	.rng = 0x9e3779b97f4a7c15ULL,
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /* One line on stderr: what, then ": strerror(-err)" when err, then more. */
 static void say(const char *what, int err, const char *more)
 {
@@ -153,9 +145,9 @@ static void damon_tick(void)
 		D.watched = b;
 		D.strayed = 0;
 	}
-	t0 = now_ns();
+	t0 = rt_now_ns();
 	err = tlrt_damon_snapshot(TLRT_DAMON_ROOT);
-	D.c.snapshot_ns += now_ns() - t0;
+	D.c.snapshot_ns += rt_now_ns() - t0;
 	/*
 	 * Refused (EINVAL) when the kdamond was off already; when it stopped
 	 * during the wait the update "succeeds" over the last snapshot's
@@ -180,7 +172,7 @@ static void damon_tick(void)
 		D.c.idle++;
 		goto out;
 	}
-	smp.t_ns = now_ns();
+	smp.t_ns = rt_now_ns();
 	D.env->deliver(&smp);
 	D.c.samples++;
 out:

@@ -104,14 +104,6 @@ static struct {
 	.wake = -1,
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 /*
  * All of [src, src+len) to dst, hole by hole; 0 or -errno with *moved set.
  * wake: let threads waiting on dst run as soon as their pages are there.
@@ -332,7 +324,7 @@ static int stash_fit(size_t len)
 static void take_sample(const struct uffd_msg *m)
 {
 	struct rt_sample s = {
-		.t_ns = now_ns(),
+		.t_ns = rt_now_ns(),
 		.addr = (uintptr_t)m->arg.pagefault.address,
 		.tid = (pid_t)m->arg.pagefault.feat.ptid,
 	};

@@ -107,14 +107,6 @@ static struct {
 	.rng = 0x9e3779b97f4a7c15ULL,
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static int event_open(pid_t tid, int cpu)
 {
 	return (int)syscall(SYS_perf_event_open, &P.attr, tid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
@@ -514,7 +506,7 @@ static void drain_and_draw(void)
 {
 	struct tlrt_perf_draw d;
 	struct rt_block b;
-	uint64_t now = now_ns();
+	uint64_t now = rt_now_ns();
 
 	if (P.env->span(&b))
 		b.addr = b.len = 0;

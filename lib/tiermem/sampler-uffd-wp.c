@@ -47,14 +47,6 @@ static struct {
 	.rng = 0x9e3779b97f4a7c15ULL,
 };
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
 static uint64_t next_random(void)
 {
 	W.rng ^= W.rng << 13;
@@ -169,7 +161,7 @@ static void wp_tick(void)
 		watch(&b);
 		goto out;
 	}
-	smp.t_ns = now_ns();
+	smp.t_ns = rt_now_ns();
 	if ((smp.addr = scan_draw(&b)))
 		W.env->deliver(&smp);
 out:

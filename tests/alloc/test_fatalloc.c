@@ -9,8 +9,10 @@
  * freed blocks, calloc zeroing of reused blocks, realloc in place and
  * moving, coalescing in the large list, pool growth and the counted
  * fallback past the last pool, the status file's keys, the options'
- * warnings, double free and stray pointers aborting, and threads freeing
- * each other's blocks (spilling through the central lists).
+ * warnings, double free and stray pointers aborting, threads freeing
+ * each other's blocks (spilling through the central lists, whose batches
+ * are checked on their own), threads that come and go reusing what the
+ * exited ones left, and a pool's free tail going back to the kernel.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -287,7 +290,9 @@ static void test_options(void **state)
 {
 	char *env[] = { "TIERLAB_FAT_POOL=3M", "TIERLAB_FAT_MAX_POOLS=0", "TIERLAB_FAT_BACKING=hugetlb-2M",
 			"TIERLAB_FAT_VERBOSE=1", "TIERLAB_OUT=/x", NULL };
-	char *bad[] = { "TIERLAB_FAT_POOL=lots", "TIERLAB_FAT_BACKING=gigantic", "TIERLAB_FAT_VERBOSE=yes", NULL };
+	char *bad[] = { "TIERLAB_FAT_POOL=lots", "TIERLAB_FAT_BACKING=gigantic", "TIERLAB_FAT_VERBOSE=yes",
+			"TIERLAB_FAT_TRIM=some", NULL };
+	char *trim_off[] = { "TIERLAB_FAT_TRIM=off", NULL }, *trim_8m[] = { "TIERLAB_FAT_TRIM=8M", NULL };
 	struct fat_options o;
 
 	(void)state;
@@ -302,6 +307,11 @@ static void test_options(void **state)
 	assert_int_equal(o.first, FAT_BACKING_HUGETLB_1G);
 	assert_false(o.verbose);
 	assert_string_equal(o.out, "");
+	assert_int_equal(o.trim, 64 * MiB);
+	fat_options_load(trim_off, &o);
+	assert_int_equal(o.trim, SIZE_MAX);
+	fat_options_load(trim_8m, &o);
+	assert_int_equal(o.trim, 8 * MiB);
 }
 
 /* Runs f in a child; returns its status (the sanitizers must not see our abort as theirs). */
@@ -395,6 +405,234 @@ static void test_threads_handoff(void **state)
 	assert_true(fat_stat_get("pool_bytes_used") < 4 * (long long)T * BLOCKS * 1600);
 }
 
+/* Central lists move whole batches: spilled runs come back chained, newest first, none lost. */
+static void test_central_batches(void **state)
+{
+	enum { CLS = 3 };
+	struct fat_bin bin = { 0 }, got = { 0 };
+	static const uint32_t runs[] = { 5, 7, 9 };
+	void *blocks[21], *seen[32];
+	unsigned k = 0, n = 0;
+
+	(void)state;
+	/* all first: an allocation would refill the thread's bin from the central list */
+	for (k = 0; k < 21; k++)
+		assert_non_null(blocks[k] = fat_alloc(fat_class_size(CLS) - FAT_HDR, 0, &(bool){ 0 }));
+	k = 0;
+	for (size_t r = 0; r < 3; r++) {
+		for (uint32_t i = 0; i < runs[r]; i++, k++) {
+			*(void **)blocks[k] = bin.head;
+			bin.head = blocks[k];
+			bin.count++;
+		}
+		fat_bin_spill(&bin, CLS, bin.count);
+		assert_null(bin.head);
+		assert_int_equal(bin.count, 0);
+	}
+	/* ten asked: the newest batch (9) is short of it, the next (7) is taken whole too */
+	assert_int_equal(fat_central_take(&got, CLS, 10), 16);
+	assert_int_equal(got.count, 16);
+	for (void *p = got.head; p; p = *(void **)p) {
+		assert_true(n < 16);
+		for (unsigned i = 0; i < n; i++)
+			assert_ptr_not_equal(seen[i], p);
+		seen[n++] = p;
+	}
+	assert_int_equal(n, 16);
+	for (unsigned i = 0; i < 16; i++)	/* the last 16 blocks spilled */
+		assert_ptr_equal(seen[i], blocks[20 - i]);
+	/* a bin that is not empty takes nothing; the oldest batch is left */
+	assert_int_equal(fat_central_take(&got, CLS, 10), 0);
+	memset(&got, 0, sizeof(got));
+	assert_int_equal(fat_central_take(&got, CLS, 100), 5);
+	assert_int_equal(fat_central_take(&bin, CLS, 100), 0);
+}
+
+/*
+ * mleak's pattern: rounds of short-lived threads, each allocating one small
+ * block, passing it on and freeing the one passed to it. Before exited
+ * threads' segments were reused, each thread bumped a fresh 1 MiB segment
+ * off the pool (1.6 GB for these 1600 threads; the pools here would have
+ * overflowed into the system allocator).
+ */
+#define CHURN_ROUNDS 200
+#define CHURN_THREADS 8
+static void *_Atomic passed[64];
+static _Atomic unsigned churn_seq;
+
+static void *churn_one(void *arg)
+{
+	unsigned seq = atomic_fetch_add(&churn_seq, 1), slot = (seq * 2654435761u) % 64;
+	unsigned char *p = fat_malloc(120), *q;
+
+	(void)arg;
+	memset(p, (int)(seq & 0xff), 120);
+	p[0] = (unsigned char)slot;
+	q = atomic_exchange(&passed[slot], p);
+	if (q && q[0] != slot)
+		abort();
+	fat_free(q);
+	return NULL;
+}
+
+static void test_threads_come_and_go(void **state)
+{
+	pthread_t th[CHURN_THREADS];
+	long long carved;
+
+	(void)state;
+	for (int r = 0; r < CHURN_ROUNDS; r++) {
+		for (int t = 0; t < CHURN_THREADS; t++)
+			assert_int_equal(pthread_create(&th[t], NULL, churn_one, NULL), 0);
+		for (int t = 0; t < CHURN_THREADS; t++)
+			pthread_join(th[t], NULL);
+	}
+	for (int i = 0; i < 64; i++)
+		fat_free(atomic_exchange(&passed[i], NULL));
+	assert_int_equal(fat_stat_get("fallback_allocs"), 0);
+	assert_int_equal(fat_stat_get("bytes_allocated"), 0);
+	/* a thread's first segment is 64 KiB: the pool holds little more than one round of them */
+	assert_true(fat_stat_get("pool_bytes_used") <= 2 * CHURN_THREADS * 65536);
+	/* segments came from what exited threads left: few were bumped off the pool */
+	carved = fat_stat_get("segments") - fat_stat_get("segments_reused");
+	assert_true(carved <= 2 * CHURN_THREADS);
+	assert_true(fat_stat_get("segments_reused") > 0);
+}
+
+/* Pages of [p, p + len) that are resident, from the first page boundary on. */
+static size_t resident(void *p, size_t len)
+{
+	size_t pages = len / 4096, n = 0;
+	unsigned char *vec = malloc(pages);
+
+	p = (void *)(((uintptr_t)p + 4095) & ~(uintptr_t)4095);
+	assert_int_equal(mincore(p, len, vec), 0);
+	for (size_t i = 0; i < pages; i++)
+		n += vec[i] & 1;
+	free(vec);
+	return n;
+}
+
+static void test_free_tail_trimmed(void **state)
+{
+	char *small, *big[8];
+	long long used;
+	bool fresh;
+
+	(void)state;
+	setenv("TIERLAB_FAT_TRIM", "8M", 1);
+	reset_with("64M", "2", NULL);
+	small = fat_malloc(100);
+	for (int i = 0; i < 8; i++) {
+		assert_non_null(big[i] = fat_alloc(3 * MiB, 0, &fresh));
+		assert_true(fresh);
+		memset(big[i], 0x5a, 3 * MiB);
+	}
+	used = fat_stat_get("pool_bytes_used");
+	assert_true(used >= 24 * (long long)MiB);
+	assert_int_equal(resident(big[2], 2 * MiB), 512);	/* written: all of it in memory */
+	/* freed from the top down: the tail grows past 8 MiB at the third */
+	fat_free(big[7]);
+	fat_free(big[6]);
+	assert_int_equal(fat_stat_get("trims"), 0);
+	fat_free(big[5]);
+	assert_int_equal(fat_stat_get("trims"), 1);
+	/* freed out of order: coalesced into the tail, given back again */
+	fat_free(big[1]);
+	fat_free(big[3]);
+	fat_free(big[2]);
+	assert_int_equal(fat_stat_get("trims"), 1);	/* a hole below the top is kept */
+	fat_free(big[4]);
+	assert_int_equal(fat_stat_get("trims"), 2);
+	assert_true(fat_stat_get("bytes_trimmed") >= 20 * (long long)MiB);
+	/* the top came down to the first 2 MiB boundary past big[0] (which ends at 3 MiB + 64 KiB) */
+	assert_int_equal(fat_stat_get("pool_bytes_used"), 4 * (long long)MiB);
+	assert_int_equal(fat_stat_get("pool_bytes_used"), used - fat_stat_get("bytes_trimmed"));
+	/* gone from memory, whole 2 MiB pages of it */
+	assert_int_equal(resident(big[4], 2 * MiB), 0);
+	assert_int_equal(resident((char *)(((uintptr_t)big[3] + 2 * MiB - 1) & ~(2 * MiB - 1)), 2 * MiB), 0);
+	/* and zero when bumped again: calloc's shortcut still holds above the top */
+	unsigned char *again = fat_alloc(6 * MiB, 0, &fresh);
+	assert_non_null(again);
+	if (fresh)
+		for (size_t i = 0; i < 6 * MiB; i += 4096)
+			assert_int_equal(again[i], 0);
+	fat_free(again);
+	fat_free(big[0]);
+	fat_free(small);
+	unsetenv("TIERLAB_FAT_TRIM");
+	reset_with("16M", "4", NULL);
+}
+
+static void test_free_tail_kept(void **state)
+{
+	void *p;
+
+	(void)state;
+	/* off: nothing goes back, however big the tail */
+	setenv("TIERLAB_FAT_TRIM", "off", 1);
+	reset_with("64M", "2", NULL);
+	p = fat_malloc(40 * MiB);
+	memset(p, 1, 40 * MiB);
+	fat_free(p);
+	assert_int_equal(fat_stat_get("trims"), 0);
+	assert_true(resident(p, 40 * MiB) > 0);
+	/* a tail under the bound stays too, and a whole pool's tail goes back to its front */
+	setenv("TIERLAB_FAT_TRIM", "32M", 1);
+	reset_with("64M", "2", NULL);
+	p = fat_malloc(20 * MiB);
+	fat_free(p);
+	assert_int_equal(fat_stat_get("trims"), 0);
+	p = fat_malloc(40 * MiB);
+	memset(p, 1, 40 * MiB);
+	fat_free(p);
+	assert_int_equal(fat_stat_get("trims"), 1);
+	assert_int_equal(fat_stat_get("pool_bytes_used"), 0);
+	assert_int_equal(atomic_load(&fat_pools[0].top), 0);
+	unsetenv("TIERLAB_FAT_TRIM");
+	reset_with("16M", "4", NULL);
+}
+
+/* A block longer than the bound gives its pages back when freed below the top; a shorter one keeps them. */
+static void test_big_block_released(void **state)
+{
+	char *small, *big, *mid, *above, *again;
+	long long used;
+	bool fresh;
+
+	(void)state;
+	setenv("TIERLAB_FAT_TRIM", "8M", 1);
+	reset_with("64M", "2", NULL);
+	small = fat_malloc(100);
+	big = fat_alloc(20 * MiB, 0, &fresh);
+	mid = fat_alloc(3 * MiB, 0, &fresh);
+	above = fat_alloc(3 * MiB, 0, &fresh);	/* neither is the tail */
+	memset(big, 1, 20 * MiB);
+	memset(mid, 2, 3 * MiB);
+	memset(above, 3, 3 * MiB);
+	used = fat_stat_get("pool_bytes_used");
+	fat_free(mid);
+	assert_int_equal(fat_stat_get("bytes_released"), 0);
+	assert_int_equal(resident(mid + 4096, MiB), 256);
+	fat_free(big);
+	assert_int_equal(fat_stat_get("trims"), 0);
+	assert_true(fat_stat_get("bytes_released") >= 16 * (long long)MiB);
+	assert_int_equal(resident(big + 2 * MiB, 16 * MiB), 0);
+	assert_int_equal(fat_stat_get("pool_bytes_used"), used);	/* the top stays */
+	/* the range is reused, first fit, and works as memory again */
+	again = fat_alloc(10 * MiB, 0, &fresh);
+	assert_false(fresh);
+	assert_true(again >= big && again < big + 20 * MiB);
+	memset(again, 4, 10 * MiB);
+	for (size_t i = 0; i < 3 * MiB; i += 4096)
+		assert_int_equal(above[i], 3);
+	fat_free(again);
+	fat_free(above);
+	fat_free(small);
+	unsetenv("TIERLAB_FAT_TRIM");
+	reset_with("16M", "4", NULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -409,6 +647,11 @@ int main(void)
 		cmocka_unit_test(test_options),
 		cmocka_unit_test_setup(test_bad_frees_abort, setup),
 		cmocka_unit_test_setup(test_threads_handoff, setup),
+		cmocka_unit_test_setup(test_central_batches, setup),
+		cmocka_unit_test_setup(test_threads_come_and_go, setup),
+		cmocka_unit_test_setup(test_free_tail_trimmed, setup),
+		cmocka_unit_test_setup(test_free_tail_kept, setup),
+		cmocka_unit_test_setup(test_big_block_released, setup),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,13 +1,15 @@
 # The allocator suite under glibc, jemalloc and libfatalloc, then what only
 # libfatalloc has: its status file and backing, pool growth and the counted
-# fallback, hugetlb backings (2 MiB pages reserved here and given back; a
-# 1 GiB page tried), its logic under ASan+UBSan and TSan, and its exports.
+# fallback, reuse of what exited threads leave and memory given back to the
+# kernel (THP pools, and hugetlb pools), hugetlb backings (2 MiB pages
+# reserved here and given back; a 1 GiB page tried), its logic under
+# ASan+UBSan and TSan, and its exports.
 # The suite also runs under valgrind without a preload (a check of the
 # suite itself). Every hugetlb setting changed is restored on every exit.
 . "$(dirname "$0")/lib.sh"
 T="$B/tests/alloc"
 FAT="$B/lib/tierlab/libfatalloc.so"
-for f in "$T/suite" "$T/fill" "$T/fat-asan" "$T/fat-tsan" "$FAT"; do
+for f in "$T/suite" "$T/fill" "$T/reuse" "$T/fat-asan" "$T/fat-tsan" "$FAT"; do
 	[ -e "$f" ] || fail "$f not built"
 done
 HP=/sys/kernel/mm/hugepages
@@ -54,6 +56,31 @@ $(cat "$status")"
 done
 
 hugetlb_free() { cat "$HP/hugepages-$1/free_hugepages" 2>/dev/null || echo 0; }
+val() { sed -n "s/^$1: //p" <<<"$out"; }
+
+# threads that come and go (mleak's pattern, 2000 threads): what exited
+# threads leave is reused, so the peak RSS stays near glibc's (it was
+# about 1 GB: a fresh segment per thread, each faulting a huge page)
+expect_exit 0 "$T/reuse" threads 200 10
+glibc_hwm=$(val vmhwm_kb)
+expect_exit 0 env LD_PRELOAD="$FAT" "$T/reuse" threads 200 10
+expect_contains "$out" "fallback_allocs: 0"
+[ "$(val vmhwm_kb)" -le $((2 * glibc_hwm + 2048)) ] ||
+	fail "peak RSS with threads coming and going: $(val vmhwm_kb) kB under fat, $glibc_hwm kB under glibc"
+[ "$(val pool_bytes_used)" -le $((4 << 20)) ] || fail "2000 short-lived threads used too much pool: $out"
+[ "$(val segments_reused)" -gt 0 ] || fail "no segment was reused: $out"
+echo "2000 threads come and go: peak RSS $(val vmhwm_kb) kB (glibc $glibc_hwm kB)," \
+	"$(val segments_reused) of $(val segments) segments reused"
+
+# a freed block longer than TIERLAB_FAT_TRIM (64M) goes back to the kernel; with off it stays
+expect_exit 0 env LD_PRELOAD="$FAT" "$T/reuse" tail 256
+[ "$(val rss_kb_after)" -le $(($(val rss_kb_before) - 200 * 1024)) ] ||
+	fail "a freed 256 MiB block stayed resident: $out"
+[ "$(val bytes_released)" -ge $((250 << 20)) ] || fail "bytes_released does not say so: $out"
+expect_exit 0 env LD_PRELOAD="$FAT" TIERLAB_FAT_TRIM=off "$T/reuse" tail 256
+[ "$(val rss_kb_after)" -ge $(($(val rss_kb_before) - 8 * 1024)) ] ||
+	fail "TIERLAB_FAT_TRIM=off, yet the freed block left memory: $out"
+echo "a freed 256 MiB block goes back to the kernel (kept with TIERLAB_FAT_TRIM=off)"
 
 # no hugetlb pages reserved (this machine's default): THP, and it says why
 rm -f "$scratch"/out/*
@@ -96,7 +123,15 @@ if [ "$(hugetlb_free 2048kB)" -ge 40 ]; then
 	# system's. A forked child writing to a private hugetlb page needs a free
 	# page for its copy (else SIGBUS: docs/fatalloc.md), hence the headroom.
 	suite fat LD_PRELOAD="$FAT" TIERLAB_FAT_POOL=8M TIERLAB_FAT_MAX_POOLS=2 TIERLAB_FAT_BACKING=hugetlb-2M
-	echo "2 MiB hugetlb pages reserved: backing hugetlb-2M"
+	# a 32 MiB block takes 16 pages (its header lies on the pool's front
+	# page, not on a 17th) and gives them back when freed
+	expect_exit 0 env LD_PRELOAD="$FAT" TIERLAB_FAT_POOL=8M TIERLAB_FAT_TRIM=16M "$T/reuse" tail 32
+	expect_contains "$out" "backing: hugetlb-2M"
+	# (and one page for the small blocks of the 8 MiB pool)
+	[ "$(val hugetlb_kb_before)" -le $((32768 + 2048)) ] || fail "more hugetlb pages than 16 + 1: $out"
+	[ "$(val hugetlb_kb_after)" -le $(($(val hugetlb_kb_before) - 32768)) ] ||
+		fail "the freed block's hugetlb pages stayed: $out"
+	echo "2 MiB hugetlb pages reserved: backing hugetlb-2M; a freed 32 MiB block gave its 16 pages back"
 else
 	echo "could not reserve 2 MiB hugetlb pages (free: $(hugetlb_free 2048kB)): hugetlb-2M not checked"
 fi

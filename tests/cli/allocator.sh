@@ -16,7 +16,7 @@ mapped() { q "select e.value from environment e join runs r on r.id=e.run_id whe
 expect_contains "$(mapped jemalloc)" "libjemalloc"
 expect_not_contains "$(mapped system)" "libjemalloc"
 # mallocbench names the allocator that answered malloc
-dir=$(q "select out_dir from runs where allocator='jemalloc'")
+dir=$(run_dir "$(q "select out_dir from runs where allocator='jemalloc'")")
 grep -qi jemalloc "$dir/stdout.txt" || fail "mallocbench under jemalloc did not report jemalloc"
 
 # the FAT allocator: the run records the pool backing it really got
@@ -28,7 +28,7 @@ if [ -e "$B/lib/tierlab/libfatalloc.so" ]; then
 	hugetlb-1G|hugetlb-2M|thp|pages*) ;;
 	*) fail "allocator.backing of the fat run is '$backing'" ;;
 	esac
-	dir=$(q "select out_dir from runs where allocator='fat'")
+	dir=$(run_dir "$(q "select out_dir from runs where allocator='fat'")")
 	grep -qi fatalloc "$dir/stdout.txt" || fail "mallocbench under fat did not report fatalloc"
 fi
 echo ok

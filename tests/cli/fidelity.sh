@@ -63,8 +63,11 @@ budget16=(TIERLAB_FAST_MEM=16M TIERLAB_CHUNKS=8)
 for policy in lru window; do
 	run "hc-$policy" fault "$policy" "${budget16[@]}" -- "${hotcold[@]}"
 	score=$("$SCORE" --chunks 8 "$scratch/hc-$policy/truth.tsv" "$log")
-	hit=$(hit_rate "hotcold $policy")
-	echo "hotcold $policy: hit $hit (counters: $(val hits "$dump")/$(val samples_managed "$dump")); score:" $score
+	hit_rate "hotcold $policy" >/dev/null	# enough samples
+	# the pattern's own hit rate: the fill before it sweeps every block, and on a
+	# loaded machine it lasts longer and takes more of the samples the counters pool
+	hit=$(val hit "$score")
+	echo "hotcold $policy: hit $hit in the pattern (counters, fill included: $(val hits "$dump")/$(val samples_managed "$dump")); score:" $score
 	check_ge "hotcold $policy: hit rate" "$hit" 0.8
 	[ "$(val samples "$score")" -ge 150 ] || fail "hotcold $policy: too few samples in the pattern: $score"
 	check_ge "hotcold $policy: hot share of samples" "$(val hot "$score")" 0.8

@@ -20,6 +20,7 @@ expect_contains "$out" "measuring the managed footprint of hpcg"
 fp=$(sqlite3 "$TIERLAB_DB" "select value from environment where key like 'footprint.%'")
 [ "${fp:-0}" -gt 1048576 ] || fail "footprint '$fp' is not plausible for hpcg 16^3 (> 1 MiB expected)"
 for d in $(sqlite3 "$TIERLAB_DB" "select out_dir from runs"); do
+	d=$(run_dir "$d")
 	# each run's runtime got a fixed budget: 40% of the footprint, split into its chunks
 	[ -n "$(ls "$d"/tiermem-*.counters 2>/dev/null)" ] || fail "no counters file in $d"
 done

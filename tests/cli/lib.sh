@@ -24,3 +24,6 @@ expect_contains() { grep -Fq -- "$2" <<<"$1" || fail "expected '$2' in:
 $1"; }
 expect_not_contains() { ! grep -Fq -- "$2" <<<"$1" || fail "did not expect '$2' in:
 $1"; }
+# run_dir OUT_DIR: a run's directory as the store keeps it (relative to the
+# database's directory, docs/schema.md), as a path to open from here.
+run_dir() { case $1 in /*) echo "$1" ;; *) echo "$(dirname "$TIERLAB_DB")/$1" ;; esac; }

@@ -28,13 +28,17 @@ expect_contains "$(status_of crash)" "crashed|killed by SIGSEGV"
 expect_contains "$(status_of hang)" "timeout|"
 expect_contains "$(status_of exit3)" "failed|exit status 3"
 expect_contains "$(status_of missing)" "failed|cannot run"
+# a program that never started has no exit status (docs/schema.md), not the 127 of a shell
+[ "$(sqlite3 "$TIERLAB_DB" "select typeof(exit_code) from runs where workload='missing'")" = null ] \
+	|| fail "the missing program's exit_code is $(sqlite3 "$TIERLAB_DB" "select exit_code from runs where workload='missing'"), expected NULL"
+[ "$(sqlite3 "$TIERLAB_DB" "select exit_code from runs where workload='exit3'")" = 3 ] || fail "exit3's exit_code"
 expect_contains "$(status_of nofom)" "failed|no figure of merit"
 [ "$(sqlite3 "$TIERLAB_DB" "select fom from runs where workload='good'")" = "42.5" ] || fail "fom of 'good' not stored as 42.5"
 [ "$(sqlite3 "$TIERLAB_DB" "select count(*) from runs where workload<>'good' and fom is not null")" = 0 ] \
 	|| fail "a failed run has a figure of merit"
 
 # stdout and stderr are kept per run
-dir=$(sqlite3 "$TIERLAB_DB" "select out_dir from runs where workload='exit3'")
+dir=$(run_dir "$(sqlite3 "$TIERLAB_DB" "select out_dir from runs where workload='exit3'")")
 grep -q bad "$dir/stderr.txt" || fail "stderr of exit3 not captured in $dir"
 
 # show prints the failed run whole, with the end of its stderr

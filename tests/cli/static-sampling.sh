@@ -38,7 +38,7 @@ $(q 'select policy, rate, sampler from runs')"
 	[ "$got" = "static:1 250Hz counters" ] || fail "sampler $sampler: stored '$got', expected 'static:1 250Hz counters'"
 
 	# what the runtime ran with: the header of its counters file
-	dir=$(q "select out_dir from runs where id = $id")
+	dir=$(run_dir "$(q "select out_dir from runs where id = $id")")
 	files=("$dir"/tiermem-*.counters)
 	[ -f "${files[0]}" ] || fail "sampler $sampler: no counters file in $dir"
 	dump=$("$T/counters-dump" "${files[0]}")

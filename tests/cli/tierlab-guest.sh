@@ -160,7 +160,10 @@ check_run() {
 	id=$(q "select id from runs where policy = '$pol'")
 	[ -n "$id" ] || { bad "$pol: no run in the store"; return; }
 	[ "$(q "select status from runs where id = $id")" = ok ] || bad "$pol: $(q "select status || ' ' || coalesce(error, '') from runs where id = $id")"
-	dir=$scratch/$thp/$(q "select out_dir from runs where id = $id" | sed 's|^/tmp/session/||')
+	# stored relative to the database's directory (results/)
+	dir=$(q "select out_dir from runs where id = $id")
+	case $dir in /*) dir=${dir#/tmp/session/} ;; *) dir=results/$dir ;; esac
+	dir=$scratch/$thp/$dir
 	out=$(cat "$dir/stdout.txt" 2>/dev/null)
 	grep -q '^hotcold: data intact$' <<<"$out" || bad "$pol: the program's data did not survive:
 $out

@@ -35,7 +35,7 @@ echo "== UBSan build of libtiermem.so, preloaded into the stress program"
 src=$(ls "$top"/lib/tiermem/*.c)
 ${CC:-cc} -std=gnu11 -O1 -g -I"$top/lib" -D_GNU_SOURCE -fPIC -fvisibility=hidden -shared \
 	-fsanitize=undefined -fno-sanitize-recover=undefined -o "$scratch/libtiermem-ubsan.so" \
-	$src "$top/lib/units.c" -ldl -lnuma -lpthread -lm || fail "UBSan build"
+	$src "$top/lib/util/units.c" -ldl -lnuma -lpthread -lm || fail "UBSan build"
 mkdir -p "$scratch/ub"
 expect_exit 0 env LD_PRELOAD="$scratch/libtiermem-ubsan.so" TIERLAB_POLICY="$T/policy-test.so" \
 	TIERLAB_FAST_NODES=0 TIERLAB_SLOW_NODES=0 TIERLAB_SAMPLER=none TIERLAB_CHUNKS=8 TIERLAB_LOG=log \

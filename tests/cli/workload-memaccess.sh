@@ -14,7 +14,7 @@ desc="$top/workloads/memaccess/workload.yaml"
 for name in $(sed -n 's/^  \([a-z]*\): \[.*/\1/p' "$desc"); do
 	size=$(sed -n "s/^  $name: \[--size, \([0-9A-Z]*\).*/\1/p" "$desc")
 	[ -n "$size" ] || fail "preset '$name' has no --size in $desc"
-	grep -Eq "^  $name +--size $size\$" <<<"$help" || fail "preset '$name' in --help is not --size $size"
+	grep -Eq "^  $name +--size $size( |$)" <<<"$help" || fail "preset '$name' in --help is not --size $size"
 done
 
 for bad in "--size 4X" "--size huge" "--order backwards" "--from 1M" "--from 8M --to 1M" \

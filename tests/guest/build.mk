@@ -11,15 +11,15 @@ $(B)/guest/move-check: tests/guest/move-check.c
 	$(CC) $(ALL_CFLAGS) -static -o $@ $< -lnuma
 
 # The probe library linked statically, with what it needs from libtierlab.
-$(B)/guest/probe-driver: tests/guest/probe-driver.c $(LIBTIERLAB)
+$(B)/guest/probe-driver: tests/guest/probe-driver.c $(TIERLAB_LINK)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -static -o $@ $< $(LIBTIERLAB) $(CORE_LIBS) -lpthread -ldl
+	$(CC) $(ALL_CFLAGS) -static -o $@ $< $(TIERLAB_LINK) $(CORE_LIBS) -lpthread -ldl
 
 # The tiering runtime's core (lib/tiermem without the interposer, and
 # without policy-load.c: the guest has no dlopen, the program loads LRU from
 # libpolicies.a itself) linked statically; tests/cli/tiermem-guest.sh.
 GUEST_TIERMEM_SRC := $(filter-out lib/tiermem/policy-load.c,$(TIERMEM_CORE_SRC))
-$(B)/guest/tiermem-guest: tests/guest/tiermem-guest.c $(GUEST_TIERMEM_SRC) $(wildcard lib/tiermem/*.h) lib/units.h $(POLICY_LIB)
+$(B)/guest/tiermem-guest: tests/guest/tiermem-guest.c $(GUEST_TIERMEM_SRC) $(wildcard lib/tiermem/*.h) lib/util/units.h $(POLICY_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -static -pthread -o $@ tests/guest/tiermem-guest.c $(GUEST_TIERMEM_SRC) $(POLICY_LIB) -lnuma -lpfm -lm
 GUEST_BINS += $(B)/guest/tiermem-guest
@@ -34,8 +34,15 @@ $(B)/guest/hotcold: tests/guest/hotcold.c
 TEST_BINS += $(B)/guest/hotcold
 
 # The damon sampler against the guest's kdamond; tests/cli/damon-guest.sh.
-$(B)/guest/damon-guest: tests/guest/damon-guest.c $(GUEST_TIERMEM_SRC) $(wildcard lib/tiermem/*.h) lib/units.h $(POLICY_LIB)
+$(B)/guest/damon-guest: tests/guest/damon-guest.c $(GUEST_TIERMEM_SRC) $(wildcard lib/tiermem/*.h) lib/util/units.h $(POLICY_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -static -pthread -o $@ tests/guest/damon-guest.c $(GUEST_TIERMEM_SRC) $(POLICY_LIB) -lnuma -lpfm -lm
 GUEST_BINS += $(B)/guest/damon-guest
 TEST_BINS += $(B)/guest/damon-guest
+
+# memaccess without -march=native (the guest's emulated CPU lacks what this
+# machine's has), for libfatalloc on 1 GiB pages; tests/cli/fat-guest.sh.
+$(B)/guest/memaccess: $(MEMACCESS_SRC) $(wildcard workloads/memaccess/*.h workloads/common/*.h) $(B)/obj/workloads/memaccess/wl-sizes.h
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -O2 -Iworkloads/common -I$(B)/obj/workloads/memaccess -o $@ $(MEMACCESS_SRC)
+TEST_BINS += $(B)/guest/memaccess

@@ -7,7 +7,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include "probe.h"
+#include "probe/probe.h"
 
 int main(int argc, char **argv)
 {

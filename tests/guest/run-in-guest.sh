@@ -5,11 +5,13 @@
 # cross-node placement, migration, memory tiers.
 #
 #   run-in-guest.sh [--nodes 2|3] [--hmat] [--thp never|always] [--mem 512M]
-#                   [--add SRC:DST]... [--append KERNEL-ARGS] [--timeout SECONDS]
-#                   -- PROGRAM [ARGS]
+#                   [--add SRC:DST]... [--append KERNEL-ARGS] [--cpu MODEL]
+#                   [--timeout SECONDS] -- PROGRAM [ARGS]
 #
 # --mem is the memory of each node. --append adds to the guest kernel's
 # command line (pti=on: DAMON under TCG sees accesses only with it).
+# --cpu is QEMU's -cpu (qemu64,+pdpe1gb: the default CPU with 1 GiB pages,
+# which it lacks; the guest kernel then offers hugepagesz=1G).
 # --hmat publishes HMAT latency/bandwidth
 # (node 0 DDR-like 100 ns / 60 GB/s; node 1 HBM-like 120 ns / 190 GB/s;
 # node 2 CXL-like 250 ns / 30 GB/s) so the 6.12 guest kernel builds separate
@@ -28,7 +30,7 @@ skip() { echo "SKIP: $*"; exit 77; }
 
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-nodes=2 hmat=0 thp="" mem=512M timeout_s=60 append=
+nodes=2 hmat=0 thp="" mem=512M timeout_s=60 append= cpu=
 adds=()
 while [ $# -gt 0 ]; do
 	case $1 in
@@ -38,6 +40,7 @@ while [ $# -gt 0 ]; do
 	--mem) mem=${2:-}; shift 2 ;;
 	--add) adds+=("${2:-}"); shift 2 ;;
 	--append) append=${2:-}; shift 2 ;;
+	--cpu) cpu=${2:-}; shift 2 ;;
 	--timeout) timeout_s=${2:-}; shift 2 ;;
 	--) shift; break ;;
 	*) usage ;;
@@ -100,6 +103,7 @@ size_mb=${mem%[MG]}
 # measured: 2 crashes in about 7 boots before, none in 9 after
 args=(-accel tcg,thread=single -machine "$machine" -smp 2 -m $((size_mb * nodes))M -nographic -no-reboot
       -kernel "$kernel" -initrd "$tmp/initrd.gz")
+[ -n "$cpu" ] && args+=(-cpu "$cpu")
 for ((n = 0; n < nodes; n++)); do
 	args+=(-object "memory-backend-ram,id=m$n,size=${size_mb}M")
 	if [ $n = 0 ]; then

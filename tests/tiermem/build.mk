@@ -4,7 +4,7 @@
 TMT := $(B)/tests/tiermem
 TIERMEM_TEST_POLICY := $(TMT)/policy-test.so
 
-$(TIERMEM_TEST_POLICY): tests/tiermem/policy-test.c lib/tiermem/tierlab-policy.h
+$(TIERMEM_TEST_POLICY): tests/tiermem/policy-test.c lib/policies/tierlab-policy.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -shared -fPIC -fvisibility=hidden -o $@ $<
 
@@ -29,7 +29,7 @@ $(TMT)/counters-dump: tests/tiermem/counters-dump.c lib/tiermem/rt-stats.h
 	$(CC) $(ALL_CFLAGS) -o $@ $<
 
 # The core linked directly (no interposer): plain, ASan+UBSan and TSan.
-TIERMEM_CORE_DEPS := tests/tiermem/core-test.c $(TIERMEM_CORE_SRC) $(wildcard lib/tiermem/*.h) lib/units.h
+TIERMEM_CORE_DEPS := tests/tiermem/core-test.c $(TIERMEM_CORE_SRC) $(wildcard lib/tiermem/*.h) lib/util/units.h
 $(B)/tests/test_rt_core: $(TIERMEM_CORE_DEPS) $(TIERMEM_TEST_POLICY)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -DTEST_POLICY='"$(abspath $(TIERMEM_TEST_POLICY))"' -pthread -o $@ tests/tiermem/core-test.c $(TIERMEM_CORE_SRC) -ldl -lnuma -lpfm -lcmocka -lm

@@ -124,7 +124,7 @@ static void basic(void)
 {
 	unsigned char *p, *q, *r;
 
-	setup_env("TIERLAB_CHUNKS=4", "TIERLAB_RATE=0");
+	setup_env("TIERLAB_CHUNKS=4", "TIERLAB_SAMPLER=none");
 	CHECK(tlrt_state() == TLRT_READY);
 	p = tlrt_alloc(9 * MiB, 0, 0x42);
 	CHECK(p && tlrt_owns(p) && tlrt_state() == TLRT_ACTIVE);
@@ -450,7 +450,7 @@ static void cache_placement(void)
 {
 	unsigned char *p, *q, *r;
 
-	setup_env("TIERLAB_CHUNKS=2", "TIERLAB_RATE=0", "TIERLAB_CACHE=64MiB");
+	setup_env("TIERLAB_CHUNKS=2", "TIERLAB_CACHE=64MiB");
 	/* the test policy starts even chunks fast while there is room: F s F s */
 	p = tlrt_alloc(8 * MiB, 0, 0x51);
 	CHECK(p);
@@ -507,7 +507,7 @@ static void cache_classes(void)
 	unsigned char *a, *b, *c, *d, *e, *f;
 	int aligned;
 
-	setup_env("TIERLAB_CHUNKS=64", "TIERLAB_RATE=0", "TIERLAB_CACHE=64MiB");
+	setup_env("TIERLAB_CHUNKS=64", "TIERLAB_CACHE=64MiB");
 	a = tlrt_alloc(10 * MiB, 0, 0);
 	CHECK(a);
 	fill(a, 10 * MiB, 1);
@@ -560,7 +560,7 @@ static void cache_bound(void)
 {
 	unsigned char *big, *a, *b;
 
-	setup_env("TIERLAB_CHUNKS=64", "TIERLAB_RATE=0", "TIERLAB_CACHE=6MiB");
+	setup_env("TIERLAB_CHUNKS=64", "TIERLAB_CACHE=6MiB");
 	big = tlrt_alloc(8 * MiB, 0, 0);
 	CHECK(big);
 	memset(big, 1, 8 * MiB);
@@ -585,7 +585,7 @@ static void cache_bound_percent(void)
 {
 	unsigned char *x, *y, *z, *w;
 
-	setup_env("TIERLAB_CHUNKS=64", "TIERLAB_RATE=0", "TIERLAB_CACHE=50%");
+	setup_env("TIERLAB_CHUNKS=64", "TIERLAB_CACHE=50%");
 	/* at least 32 MiB: a small block is kept whatever the peak */
 	w = tlrt_alloc(4 * MiB, 0, 0);
 	CHECK(w);
@@ -611,7 +611,7 @@ static void cache_off(void)
 {
 	unsigned char *x;
 
-	setup_env("TIERLAB_CHUNKS=64", "TIERLAB_RATE=0", "TIERLAB_CACHE=0");
+	setup_env("TIERLAB_CHUNKS=64", "TIERLAB_CACHE=0");
 	x = tlrt_alloc(4 * MiB, 0, 0);
 	CHECK(x);
 	memset(x, 1, 4 * MiB);
@@ -656,7 +656,7 @@ static void cache_pressure(void)
 	CHECK(tlrt_psi_some_total("") == -1);
 
 	snprintf(path, sizeof(path), "%s/pressure-%d", outdir, (int)getpid());
-	setup_env("TIERLAB_CHUNKS=64", "TIERLAB_RATE=0", "TIERLAB_CACHE=64MiB");
+	setup_env("TIERLAB_CHUNKS=64", "TIERLAB_CACHE=64MiB");
 	a = tlrt_alloc(4 * MiB, 0, 0);
 	CHECK(a);
 	memset(a, 1, 4 * MiB);
@@ -745,6 +745,21 @@ static void test_cache_sampled(void **state)
 	in_child(cache_sampled);
 }
 
+/* Every sampler row finds the ops that answer to its name, or nothing when its file is not built in. */
+static void test_sampler_table(void **state)
+{
+	(void)state;
+	for (int i = 0; i < TLRT_SAMPLER__COUNT; i++) {
+		const struct rt_sampler_ops *ops = tlrt_sampler_find((enum tlrt_sampler)i);
+
+		if (ops)
+			assert_string_equal(ops->name, tlrt_sampler_names[i]);
+	}
+	assert_ptr_equal(tlrt_sampler_find(TLRT_SAMPLER_FAULT), &rt_sampler_fault);
+	assert_ptr_equal(tlrt_sampler_find(TLRT_SAMPLER_NONE), &rt_sampler_none);
+	assert_null(tlrt_sampler_find(TLRT_SAMPLER__COUNT));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -759,6 +774,7 @@ int main(void)
 		cmocka_unit_test(test_cache_bound),
 		cmocka_unit_test(test_cache_pressure),
 		cmocka_unit_test(test_cache_sampled),
+		cmocka_unit_test(test_sampler_table),
 	};
 	char tmpl[] = "/tmp/tiermem-core-test.XXXXXX";
 	int rc;

@@ -7,7 +7,7 @@
  */
 #include <string.h>
 
-#include "tiermem/tierlab-policy.h"
+#include "policies/tierlab-policy.h"
 
 #define NIL UINT32_MAX
 

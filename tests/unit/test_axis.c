@@ -13,8 +13,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "axis.h"
-#include "error.h"
+#include "axis/axis.h"
+#include "util/error.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -24,21 +24,22 @@ static void test_table(void **state)
 	static const struct {
 		enum tl_axis axis;
 		const char *name;
-		enum tl_axis_kind kind;
+		enum tl_kind kind;
 		const char *def;
 	} rows[] = {
-		{ TL_AXIS_WORKLOAD, "workload", TL_KIND_STRING, NULL },
-		{ TL_AXIS_SIZE, "size", TL_KIND_STRING, NULL },
+		{ TL_AXIS_WORKLOAD, "workload", TL_KIND_NAME, NULL },
+		{ TL_AXIS_SIZE, "size", TL_KIND_NAME, NULL },
 		{ TL_AXIS_THREADS, "threads", TL_KIND_INT, NULL },
-		{ TL_AXIS_ALLOCATOR, "allocator", TL_KIND_STRING, "system" },
+		{ TL_AXIS_ALLOCATOR, "allocator", TL_KIND_ALLOCATOR, "system" },
 		{ TL_AXIS_POLICY, "policy", TL_KIND_POLICY, "none" },
 		{ TL_AXIS_BUDGET, "budget", TL_KIND_BUDGET, NULL },
 		{ TL_AXIS_THRESHOLD, "threshold", TL_KIND_SIZE, "1MiB" },
 		{ TL_AXIS_CHUNKS, "chunks", TL_KIND_INT, NULL },
 		{ TL_AXIS_RATE, "rate", TL_KIND_RATE, "10Hz" },
 		{ TL_AXIS_WINDOW, "window", TL_KIND_INT, "16" },
-		{ TL_AXIS_SAMPLER, "sampler", TL_KIND_STRING, "fault" },
-		{ TL_AXIS_LOG, "log", TL_KIND_STRING, "counters" },
+		{ TL_AXIS_SAMPLER, "sampler", TL_KIND_SAMPLER, "fault" },
+		{ TL_AXIS_LOG, "log", TL_KIND_LOG, "counters" },
+		{ TL_AXIS_POLICY_ARGS, "policy_args", TL_KIND_ARGS, NULL },
 	};
 
 	(void)state;
@@ -70,7 +71,11 @@ static void test_table(void **state)
 
 static void test_applies(void **state)
 {
-	/* policy -> which axes apply: budget chunks (dynamic), window (window), threshold rate sampler log (runtime) */
+	/*
+	 * policy -> which axes apply: budget chunks (dynamic: the policy says so), window (a parameter
+	 * the policy declares), policy_args (a policy that takes parameters), threshold rate sampler log
+	 * (runtime)
+	 */
 	static const struct {
 		const char *policy;
 		const char *applies;	/* the axes that apply, in enum order */
@@ -82,8 +87,10 @@ static void test_applies(void **state)
 		/* a static run samples too: its hit rate is the share of samples in the fast tier */
 		{ "static:1,0", "workload size threads allocator policy threshold rate sampler log" },
 		{ "lru", "workload size threads allocator policy budget threshold chunks rate sampler log" },
-		{ "window", "workload size threads allocator policy budget threshold chunks rate window sampler log" },
-		{ "./my.so", "workload size threads allocator policy budget threshold chunks rate sampler log" },
+		{ "window", "workload size threads allocator policy budget threshold chunks rate window sampler log "
+			    "policy_args" },
+		{ "./my.so", "workload size threads allocator policy budget threshold chunks rate sampler log "
+			     "policy_args" },
 	};
 
 	(void)state;
@@ -142,7 +149,7 @@ static void test_canonical(void **state)
 		{ TL_AXIS_THREADS, "2", "2" }, { TL_AXIS_THREADS, " 08 ", "8" }, { TL_AXIS_CHUNKS, "64", "64" },
 		{ TL_AXIS_WINDOW, "1000000000", "1000000000" },
 		{ TL_AXIS_THRESHOLD, "32M", "32MiB" }, { TL_AXIS_THRESHOLD, "1048576", "1MiB" },
-		{ TL_AXIS_THRESHOLD, "0", "0B" }, { TL_AXIS_THRESHOLD, "1.5 GiB", "1.5GiB" },
+		{ TL_AXIS_THRESHOLD, "1", "1B" }, { TL_AXIS_THRESHOLD, "1.5 GiB", "1.5GiB" },
 		{ TL_AXIS_RATE, "10", "10Hz" }, { TL_AXIS_RATE, "1kHz", "1000Hz" }, { TL_AXIS_RATE, "0.5Hz", "0.5Hz" },
 		{ TL_AXIS_BUDGET, "40%", "40%" }, { TL_AXIS_BUDGET, "4096M", "4GiB" },
 		{ TL_AXIS_POLICY, "lru", "lru" }, { TL_AXIS_POLICY, "all-fast", "all-fast" },
@@ -161,6 +168,8 @@ static void test_canonical(void **state)
 		{ TL_AXIS_SAMPLER, "none", "none" }, { TL_AXIS_LOG, "log", "log" },
 		{ TL_AXIS_WORKLOAD, "hpcg", "hpcg" }, { TL_AXIS_SIZE, "paper", "paper" },
 		{ TL_AXIS_WORKLOAD, "my_app-2.1", "my_app-2.1" },
+		{ TL_AXIS_POLICY_ARGS, "window=32", "window=32" },
+		{ TL_AXIS_POLICY_ARGS, " window = 32 , alpha=0.5", "alpha=0.5,window=32" },	/* sorted */
 	};
 	static const struct {
 		enum tl_axis axis;
@@ -176,6 +185,12 @@ static void test_canonical(void **state)
 		{ TL_AXIS_CHUNKS, "", "empty value" },
 		{ TL_AXIS_CHUNKS, "  ", "empty value" },
 		{ TL_AXIS_THRESHOLD, "32 parsecs", "'32 parsecs' is not a size" },
+		{ TL_AXIS_THRESHOLD, "0", "'0' is too small (at least 1B)" },	/* the runtime's bound */
+		{ TL_AXIS_POLICY_ARGS, "window", "'window' is not name=value" },
+		{ TL_AXIS_POLICY_ARGS, "window=1,window=2", "parameter window is given twice" },
+		{ TL_AXIS_POLICY_ARGS, "Window=1", "'Window' is not a parameter name" },
+		{ TL_AXIS_POLICY_ARGS, "window=1 2", "parameter window: '1 2' is not a value" },
+		{ TL_AXIS_POLICY_ARGS, "window=1,", "'' is not name=value" },
 		{ TL_AXIS_RATE, "0", "'0' is not a rate" },
 		{ TL_AXIS_RATE, "fast", "'fast' is not a rate" },
 		{ TL_AXIS_RATE, "nanHz", "'nanHz' is not a rate" },

@@ -25,9 +25,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "counters.h"
-#include "runner.h"
-#include "store.h"
+#include "measure/counters.h"
+#include "run/runner.h"
+#include "store/store-internal.h"
 
 #define PAGES 4096
 
@@ -600,13 +600,13 @@ static void test_store_rows(void **state)
 	assert_int_equal(tl_store_open(path, &st), 0);
 	assert_int_equal(tl_store_add_experiment(st, &e, &exp), 0);
 	r.experiment_id = exp;
-	assert_int_equal(tl_store_add_run(st, &r, &run), 0);
 
 	tl_counters_init(&set);
 	set.quiet = true;
 	assert_int_equal(tl_counters_parse(&set, "page-faults,no-such-event,cycles,task-clock"), 0);
 	count_child(&set, "--touch", PAGES);
-	assert_int_equal(tl_counters_store(st, run, &set), 0);
+	assert_int_equal(tl_counters_record(&set, &r), 0);
+	assert_int_equal(tl_store_add_run(st, &r, &run), 0);
 
 	assert_int_equal(sqlite3_prepare_v2(tl_store_db(st),
 					    "SELECT event, encoding, value, enabled_ns, running_ns,"
@@ -640,14 +640,28 @@ static void test_store_rows(void **state)
 	sqlite3_finalize(s);
 	assert_int_equal(rows, 4);
 	assert_true(get(&set, "page-faults")->value >= PAGES);
+	tl_record_release(&r);
 
-	/* Storing again replaces, it does not duplicate. */
-	assert_int_equal(tl_counters_store(st, run, &set), 0);
+	/* The rows belong to their run: a second run has its own, and a set not run adds none. */
+	assert_int_equal(tl_counters_record(&set, &r), 0);
+	assert_int_equal(r.counters.n, 4);
+	assert_int_equal(tl_store_add_run(st, &r, &run), 0);
+	tl_record_release(&r);
 	assert_int_equal(sqlite3_prepare_v2(tl_store_db(st), "SELECT count(*) FROM counters", -1, &s,
 					    NULL), SQLITE_OK);
 	assert_int_equal(sqlite3_step(s), SQLITE_ROW);
-	assert_int_equal(sqlite3_column_int(s, 0), 4);
+	assert_int_equal(sqlite3_column_int(s, 0), 8);
 	sqlite3_finalize(s);
+	{
+		struct tl_counter_set fresh;
+
+		tl_counters_init(&fresh);
+		fresh.quiet = true;
+		assert_int_equal(tl_counters_parse(&fresh, "task-clock"), 0);
+		assert_int_equal(tl_counters_record(&fresh, &r), 0);
+		assert_int_equal(r.counters.n, 0);
+		tl_counters_release(&fresh);
+	}
 
 	tl_counters_release(&set);
 	tl_store_close(st);

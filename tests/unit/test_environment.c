@@ -18,9 +18,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "environment.h"
-#include "store.h"
-#include "version.h"
+#include "measure/environment.h"
+#include "store/query.h"
+#include "util/version.h"
 
 static const char *const keys[] = {
 	"tierlab_version", "spec_hash", "host", "kernel", "kernel_version", "arch", "cpu_model",
@@ -206,10 +206,10 @@ static void test_diff(void **state)
 static void test_store_round_trip(void **state)
 {
 	char dir[] = "/tmp/tl-env-XXXXXX", path[PATH_MAX];
-	struct tl_experiment_record e = { .name = "env" };
+	struct tl_env env = { 0 }, back = { 0 }, run = { 0 };
+	struct tl_experiment_record e = { .name = "env", .env = &env };
 	struct tl_run_result res = { .status = TL_STATUS_OK };
 	struct tl_run_record r = { .run_key = "k-r1", .config_key = "k", .rep = 1, .result = &res };
-	struct tl_env env = { 0 }, back = { 0 }, run = { 0 };
 	struct tl_env_change *c;
 	struct tl_store *st;
 	int64_t exp, rid;
@@ -220,13 +220,11 @@ static void test_store_round_trip(void **state)
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/t.db", dir);
 	assert_int_equal(tl_store_open(path, &st), 0);
-	assert_int_equal(tl_store_add_experiment(st, &e, &exp), 0);
-	r.experiment_id = exp;
-	assert_int_equal(tl_store_add_run(st, &r, &rid), 0);
 
+	/* An experiment's record goes in with the experiment and comes back in order. */
 	assert_int_equal(tl_env_collect(&env, "feedface", NULL), 0);
-	assert_int_equal(tl_env_store(st, exp, 0, &env), 0);
-	assert_int_equal(tl_env_load(st, exp, 0, &back), 0);
+	assert_int_equal(tl_store_add_experiment(st, &e, &exp), 0);
+	assert_int_equal(tl_store_env_load(st, exp, 0, &back), 0);
 	assert_int_equal(back.n, env.n);
 	for (size_t i = 0; i < env.n; i++) {
 		assert_string_equal(back.v[i].key, env.v[i].key);
@@ -239,13 +237,17 @@ static void test_store_round_trip(void **state)
 	assert_string_equal(value, tl_env_get(&env, "thp_enabled"));
 	free(value);
 
-	/* A run's record is its own scope; storing again replaces values. */
-	assert_int_equal(tl_env_load(st, exp, rid, &run), 0);
+	/* A run's record is its own scope, written with the run. */
+	r.experiment_id = exp;
+	assert_int_equal(tl_store_add_run(st, &r, &rid), 0);
+	assert_int_equal(tl_store_env_load(st, exp, rid, &run), 0);
 	assert_int_equal(run.n, 0);
 	assert_int_equal(tl_env_set(&env, "thp_enabled", "always"), 0);
-	assert_int_equal(tl_env_store(st, exp, rid, &env), 0);
-	assert_int_equal(tl_env_store(st, exp, rid, &env), 0);
-	assert_int_equal(tl_env_load(st, exp, rid, &run), 0);
+	for (size_t i = 0; i < env.n; i++)
+		assert_int_equal(tl_env_put(&r.env, env.v[i].key, env.v[i].value), 0);
+	assert_int_equal(tl_store_add_run(st, &r, &rid), 0);
+	tl_record_release(&r);
+	assert_int_equal(tl_store_env_load(st, exp, rid, &run), 0);
 	assert_int_equal(run.n, env.n);
 	assert_string_equal(tl_env_get(&run, "thp_enabled"), "always");
 	assert_int_equal(tl_env_diff(&back, &run, &c, &n), 0);
@@ -253,6 +255,21 @@ static void test_store_round_trip(void **state)
 		assert_int_equal(n, 1);
 		assert_string_equal(c[0].key, "thp_enabled");
 	}
+	free(c);
+
+	/* One fact set later replaces the value of its scope. */
+	assert_int_equal(tl_store_set_env(st, exp, rid, "thp_enabled", "never"), 0);
+	assert_int_equal(tl_store_set_env(st, exp, rid, "thp_enabled", "madvise"), 0);
+	assert_int_equal(tl_store_env_load(st, exp, rid, &run), 0);
+	assert_int_equal(run.n, env.n);
+	assert_string_equal(tl_env_get(&run, "thp_enabled"), "madvise");
+
+	/* A value stored as NULL (a node set not given) compares as "absent". */
+	assert_int_equal(tl_env_put(&back, "machine.fast", NULL), 0);
+	assert_int_equal(tl_env_put(&run, "machine.fast", "absent"), 0);
+	assert_int_equal(tl_env_put(&run, "thp_enabled", tl_env_get(&back, "thp_enabled")), 0);
+	assert_int_equal(tl_env_diff(&back, &run, &c, &n), 0);
+	assert_int_equal(n, 0);
 	free(c);
 
 	tl_env_release(&env);

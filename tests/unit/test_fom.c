@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "runner.h"
+#include "measure/fom.h"
 
 static char scratch[512];
 static int nth_dir;
@@ -75,12 +75,13 @@ static void put(const char *dir, const char *name, const char *text, int age)
 	}
 }
 
-static char why[512];
+static struct tl_error err;
+static const char *const why = err.msg;
 
 static int extract(const char *out_dir, const char *dir, const char *glob, const char *re, double *v)
 {
-	why[0] = '\0';
-	return tl_fom_extract(out_dir, dir, glob, re, v, why, sizeof(why));
+	err.msg[0] = '\0';
+	return tl_fom_extract(out_dir, dir, glob, re, v, &err);
 }
 
 static void test_stdout(void **state)

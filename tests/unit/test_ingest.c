@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "ingest.h"
-#include "store.h"
+#include "measure/ingest.h"
+#include "store/store-internal.h"
 #include "tiermem/rt-stats.h"
 
 static const char *const names[] = {
@@ -140,6 +140,9 @@ static void log_goes_to_tables(void **state)
 		   "S\t210\t0x7f0000201000\t0\t43\t1\t0\t1\n"
 		   "M\t220\t1\t0x7f0000200000\t2097152\tslow-to-fast\t1\n"
 		   "M\t230\t1\t0x7f0000200000\t2097152\tsideways\t1\n"	/* bad direction: dropped */
+		   "S\t240\tnot-a-number\t0\t43\t1\t0\t1\n"		/* malformed: dropped */
+		   "A\t250\t1\t0x7f0040000000\t4194304\t32\t2\t0x401300\tapp+0x1300\n"	/* record.c's form */
+		   "S\t260\t0x7f00\n"					/* cut short by a crash */
 		   "garbage line\n"
 		   "F\t300\t0\n");
 	fclose(f);
@@ -148,15 +151,15 @@ static void log_goes_to_tables(void **state)
 	assert_int_equal(tl_store_add_experiment(st, &e, &exp_id), 0);
 	r.experiment_id = exp_id;
 	assert_int_equal(tl_ingest_scan(dir, &ing), 0);
-	r.metrics = ing.metrics;
-	r.nmetrics = ing.nmetrics;
+	assert_int_equal(tl_ingest_record(&ing, dir, &r), 0);
 	assert_int_equal(tl_store_add_run(st, &r, &run_id), 0);
-	assert_int_equal(tl_ingest_store(st, run_id, dir, &ing), 0);
+	tl_record_release(&r);
 	tl_ingest_release(&ing);
 
 	static const struct { const char *sql; long long want; } checks[] = {
 		{ "SELECT count(*) FROM allocations WHERE size = 67108864 AND callsite LIKE '%app+0x1234'", 1 },
 		{ "SELECT count(*) FROM samples", 2 },
+		{ "SELECT count(*) FROM allocations WHERE seq = 1 AND callsite = 'app+0x1300'", 1 },
 		{ "SELECT sum(hit) FROM samples", 1 },
 		{ "SELECT pc FROM samples WHERE tid = 42", 0x401300 },
 		{ "SELECT count(*) FROM migrations", 1 },

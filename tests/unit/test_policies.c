@@ -19,6 +19,7 @@
 #include <limits.h>
 #include <math.h>
 #include <setjmp.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -29,7 +30,7 @@
 #include <cmocka.h>
 
 #include "policies/policies.h"
-#include "tiermem/tierlab-policy.h"
+#include "policies/tierlab-policy.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -904,6 +905,75 @@ static void test_window_bad_args(void **state)
 	assert_int_equal(outstanding, 0);
 }
 
+/* What each built-in declares for tierlab's planning: dynamic or fixed, its parameters. */
+static void test_declarations(void **state)
+{
+	static const struct {
+		const char *name;
+		bool dynamic;
+		const char *params;	/* declared names, space-separated */
+	} rows[] = {
+		{ "all-fast", false, "" }, { "all-slow", false, "" }, { "static", false, "" },
+		{ "lru", true, "" }, { "window", true, "window" },
+	};
+	size_t n = 0;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		const struct tlp_policy *pol = tlp_policy_find(rows[i].name);
+		char got[128] = "";
+
+		assert_non_null(pol);
+		assert_true(TLP_HAS(pol, flags) && TLP_HAS(pol, params));
+		assert_int_equal(!!(pol->flags & TLP_DYNAMIC), rows[i].dynamic);
+		for (const struct tlp_param *p = pol->params; p && p->name; p++) {
+			assert_non_null(p->def);
+			assert_non_null(p->help);
+			snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%s", got[0] ? " " : "", p->name);
+		}
+		assert_string_equal(got, rows[i].params);
+	}
+	while (tlp_policy_names[n])
+		n++;
+	assert_int_equal(n, sizeof(rows) / sizeof(rows[0]));	/* a new built-in is declared here too */
+}
+
+/* Reading policy arguments: tlp_arg and tlp_args_unknown, and the window policy taking its length from them. */
+static void test_policy_args(void **state)
+{
+	char buf[8];
+	struct tlp_params p = { sizeof(p), 16, 4, 16, 1u << 21, NULL, 0, "window=4", counted_alloc, counted_free };
+	const struct tlp_param params[] = { { "window", "16", "" }, { "alpha", "1", "" }, { NULL, NULL, NULL } };
+	void *st;
+
+	(void)state;
+	assert_string_equal(tlp_arg("alpha=0.5,window=128", "window", buf, sizeof(buf)), "128");
+	assert_string_equal(tlp_arg("alpha=0.5,window=128", "alpha", buf, sizeof(buf)), "0.5");
+	assert_null(tlp_arg("alpha=0.5,window=128", "win", buf, sizeof(buf)));
+	assert_null(tlp_arg(NULL, "window", buf, sizeof(buf)));
+	assert_string_equal(tlp_arg("window=123456789", "window", buf, sizeof(buf)), "1234567");	/* cut */
+	assert_null(tlp_args_unknown("alpha=0.5,window=128", params, buf, sizeof(buf)));
+	assert_null(tlp_args_unknown(NULL, params, buf, sizeof(buf)));
+	assert_string_equal(tlp_args_unknown("window=1,beta=2", params, buf, sizeof(buf)), "beta");
+
+	/* window=4 from the arguments wins over the runtime's 16; without arguments the 16 stands */
+	outstanding = 0;
+	st = tlp_policy_window()->init(&p);
+	assert_non_null(st);
+	assert_int_equal(tlp_window_length(st), 4);
+	tlp_policy_window()->fini(st);
+	p.args = NULL;
+	st = tlp_policy_window()->init(&p);
+	assert_int_equal(tlp_window_length(st), 16);
+	tlp_policy_window()->fini(st);
+	/* a parameter it does not take, or a bad value: no state, nothing left allocated */
+	p.args = "windw=4";
+	assert_null(tlp_policy_window()->init(&p));
+	p.args = "window=0";
+	assert_null(tlp_policy_window()->init(&p));
+	assert_int_equal(outstanding, 0);
+}
+
 /* ---- O(1): the window policy's work per sample as the chunks grow tenfold ---- */
 
 static struct stream_result window_work(uint32_t max_chunks)
@@ -1070,6 +1140,8 @@ int main(void)
 		cmocka_unit_test(test_all_fast_vs_model),
 		cmocka_unit_test(test_all_slow),
 		cmocka_unit_test(test_window_work_bounded),
+		cmocka_unit_test(test_declarations),
+		cmocka_unit_test(test_policy_args),
 		cmocka_unit_test(test_plugins_load),
 		cmocka_unit_test(test_doc_example),
 	};

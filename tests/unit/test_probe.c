@@ -18,8 +18,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "probe.h"
-#include "store.h"
+#include "probe/probe.h"
+#include "store/store.h"
 
 static char root[64];
 

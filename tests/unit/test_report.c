@@ -17,8 +17,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "report.h"
-#include "report-format.h"
+#include "report/report.h"
+#include "report/report-format.h"
 
 #define NOFOM NAN
 
@@ -149,6 +149,47 @@ static void test_stats_stable(void **state)
 	assert_int_equal(tl_report_build("exp", runs, 4, NULL, &rep), 0);
 	assert_near(rep.rows[0].mean, 1e9 + 10, 1e-6);
 	assert_near(rep.rows[0].sd, sqrt(30.0), 1e-6);
+	tl_report_release(&rep);
+}
+
+/*
+ * Figures of merit near DBL_MAX: their mean and spread are finite (a plain
+ * sum overflowed and the report printed "- ± -"); the baseline row is
+ * exactly 100% of itself (100 * x / x is 100.00000000000001 for 95.32).
+ */
+static void test_stats_extremes(void **state)
+{
+	struct tl_run_row runs[] = {
+		run("big", "w", "lru", TL_STATUS_OK, 1.7e308),
+		run("big", "w", "lru", TL_STATUS_OK, 1.7e308),
+		run("wide", "w", "window", TL_STATUS_OK, 1e308),
+		run("wide", "w", "window", TL_STATUS_OK, -1e308),
+		run("base", "w", "all-fast", TL_STATUS_OK, 95.32),
+		run("base", "w", "all-fast", TL_STATUS_OK, 95.32),
+	};
+	struct tl_selector base = selector(TL_AXIS_POLICY, "all-fast");
+	struct tl_report rep;
+	const struct tl_report_row *r;
+	char csv[4096] = "";
+	FILE *f;
+
+	(void)state;
+	assert_int_equal(tl_report_build("exp", runs, 6, &base, &rep), 0);
+	r = row_of(&rep, "big");
+	assert_true(r->mean == 1.7e308);
+	assert_true(r->sd == 0);
+	r = row_of(&rep, "wide");
+	assert_true(r->mean == 0);
+	assert_near(r->sd, sqrt(2) * 1e308, 1e294);
+	r = row_of(&rep, "base");
+	assert_true(r->is_baseline && r->has_pct);
+	assert_true(r->pct_of_baseline == 100);
+	f = fmemopen(csv, sizeof(csv) - 1, "w");
+	assert_non_null(f);
+	assert_int_equal(tl_report_print(&rep, TL_FMT_CSV, f), 0);
+	fclose(f);
+	assert_non_null(strstr(csv, ",1.7e+308,0,2,"));
+	assert_non_null(strstr(csv, ",95.32,0,2,GF/s,true,100,true,"));
 	tl_report_release(&rep);
 }
 
@@ -835,6 +876,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stats_known_values),
 		cmocka_unit_test(test_stats_stable),
+		cmocka_unit_test(test_stats_extremes),
 		cmocka_unit_test(test_stats_tier_columns),
 		cmocka_unit_test(test_achieved_rate),
 		cmocka_unit_test(test_rate_short_words),

@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "tiermem/options.h"
-#include "tiermem/tierlab-policy.h"
+#include "policies/tierlab-policy.h"
 
 #define MiB (1ULL << 20)
 
@@ -82,6 +82,8 @@ static void test_no_policy_stands_aside_silently(void **state)
 	assert_int_equal(tlrt_options_parse(&o, empty, why, sizeof(why)), 1);
 	assert_string_equal(why, "");
 	assert_int_equal(parse_env("NOPOLICY", "TIERLAB_RATE=1kHz", NULL), 1);
+	/* "none", the policy axis's default, is no policy either */
+	assert_int_equal(parse_env("TIERLAB_POLICY=none", NULL), 1);
 	/* a bad value still counts even without a policy: the user meant something */
 	assert_int_equal(parse_env("NOPOLICY", "TIERLAB_RATE=fast", NULL), -EINVAL);
 }
@@ -121,10 +123,11 @@ static void test_every_variable(void **state)
 	assert_true(o.cache_bytes == 0 && o.cache_fraction == 0);
 	assert_int_equal(parse_env("TIERLAB_CACHE=150%", NULL), 0);
 	assert_true(o.cache_bytes == 0 && o.cache_fraction == 1.5);
-	assert_int_equal(parse_env("TIERLAB_SAMPLER=none", "TIERLAB_LOG=none", "TIERLAB_RATE=0", NULL), 0);
+	/* no sampling is sampler none: a rate of 0 is out of the axis's bounds, as on the command line */
+	assert_int_equal(parse_env("TIERLAB_SAMPLER=none", "TIERLAB_LOG=none", NULL), 0);
 	assert_int_equal(o.sampler, TLRT_SAMPLER_NONE);
 	assert_int_equal(o.log, TLRT_LOG_NONE);
-	assert_true(o.rate_hz == 0);
+	assert_int_equal(parse_env("TIERLAB_SAMPLER=none", "TIERLAB_RATE=0", NULL), -EINVAL);
 	assert_int_equal(parse_env("TIERLAB_THRESHOLD=1.5K", "TIERLAB_RATE=100", NULL), 0);
 	assert_int_equal(o.threshold, 1536);
 	assert_true(o.rate_hz == 100);
@@ -139,6 +142,9 @@ static void test_bad_values(void **state)
 	static const struct bad_case cases[] = {
 		{ "TIERLAB_RATE=fast", "TIERLAB_RATE='fast': not a rate (e.g. 10Hz, 1kHz)" },
 		{ "TIERLAB_RATE=-1Hz", "TIERLAB_RATE='-1Hz': not a rate (e.g. 10Hz, 1kHz)" },
+		{ "TIERLAB_RATE=0", "TIERLAB_RATE='0': out of range (0.001Hz to 1MHz; for no samples, sampler none)" },
+		{ "TIERLAB_RATE=2MHz", "TIERLAB_RATE='2MHz': out of range (0.001Hz to 1MHz; for no samples, sampler none)" },
+		{ "TIERLAB_CHUNKS=1000000001", "TIERLAB_CHUNKS='1000000001': not a positive chunk count" },
 		{ "TIERLAB_THRESHOLD=big", "TIERLAB_THRESHOLD='big': not a positive size (e.g. 1MiB, 32M)" },
 		{ "TIERLAB_THRESHOLD=0", "TIERLAB_THRESHOLD='0': not a positive size (e.g. 1MiB, 32M)" },
 		{ "TIERLAB_WINDOW=0", "TIERLAB_WINDOW='0': not a positive number of samples" },

@@ -24,7 +24,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "runner.h"
+#include "measure/fom.h"
+#include "run/runner.h"
 
 /* Sized well below PATH_MAX so paths built from them cannot be truncated. */
 static char scratch[512];
@@ -135,7 +136,7 @@ static void test_ok_output_captured(void **state)
 	char out_dir[PATH_MAX];
 	struct tl_run_request req = { .argv = argv, .out_dir = out_dir };
 	struct tl_run_result res;
-	char why[256];
+	struct tl_error why;
 	double fom = 0;
 
 	(void)state;
@@ -154,8 +155,7 @@ static void test_ok_output_captured(void **state)
 	assert_string_equal(err, "note: done\n");
 	free(out);
 	free(err);
-	assert_int_equal(tl_fom_extract(req.out_dir, NULL, NULL, "rate: ([0-9.]+)", &fom, why,
-					sizeof(why)), 0);
+	assert_int_equal(tl_fom_extract(req.out_dir, NULL, NULL, "rate: ([0-9.]+)", &fom, &why), 0);
 	assert_true(fom == 42.5);
 }
 
@@ -269,12 +269,13 @@ static void test_missing_binary(void **state)
 	(void)state;
 	assert_int_equal(run(&req, &res), 0);
 	assert_int_equal(res.status, TL_STATUS_FAILED);
-	assert_int_equal(res.exit_code, 127);
+	/* it never ran, so it has no exit status (stored as NULL) */
+	assert_int_equal(res.exit_code, -1);
 	assert_string_equal(res.error, "cannot run 'tierlab-no-such-program': No such file or directory");
 
 	req = (struct tl_run_request){ .argv = argv2 };
 	assert_int_equal(run(&req, &res), 0);
-	assert_int_equal(res.exit_code, 127);
+	assert_int_equal(res.exit_code, -1);
 	assert_string_equal(res.error, "cannot run '/nonexistent/dir/prog': No such file or directory");
 }
 
@@ -292,7 +293,7 @@ static void test_not_executable(void **state)
 	assert_true(fd >= 0);
 	close(fd);
 	assert_int_equal(run(&req, &res), 0);
-	assert_int_equal(res.exit_code, 127);
+	assert_int_equal(res.exit_code, -1);
 	assert_non_null(strstr(res.error, "Permission denied"));
 }
 
@@ -350,7 +351,7 @@ static void test_working_dir(void **state)
 	req = (struct tl_run_request){ .argv = argv, .dir = wd };
 	assert_int_equal(run(&req, &res), 0);
 	assert_int_equal(res.status, TL_STATUS_FAILED);
-	assert_int_equal(res.exit_code, 127);
+	assert_int_equal(res.exit_code, -1);	/* the program never ran */
 	assert_non_null(strstr(res.error, "cannot change to directory"));
 	assert_non_null(strstr(res.error, "no-such-dir': No such file or directory"));
 }

@@ -2,7 +2,7 @@
  * Spec cases as data: every .yaml file in tests/spec is one case whose leading
  * comments say what must happen, as jq keeps its cases:
  *
- *   # expect-error: FILE:LINE:COL: message        the exact error line
+ *   # expect-error: FILE:LINE:COL: message        the exact error line (of the parser or the planner)
  *   # expect-runs: N                              the plan's run count
  *   # expect-config: policy=lru chunks=8 ...      tl_config_describe() of some configuration
  *   # expect-no-config: ...                       ... of none
@@ -26,11 +26,13 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "hash.h"
-#include "plan.h"
-#include "spec.h"
+#include "util/hash.h"
+#include "plan/plan.h"
+#include "spec/spec.h"
 
 #define MIN_BAD_CASES 35
+/* TL_YAML_MAX_DEPTH (spec-internal.h), as the messages state it */
+#define TL_DEPTH_LIMIT 64
 #define MIN_GOOD_CASES 6
 
 struct spec_case {
@@ -213,10 +215,15 @@ static void run_case(void **state)
 		fail_msg("%s: bad case header: %s", c->file, c->header_problem);
 	rc = tl_spec_load_string(c->file, c->text, "workloads", &spec, &err);
 	if (c->expect_error) {
+		/* a spec is refused by its parser, or by the planner (e.g. excludes that leave nothing) */
 		if (!rc) {
+			rc = tl_plan_build(&spec, &plan, &err);
+			tl_plan_release(&plan);
 			tl_spec_release(&spec);
-			fail_msg("%s: expected the error\n  %s\nbut the spec loaded", c->file, c->expect_error);
 		}
+		if (!rc)
+			fail_msg("%s: expected the error\n  %s\nbut the spec loaded and planned", c->file,
+				 c->expect_error);
 		if (strchr(err.msg, '\n'))
 			fail_msg("%s: the error is more than one line:\n%s", c->file, err.msg);
 		if (strcmp(err.msg, c->expect_error))
@@ -593,6 +600,82 @@ static void test_nul_byte(void **state)
 	tl_spec_release(&s);
 }
 
+/* A file is read up to its first NUL, so a device that never ends does not keep the reader busy. */
+static void test_nul_device(void **state)
+{
+	struct tl_spec s;
+	struct tl_error err = { { 0 } };
+
+	(void)state;
+	assert_int_equal(tl_spec_load("/dev/zero", "workloads", &s, &err), -EINVAL);
+	assert_string_equal(err.msg, "/dev/zero:1:1: the file contains a NUL byte; a spec is text");
+}
+
+/* A spec of TL_SPEC_MAX_BYTES loads; one byte more is refused, naming the limit. */
+static void test_size_limit(void **state)
+{
+	static const char head[] = "name: big\nworkload: {command: [true]}\n";
+	char path[] = "/tmp/tierlab-big-XXXXXX";
+	struct tl_spec s;
+	struct tl_error err = { { 0 } };
+	char *text = malloc(TL_SPEC_MAX_BYTES + 1), want[160];
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_non_null(text);
+	assert_true(fd >= 0);
+	/* the head, then comment lines up to the limit */
+	memset(text, '#', TL_SPEC_MAX_BYTES + 1);
+	memcpy(text, head, sizeof(head) - 1);
+	for (size_t i = sizeof(head) - 1 + 79; i < TL_SPEC_MAX_BYTES; i += 80)
+		text[i] = '\n';
+	text[TL_SPEC_MAX_BYTES - 1] = '\n';
+	assert_int_equal(write(fd, text, TL_SPEC_MAX_BYTES), (ssize_t)TL_SPEC_MAX_BYTES);
+	if (tl_spec_load(path, "workloads", &s, &err))
+		fail_msg("a spec of exactly the limit: %s", err.msg);
+	assert_string_equal(s.name, "big");
+	tl_spec_release(&s);
+
+	assert_int_equal(write(fd, "\n", 1), 1);
+	close(fd);
+	assert_int_equal(tl_spec_load(path, "workloads", &s, &err), -EINVAL);
+	unlink(path);
+	free(text);
+	snprintf(want, sizeof(want), "%s: larger than 16 MiB; a spec is a text file of at most 16 MiB", path);
+	assert_string_equal(err.msg, want);
+}
+
+/*
+ * 80,000 unclosed lists (libyaml alone takes seconds on them, quadratic in
+ * the depth) stop at the depth limit, at the list that passed it, not at
+ * the end of the text.
+ */
+static void test_deep_nesting(void **state)
+{
+	const size_t levels = 80000;
+	char *text = malloc(levels + 16), want[160];
+	struct tl_spec s;
+	struct tl_error err = { { 0 } };
+
+	(void)state;
+	assert_non_null(text);
+	memset(text, '[', levels);
+	strcpy(text + levels, "\n");
+	assert_int_equal(tl_spec_load_string("deep.yaml", text, NULL, &s, &err), -EINVAL);
+	snprintf(want, sizeof(want), "deep.yaml:1:%d: lists and maps nested more than %d deep; a spec needs a few levels",
+		 TL_DEPTH_LIMIT + 1, TL_DEPTH_LIMIT);
+	assert_string_equal(err.msg, want);
+	/* maps count too: line N opens the map of level N */
+	text[0] = '\0';
+	for (int i = 0; i <= TL_DEPTH_LIMIT; i++)
+		sprintf(text + strlen(text), "%*sk:\n", i, "");
+	assert_int_equal(tl_spec_load_string("maps.yaml", text, NULL, &s, &err), -EINVAL);
+	snprintf(want, sizeof(want), "maps.yaml:%d:%d: lists and maps nested more than %d deep; a spec needs a few levels",
+		 TL_DEPTH_LIMIT + 1, TL_DEPTH_LIMIT + 1, TL_DEPTH_LIMIT);
+	assert_string_equal(err.msg, want);
+	free(text);
+}
+
 /* Merge keys: the map's own keys win, then the merge sources in order; nested maps come along. */
 static void test_merge_keys(void **state)
 {
@@ -638,6 +721,26 @@ static void test_merge_keys(void **state)
 	assert_int_equal(tl_spec_load_string("t.yaml", "name: t\nworkloads:\n  - &a {command: [./a]}\n"
 					     "  - {<<: *a, <<: *a, name: b}\n", NULL, &s, &err), -EINVAL);
 	assert_string_equal(err.msg, "t.yaml:4:14: '<<' is given twice (first at line 4)");
+}
+
+/* The spec's env replaces a descriptor's variable in place; naming it twice is refused like any other. */
+static void test_env_over_descriptor(void **state)
+{
+	struct tl_spec s;
+	struct tl_error err = { { 0 } };
+
+	(void)state;
+	if (tl_spec_load_string("env.yaml", "name: env\nworkload: {name: hpcg, env: {X: '1', OMP_PROC_BIND: spread}}\n",
+				"workloads", &s, &err))
+		fail_msg("%s", err.msg);
+	assert_int_equal(s.workloads[0].env.n, 2);
+	assert_string_equal(s.workloads[0].env.v[0], "OMP_PROC_BIND=spread");
+	assert_string_equal(s.workloads[0].env.v[1], "X=1");
+	tl_spec_release(&s);
+	assert_int_equal(tl_spec_load_string("env.yaml", "name: env\nworkload:\n  name: hpcg\n  env:\n"
+					     "    OMP_PROC_BIND: spread\n    OMP_PROC_BIND: master\n",
+					     "workloads", &s, &err), -EINVAL);
+	assert_string_equal(err.msg, "env.yaml:6:5: workload.env: 'OMP_PROC_BIND' is given twice (first at line 5)");
 }
 
 /* Values have no fixed length limit: a static policy of 256 fractions plans whole. */
@@ -697,7 +800,11 @@ int main(void)
 		cmocka_unit_test(test_load_string_ownership),
 		cmocka_unit_test(test_workload_descriptor),
 		cmocka_unit_test(test_nul_byte),
+		cmocka_unit_test(test_nul_device),
+		cmocka_unit_test(test_size_limit),
+		cmocka_unit_test(test_deep_nesting),
 		cmocka_unit_test(test_merge_keys),
+		cmocka_unit_test(test_env_over_descriptor),
 		cmocka_unit_test(test_long_static),
 	};
 	const size_t nfixed = sizeof(fixed) / sizeof(fixed[0]);

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <ftw.h>
 #include <math.h>
 #include <setjmp.h>
@@ -21,7 +22,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "store-internal.h"
+#include "store/store-internal.h"
 
 static char dir[64];
 
@@ -224,7 +225,7 @@ static int64_t add_run(struct tl_store *st, int64_t exp, const char *key,
 	struct tl_run_record r = {
 		.experiment_id = exp, .run_key = key, .config_key = "cfg", .rep = 1,
 		.result = &res, .has_fom = status == TL_STATUS_OK, .fom = fom,
-		.fom_unit = "GF/s", .higher_is_better = true, .metrics = m, .nmetrics = 2,
+		.fom_unit = "GF/s", .higher_is_better = true, .metrics = { m, 2, 0 },
 	};
 	int64_t id = -1;
 
@@ -272,7 +273,7 @@ static void test_round_trip(void **state)
 		.run_key = "aaaaaaaaaaaaaaaa-r1", .config_key = "aaaaaaaaaaaaaaaa", .rep = 1,
 		.command = "xhpcg --nx=32", .out_dir = "results/hpcg-40pct/aaaaaaaaaaaaaaaa-r1",
 		.result = &res1, .has_fom = true, .fom = 1.875, .fom_unit = "GF/s",
-		.higher_is_better = true, .metrics = m1, .nmetrics = 3,
+		.higher_is_better = true, .metrics = { m1, 3, 0 },
 	};
 	struct tl_run_record r2 = {
 		.run_key = "bbbbbbbbbbbbbbbb-r2", .config_key = "bbbbbbbbbbbbbbbb", .rep = 2,
@@ -285,6 +286,8 @@ static void test_round_trip(void **state)
 	int64_t exp, id1, id2;
 	char **names;
 	char *baseline;
+	char want[PATH_MAX];
+	struct tl_store *w;
 
 	(void)state;
 	snprintf(res2.error, sizeof(res2.error), "killed by SIGSEGV");
@@ -327,7 +330,10 @@ static void test_round_trip(void **state)
 	assert_int_equal(rows[0].maxrss_kb, 123456);
 	assert_true(rows[0].started_at == 1700000001.5 && rows[0].ended_at == 1700000014.0);
 	assert_null(rows[0].error);
-	assert_string_equal(rows[0].out_dir, r1.out_dir);
+	/* stored relative to the database's directory, read back as a path to open */
+	assert_sql_text(tl_store_db(st), "SELECT out_dir FROM runs ORDER BY id LIMIT 1", r1.out_dir);
+	snprintf(want, sizeof(want), "%s/deep/er/%s", dir, r1.out_dir);
+	assert_string_equal(rows[0].out_dir, want);
 	assert_string_equal(rows[0].command, r1.command);
 	assert_true(rows[0].has_hit_rate && rows[0].hit_rate == 0.9375);
 	assert_true(rows[0].has_migrated && rows[0].migrated_bytes == 3221225472.0);
@@ -374,10 +380,19 @@ static void test_round_trip(void **state)
 	assert_sql_text(db, "SELECT baseline FROM experiments", e.baseline);
 	assert_sql_text(db, "SELECT created_at = 1700000000.25 FROM experiments", "1");
 
-	/* Connection settings and schema stamps. */
-	assert_sql_text(db, "PRAGMA journal_mode", "wal");
-	assert_int_equal(sql_int(db, "PRAGMA foreign_keys"), 1);
-	assert_true(sql_int(db, "PRAGMA busy_timeout") >= 1000);
+	/*
+	 * Connection settings and schema stamps: a writer works in WAL mode;
+	 * the last one to close leaves the file in rollback mode, so readers
+	 * make no -wal and -shm files.
+	 */
+	assert_sql_text(db, "PRAGMA journal_mode", "delete");
+	assert_false(file_exists(path, "-wal"));
+	assert_false(file_exists(path, "-shm"));
+	assert_int_equal(tl_store_open(path, &w), 0);
+	assert_sql_text(tl_store_db(w), "PRAGMA journal_mode", "wal");
+	assert_int_equal(sql_int(tl_store_db(w), "PRAGMA foreign_keys"), 1);
+	assert_true(sql_int(tl_store_db(w), "PRAGMA busy_timeout") >= 1000);
+	tl_store_close(w);
 	assert_int_equal(sql_int(db, "PRAGMA user_version"), TL_STORE_SCHEMA_VERSION);
 	assert_int_equal(sql_int(db, "PRAGMA application_id"), TL_STORE_APPLICATION_ID);
 	assert_int_equal(sql_int(db, "SELECT count(*) FROM sqlite_schema WHERE type = 'index' AND"
@@ -409,7 +424,14 @@ static void test_round_trip(void **state)
 	free(names[0]);
 	free(names);
 
+	/* The reading connection refuses writes. */
+	assert_int_not_equal(sqlite3_exec(db, "DELETE FROM experiments", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sql_int(db, "SELECT count(*) FROM runs"), 2);
+	tl_store_close(st);
+
 	/* Deleting an experiment takes its runs and their metrics along. */
+	assert_int_equal(tl_store_open(path, &st), 0);
+	db = tl_store_db(st);
 	sql_exec(db, "DELETE FROM experiments");
 	assert_int_equal(sql_int(db, "SELECT count(*) FROM runs"), 0);
 	assert_int_equal(sql_int(db, "SELECT count(*) FROM metrics"), 0);
@@ -423,7 +445,7 @@ static void test_add_run_is_atomic(void **state)
 	struct tl_metric twice[] = { { "x", 1, NULL }, { "x", 2, NULL } };
 	struct tl_run_record r = {
 		.run_key = "k-r1", .config_key = "k", .rep = 1, .result = &res,
-		.metrics = twice, .nmetrics = 2,
+		.metrics = { twice, 2, 0 },
 	};
 	const char *err;
 
@@ -442,7 +464,7 @@ static void test_add_run_is_atomic(void **state)
 	assert_int_equal(sql_int(tl_store_db(st), "SELECT count(*) FROM metrics"), 0);
 
 	/* No such experiment: the foreign key refuses it. */
-	r.nmetrics = 1;
+	r.metrics.n = 1;
 	r.experiment_id = 4242;
 	capture_begin();
 	assert_true(tl_store_add_run(st, &r, NULL) < 0);
@@ -450,7 +472,30 @@ static void test_add_run_is_atomic(void **state)
 	assert_non_null(strstr(err, "FOREIGN KEY"));
 	assert_int_equal(sql_int(tl_store_db(st), "SELECT count(*) FROM runs"), 0);
 
-	/* The connection is usable after both failures. */
+	/* A log row the schema refuses takes the run, its metrics and its other rows with it. */
+	{
+		struct tl_run_record bad = r;
+		struct tl_sample_row good = { .pid = 1, .t_ns = 1, .addr = 4096, .hit = 1 }, wrong = good;
+
+		memset(&bad.samples, 0, sizeof(bad.samples));
+		bad.experiment_id = add_experiment(st, "e", 0);
+		wrong.hit = 2;
+		assert_int_equal(tl_record_add_sample(&bad, &good), 0);
+		assert_int_equal(tl_record_add_sample(&bad, &wrong), 0);
+		assert_int_equal(tl_env_put(&bad.env, "allocator.mapped", "libtiermem"), 0);
+		capture_begin();
+		assert_true(tl_store_add_run(st, &bad, NULL) < 0);
+		err = capture_end();
+		assert_non_null(strstr(err, "CHECK"));
+		assert_int_equal(sql_int(tl_store_db(st), "SELECT count(*) FROM runs"), 0);
+		assert_int_equal(sql_int(tl_store_db(st), "SELECT count(*) FROM metrics"), 0);
+		assert_int_equal(sql_int(tl_store_db(st), "SELECT count(*) FROM samples"), 0);
+		assert_int_equal(sql_int(tl_store_db(st), "SELECT count(*) FROM environment"), 0);
+		bad.metrics = (__typeof__(bad.metrics)){ 0 };	/* borrowed from r */
+		tl_record_release(&bad);
+	}
+
+	/* The connection is usable after every failure. */
 	add_run(st, add_experiment(st, "e", 0), "k-r1", TL_STATUS_OK, 1);
 	assert_int_equal(sql_int(tl_store_db(st), "SELECT count(*) FROM metrics"), 2);
 	tl_store_close(st);
@@ -652,6 +697,7 @@ static void test_migrate_from_empty(void **state)
 {
 	const char *path = path_in("v0.db"), *zero = path_in("zero.db");
 	struct tl_store *st;
+	struct blob before;
 	sqlite3 *db;
 
 	(void)state;
@@ -664,11 +710,56 @@ static void test_migrate_from_empty(void **state)
 	add_run(st, add_experiment(st, "e", 0), "k-r1", TL_STATUS_OK, 1);
 	tl_store_close(st);
 
-	/* A zero-byte file is an empty database too. */
+	/*
+	 * A zero-byte file is an empty database too, which a reader refuses
+	 * (nothing to read) and leaves as it was: readers never write a schema.
+	 */
 	write_file(zero, "", 0);
-	assert_int_equal(tl_store_open_existing(zero, &st), 0);
+	capture_begin();
+	assert_int_equal(tl_store_open_existing(zero, &st), -ENOENT);
+	assert_non_null(strstr(capture_end(), "holds no tierlab results (an empty database)"));
+	assert_null(st);
+	before = read_file(zero);
+	assert_int_equal(before.len, 0);
+	free(before.data);
+	assert_false(file_exists(zero, "-wal"));
+	assert_false(file_exists(zero, "-shm"));
+	assert_int_equal(tl_store_open(zero, &st), 0);
 	assert_int_equal(sql_int(tl_store_db(st), "SELECT count(*) FROM experiments"), 0);
 	tl_store_close(st);
+}
+
+/*
+ * Readers open read-only: an older schema is read as it is (no migration,
+ * NULL for the axis columns it lacks) and nothing about the file changes
+ * (tests/cli/readers.sh shows a read-only directory, as a user other than
+ * root).
+ */
+static void test_readers_never_write(void **state)
+{
+	const char *path = path_in("hand.db");
+	struct tl_store *st;
+	struct tl_run_row *rows;
+	struct blob before;
+	sqlite3 *db;
+	size_t n;
+
+	(void)state;
+	make_v1_by_hand(path);
+	db = raw_open(path);
+	sql_exec(db, "ALTER TABLE runs DROP COLUMN \"sampler\"; PRAGMA journal_mode = WAL;");
+	sqlite3_close(db);
+	before = read_file(path);
+	assert_int_equal(tl_store_open_existing(path, &st), 0);
+	assert_int_equal(tl_store_query_runs(st, "old", &rows, &n), 0);
+	assert_int_equal(n, 1);
+	assert_string_equal(rows[0].values[TL_AXIS_POLICY], "lru");
+	assert_null(rows[0].values[TL_AXIS_SAMPLER]);
+	tl_run_rows_free(rows, n);
+	assert_int_equal(sql_int(tl_store_db(st), "PRAGMA user_version"), 1);
+	tl_store_close(st);
+	assert_same_file(path, &before);
+	free(before.data);
 }
 
 static void test_open_hand_written_v1(void **state)
@@ -756,22 +847,72 @@ static void test_fake_migrations(void **state)
 	tl_store_close(st);
 }
 
-static void test_axis_without_migration(void **state)
+static void test_axis_columns_added(void **state)
 {
-	/* A schema whose runs table lacks the axis columns, as if an axis were added without a migration. */
+	/* A runs table without some axis columns (an axis added since the database was made) gets them. */
 	const char *old[] = {
 		"CREATE TABLE experiments (id INTEGER PRIMARY KEY, name TEXT);"
-		"CREATE TABLE runs (id INTEGER PRIMARY KEY, run_key TEXT);",
+		"CREATE TABLE runs (id INTEGER PRIMARY KEY, run_key TEXT, \"policy\" TEXT);"
+		"INSERT INTO runs (run_key, policy) VALUES ('k-r1', 'lru');",
 	};
+	const char *none[] = { "CREATE TABLE experiments (id INTEGER PRIMARY KEY, name TEXT);" };
 	struct tl_store *st;
 	const char *err;
 
 	(void)state;
+	assert_int_equal(tl_store_open_with(path_in("t.db"), true, old, 1, &st), 0);
+	for (int a = 0; a < TL_AXIS__COUNT; a++) {
+		char sql[128];
+
+		snprintf(sql, sizeof(sql), "SELECT count(*) FROM pragma_table_info('runs') WHERE name = '%s'",
+			 tl_axes[a].name);
+		assert_int_equal(sql_int(tl_store_db(st), sql), 1);
+	}
+	assert_sql_text(tl_store_db(st), "SELECT policy FROM runs", "lru");
+	assert_int_equal(sql_int(tl_store_db(st), "SELECT count(*) FROM runs WHERE workload IS NULL"), 1);
+	tl_store_close(st);
+	/* once is enough: opening again changes nothing */
+	assert_int_equal(tl_store_open_with(path_in("t.db"), true, old, 1, &st), 0);
+	tl_store_close(st);
+
+	/* a database with no runs table at all is not one of ours */
 	capture_begin();
-	assert_int_equal(tl_store_open_with(path_in("t.db"), true, old, 1, &st), -EPROTO);
+	assert_int_equal(tl_store_open_with(path_in("u.db"), true, none, 1, &st), -EPROTO);
 	err = capture_end();
-	assert_non_null(strstr(err, "no column for axis 'workload'"));
+	assert_non_null(strstr(err, "no table runs"));
 	assert_null(st);
+}
+
+/*
+ * A tierlab database someone dropped a table from: readers and writers say
+ * it is damaged, in words for a user (no hint for developers), and change
+ * nothing.
+ */
+static void test_damaged_database(void **state)
+{
+	const char *path = path_in("dropped.db");
+	struct tl_store *st;
+	struct blob before;
+	const char *err;
+	sqlite3 *db;
+
+	(void)state;
+	assert_int_equal(tl_store_open(path, &st), 0);
+	tl_store_close(st);
+	db = raw_open(path);
+	sql_exec(db, "DROP TABLE runs");
+	sqlite3_close(db);
+	before = read_file(path);
+	capture_begin();
+	assert_int_equal(tl_store_open_existing(path, &st), -EPROTO);
+	assert_int_equal(tl_store_open(path, &st), -EPROTO);
+	err = capture_end();
+	assert_int_equal(count_lines(err), 2);
+	assert_non_null(strstr(err, "damaged: its table 'runs' is missing"));
+	assert_null(strstr(err, "migration"));
+	assert_null(strstr(err, "store-schema"));
+	assert_same_file(path, &before);
+	free(before.data);
 }
 
 static void test_refuses_newer_version(void **state)
@@ -959,7 +1100,7 @@ static int writer(const char *path, const char *name, int gate)
 		struct tl_metric m[] = { { "hit_rate", i / 1000.0, NULL }, { "n", i, NULL } };
 		struct tl_run_record r = {
 			.experiment_id = e, .config_key = name, .rep = 1, .result = &res,
-			.has_fom = true, .fom = i, .metrics = m, .nmetrics = 2,
+			.has_fom = true, .fom = i, .metrics = { m, 2, 0 },
 		};
 		char key[64];
 
@@ -1028,8 +1169,10 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_get_run, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_from_empty, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_hand_written_v1, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_readers_never_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fake_migrations, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_axis_without_migration, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_axis_columns_added, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_damaged_database, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refuses_newer_version, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_refuses_foreign_database, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_corrupt_files, setup, teardown),

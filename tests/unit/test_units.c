@@ -19,8 +19,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "nodeset.h"
-#include "units.h"
+#include "util/nodeset.h"
+#include "util/units.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 #define KiB 1024ULL

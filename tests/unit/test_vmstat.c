@@ -23,9 +23,9 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "procpeak.h"
-#include "store.h"
-#include "vmstat.h"
+#include "measure/procpeak.h"
+#include "store/query.h"
+#include "measure/vmstat.h"
 
 #define MiB (1024UL * 1024)
 
@@ -387,16 +387,15 @@ static void test_store(void **state)
 	assert_int_equal(tl_store_open(path, &st), 0);
 	assert_int_equal(tl_store_add_experiment(st, &e, &exp), 0);
 	r.experiment_id = exp;
-	assert_int_equal(tl_store_add_run(st, &r, &run), 0);
 
 	assert_int_equal(tl_vmstat_snapshot(&before, NULL), 0);
 	tl_procpeak_init(&pp);
 	assert_int_equal(tl_procpeak_sample(&pp, getpid()), 0);
 	assert_int_equal(tl_vmstat_snapshot(&after, NULL), 0);
-	assert_int_equal(tl_vmstat_store(st, run, &before, &after), 0);
-	assert_int_equal(tl_procpeak_store(st, run, &pp), 0);
-	/* Stored twice: replaced, not duplicated. */
-	assert_int_equal(tl_procpeak_store(st, run, &pp), 0);
+	assert_int_equal(tl_vmstat_record(&before, &after, &r), 0);
+	assert_int_equal(tl_procpeak_record(&pp, &r), 0);
+	assert_int_equal(tl_store_add_run(st, &r, &run), 0);
+	tl_record_release(&r);
 
 	assert_int_equal(tl_store_run_metrics(st, run, &m, &n), 0);
 	assert_int_equal(n, after.n + 6);

@@ -68,6 +68,22 @@ static inline double wl_parse_double(const char *prog, const char *opt, const ch
 	return v;
 }
 
+/* The thread count OMP_NUM_THREADS asks for (its first level), 1 when unset. */
+static inline int wl_default_threads(const char *prog)
+{
+	const char *s = getenv("OMP_NUM_THREADS");
+	char *end;
+	long v;
+
+	if (!s || !*s)
+		return 1;
+	v = strtol(s, &end, 10);
+	/* OMP_NUM_THREADS may be a list ("4,2"): its first level counts */
+	if (v < 1 || v > 4096 || (*end && *end != ','))
+		wl_usage_error(prog, "OMP_NUM_THREADS: '%s' is not a thread count", s);
+	return (int)v;
+}
+
 /* One big block, or exit with a clear message (a workload cannot go on without it). */
 static inline void *wl_alloc(const char *prog, const char *what, size_t bytes)
 {

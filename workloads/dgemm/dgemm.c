@@ -8,111 +8,79 @@
 #include "../common/wl.h"
 
 #include <cblas.h>
-#include <getopt.h>
 
-static const char *prog = "dgemm";
+#include "../common/wl-options.h"
+#include "wl-sizes.h"
 
-/* The descriptor (workload.yaml) lists the same presets with the same values. */
-static const struct preset {
-	const char *name;
-	int n, repeats;
-} presets[] = {
-	{ "tiny", 512, 4 },
-	{ "small", 2048, 10 },
-	{ "paper", 8192, 30 },
-};
-#define NPRESETS (int)(sizeof(presets) / sizeof(presets[0]))
+static const char *prog = WL_NAME;
+
 #define DEFAULT_REPEATS 30	/* mt-dgemm's */
 
-static void usage(void)
+enum { OPT_N = 1, OPT_REPEATS, OPT_ALPHA, OPT_BETA, OPT_NO_FIX };
+
+static const struct wl_option options[] = {
+	{ OPT_N, 0, "n", "N", WL_NOT_WITH_SIZE, 0, "matrix order (three N x N matrices of doubles)" },
+	{ OPT_REPEATS, 0, "repeats", "R", 0, 0, "repetitions (default 30 with --n, as mt-dgemm)" },
+	{ OPT_ALPHA, 0, "alpha", "A", 0, 0, "default 1.0" },
+	{ OPT_BETA, 0, "beta", "B", 0, 0, "default 1.0" },
+	{ OPT_NO_FIX, 0, "no-coretype-fix", NULL, WL_FLAG, 0,
+	  "when OpenBLAS chose kernels far below what the CPU\nsupports, only say so instead of re-running with"
+	  "\nOPENBLAS_CORETYPE set (a user-set one is always kept)" },
+	{ 0, 0, NULL, NULL, 0, 0, NULL },
+};
+
+struct parsed {
+	struct dgemm_params p;
+	int fix;
+};
+
+static void set(int key, const char *v, void *ctx)
 {
-	printf("usage: dgemm [--size PRESET | --n N] [--repeats R] [--alpha A] [--beta B]\n"
-	       "             [--no-coretype-fix]\n"
-	       "\n"
-	       "ACES mt-dgemm: C <- alpha*A*B + beta*C, repeated R times with cblas_dgemm\n"
-	       "(OpenBLAS); figure of merit in GF/s = 2*N^2*R*(N+1)/t.\n"
-	       "\n"
-	       "  --size PRESET      N and R from a preset (default: small)\n"
-	       "  --n N              matrix order (three N x N matrices of doubles)\n"
-	       "  --repeats R        repetitions (default %d with --n, as mt-dgemm)\n"
-	       "  --alpha A          default 1.0\n"
-	       "  --beta B           default 1.0\n"
-	       "  --no-coretype-fix  when OpenBLAS chose kernels far below what the CPU\n"
-	       "                     supports, only say so instead of re-running with\n"
-	       "                     OPENBLAS_CORETYPE set (a user-set one is always kept)\n"
-	       "  -h, --help         this text\n"
-	       "\n"
-	       "Size presets:\n", DEFAULT_REPEATS);
-	for (int i = 0; i < NPRESETS; i++)
-		printf("  %-6s --n %d --repeats %d   (%.1f MiB for three matrices)\n", presets[i].name,
-		       presets[i].n, presets[i].repeats,
-		       3.0 * presets[i].n * presets[i].n * sizeof(double) / 1048576.0);
-	printf("\nThreads: OPENBLAS_NUM_THREADS or OMP_NUM_THREADS.\n");
+	struct parsed *o = ctx;
+
+	switch (key) {
+	case OPT_N:
+		/* Far beyond any memory (3 x 80 GB), and far from overflowing int index arithmetic. */
+		o->p.n = (int)wl_parse_long(prog, "--n", v, 1, 100000);
+		break;
+	case OPT_REPEATS:
+		o->p.repeats = (int)wl_parse_long(prog, "--repeats", v, 1, 1000000);
+		break;
+	case OPT_ALPHA:
+		o->p.alpha = wl_parse_double(prog, "--alpha", v);
+		break;
+	case OPT_BETA:
+		o->p.beta = wl_parse_double(prog, "--beta", v);
+		break;
+	case OPT_NO_FIX:
+		o->fix = 0;
+		break;
+	}
+}
+
+/* "6.0 MiB for three matrices" */
+static void size_note(const struct wl_size *s, char *buf, size_t len)
+{
+	const char *n = wl_size_arg(s, "--n");
+	double order = n ? atof(n) : 0;
+
+	snprintf(buf, len, "%.1f MiB for three matrices", 3.0 * order * order * sizeof(double) / 1048576.0);
 }
 
 static void parse_options(int argc, char **argv, struct dgemm_params *p, int *fix)
 {
-	static const struct option longopts[] = {
-		{ "size", required_argument, NULL, 's' },
-		{ "n", required_argument, NULL, 'n' },
-		{ "repeats", required_argument, NULL, 'r' },
-		{ "alpha", required_argument, NULL, 'a' },
-		{ "beta", required_argument, NULL, 'b' },
-		{ "no-coretype-fix", no_argument, NULL, 'F' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	struct parsed o = { .p = { .alpha = 1.0, .beta = 1.0 }, .fix = 1 };
+	const struct wl_cmd cmd = {
+		WL_DESCRIPTOR, .default_size = WL_DEFAULT_SIZE, .size_note = size_note,
+		.footer = "Threads: OPENBLAS_NUM_THREADS or OMP_NUM_THREADS.",
+		.options = options, .set = set, .ctx = &o,
 	};
-	const struct preset *preset = NULL;
-	int opt;
 
-	opterr = 0;
-	*p = (struct dgemm_params){ .alpha = 1.0, .beta = 1.0 };
-	*fix = 1;
-	while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 's':
-			preset = NULL;
-			for (int i = 0; i < NPRESETS; i++)
-				if (!strcmp(optarg, presets[i].name))
-					preset = &presets[i];
-			if (!preset)
-				wl_usage_error(prog, "--size: unknown preset '%s' (tiny, small, paper)", optarg);
-			break;
-		case 'n':
-			/* Far beyond any memory (3 x 80 GB), and far from overflowing int index arithmetic. */
-			p->n = (int)wl_parse_long(prog, "--n", optarg, 1, 100000);
-			break;
-		case 'r':
-			p->repeats = (int)wl_parse_long(prog, "--repeats", optarg, 1, 1000000);
-			break;
-		case 'a':
-			p->alpha = wl_parse_double(prog, "--alpha", optarg);
-			break;
-		case 'b':
-			p->beta = wl_parse_double(prog, "--beta", optarg);
-			break;
-		case 'F':
-			*fix = 0;
-			break;
-		case 'h':
-			usage();
-			exit(0);
-		case ':':
-			wl_usage_error(prog, "option '%s' needs a value", argv[optind - 1]);
-		default:
-			wl_usage_error(prog, "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		wl_usage_error(prog, "unexpected argument '%s'", argv[optind]);
-	if (preset && p->n)
-		wl_usage_error(prog, "--size and --n exclude each other");
-	if (!p->n) {
-		preset = preset ? preset : &presets[1];
-		p->n = preset->n;
-	}
-	if (!p->repeats)
-		p->repeats = preset ? preset->repeats : DEFAULT_REPEATS;
+	wl_parse(&cmd, argc, argv);
+	if (!o.p.repeats)
+		o.p.repeats = DEFAULT_REPEATS;
+	*p = o.p;
+	*fix = o.fix;
 }
 
 int main(int argc, char **argv)

@@ -8,53 +8,12 @@
 #include "himeno.h"
 #include "../common/wl.h"
 
-#include <getopt.h>
 #include <omp.h>
 
-static const char *prog = "himeno";
+#include "../common/wl-options.h"
+#include "wl-sizes.h"
 
-/* The descriptor (workload.yaml) lists the same presets with the same names. */
-static const struct preset {
-	const char *name;
-	const char *grid;
-	int iterations;
-} presets[] = {
-	{ "tiny", "XS", 20 },
-	{ "small", "S", 800 },
-	{ "medium", "M", 80 },
-	{ "large", "L", 10 },
-	{ "xl", "XL", 3 },
-};
-#define NPRESETS (int)(sizeof(presets) / sizeof(presets[0]))
-
-static void usage(void)
-{
-	printf("usage: himeno [--size PRESET | --grid XS|S|M|L|XL] [--iterations N | --seconds T]\n"
-	       "              [--reference]\n"
-	       "\n"
-	       "The Himeno benchmark (himenoBMTxpa): Jacobi iteration for the pressure Poisson\n"
-	       "equation on 14 float grids; figure of merit in MFLOPS (34 flops per point).\n"
-	       "\n"
-	       "  --size PRESET     a grid and an iteration count (default: small)\n"
-	       "  --grid G          the original's grid sizes: XS 32x32x64, S 64x64x128,\n"
-	       "                    M 128x128x256, L 256x256x512, XL 512x512x1024\n"
-	       "  --iterations N    run exactly N iterations (reproducible; the default mode)\n"
-	       "  --seconds T       like the original: 3 rehearsal iterations, then as many\n"
-	       "                    as take about T seconds (the original uses 60)\n"
-	       "  --reference       print the Gosa of a plain double-precision implementation\n"
-	       "                    for the grid and iteration count (to extend the table)\n"
-	       "  -h, --help        this text\n"
-	       "\n"
-	       "Size presets:\n");
-	for (int i = 0; i < NPRESETS; i++) {
-		const struct himeno_size *s = himeno_size_find(presets[i].grid);
-
-		printf("  %-7s --grid %s --iterations %d   (%dx%dx%d, %.1f MiB)\n", presets[i].name,
-		       s->name, presets[i].iterations, s->mimax, s->mjmax, s->mkmax,
-		       14.0 * s->mimax * s->mjmax * s->mkmax * sizeof(float) / 1048576.0);
-	}
-	printf("\nThreads: OpenMP, OMP_NUM_THREADS.\n");
-}
+static const char *prog = WL_NAME;
 
 struct options {
 	const struct himeno_size *grid;
@@ -63,73 +22,76 @@ struct options {
 	int reference;
 };
 
+enum { OPT_GRID = 1, OPT_ITERATIONS, OPT_SECONDS, OPT_REFERENCE };
+
+static const struct wl_option options[] = {
+	{ OPT_GRID, 0, "grid", "G", WL_NOT_WITH_SIZE, 0,
+	  "the original's grid sizes: XS 32x32x64, S 64x64x128,\nM 128x128x256, L 256x256x512, XL 512x512x1024" },
+	{ OPT_ITERATIONS, 0, "iterations", "N", 0, OPT_SECONDS,
+	  "run exactly N iterations (reproducible; the default mode)" },
+	{ OPT_SECONDS, 0, "seconds", "T", 0, OPT_ITERATIONS,
+	  "like the original: 3 rehearsal iterations, then as many\nas take about T seconds (the original uses 60)" },
+	{ OPT_REFERENCE, 0, "reference", NULL, WL_FLAG, 0,
+	  "print the Gosa of a plain double-precision implementation\nfor the grid and iteration count (to extend the table)" },
+	{ 0, 0, NULL, NULL, 0, 0, NULL },
+};
+
+static void set(int key, const char *v, void *ctx)
+{
+	struct options *o = ctx;
+
+	switch (key) {
+	case OPT_GRID:
+		o->grid = himeno_size_find(v);
+		if (!o->grid)
+			wl_usage_error(prog, "--grid: unknown grid '%s' (XS, S, M, L, XL)", v);
+		break;
+	case OPT_ITERATIONS:
+		o->iterations = (int)wl_parse_long(prog, "--iterations", v, 1, 100000000);
+		break;
+	case OPT_SECONDS:
+		o->seconds = wl_parse_double(prog, "--seconds", v);
+		if (o->seconds <= 0 || o->seconds > 1e6)
+			wl_usage_error(prog, "--seconds: '%s' is not a duration from 0 to 1e6", v);
+		break;
+	case OPT_REFERENCE:
+		o->reference = 1;
+		break;
+	}
+}
+
+/* "32x32x64, 3.5 MiB" */
+static void size_note(const struct wl_size *s, char *buf, size_t len)
+{
+	const struct himeno_size *g = himeno_size_find(wl_size_arg(s, "--grid") ? wl_size_arg(s, "--grid") : "");
+
+	if (g)
+		snprintf(buf, len, "%dx%dx%d, %.1f MiB", g->mimax, g->mjmax, g->mkmax,
+			 14.0 * g->mimax * g->mjmax * g->mkmax * sizeof(float) / 1048576.0);
+	else
+		snprintf(buf, len, "no grid");
+}
+
 static void parse_options(int argc, char **argv, struct options *o)
 {
-	static const struct option longopts[] = {
-		{ "size", required_argument, NULL, 's' },
-		{ "grid", required_argument, NULL, 'g' },
-		{ "iterations", required_argument, NULL, 'n' },
-		{ "seconds", required_argument, NULL, 't' },
-		{ "reference", no_argument, NULL, 'r' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	const struct wl_cmd cmd = {
+		WL_DESCRIPTOR, .default_size = WL_DEFAULT_SIZE, .size_note = size_note,
+		.footer = "Threads: OpenMP, OMP_NUM_THREADS.", .options = options, .set = set, .ctx = o,
 	};
-	const struct preset *preset = NULL;
-	int opt;
 
-	opterr = 0;
 	*o = (struct options){ 0 };
-	while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 's':
-			for (int i = 0; i < NPRESETS; i++)
-				if (!strcmp(optarg, presets[i].name))
-					preset = &presets[i];
-			if (!preset || strcmp(optarg, preset->name))
-				wl_usage_error(prog, "--size: unknown preset '%s' (tiny, small, medium, large, xl)",
-					       optarg);
-			break;
-		case 'g':
-			o->grid = himeno_size_find(optarg);
-			if (!o->grid)
-				wl_usage_error(prog, "--grid: unknown grid '%s' (XS, S, M, L, XL)", optarg);
-			break;
-		case 'n':
-			o->iterations = (int)wl_parse_long(prog, "--iterations", optarg, 1, 100000000);
-			break;
-		case 't':
-			o->seconds = wl_parse_double(prog, "--seconds", optarg);
-			if (o->seconds <= 0 || o->seconds > 1e6)
-				wl_usage_error(prog, "--seconds: '%s' is not a duration from 0 to 1e6", optarg);
-			break;
-		case 'r':
-			o->reference = 1;
-			break;
-		case 'h':
-			usage();
-			exit(0);
-		case ':':
-			wl_usage_error(prog, "option '%s' needs a value", argv[optind - 1]);
-		default:
-			wl_usage_error(prog, "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		wl_usage_error(prog, "unexpected argument '%s'", argv[optind]);
+	wl_parse(&cmd, argc, argv);
 	if (o->iterations && o->seconds > 0)
 		wl_usage_error(prog, "--iterations and --seconds exclude each other");
 	if (o->reference && o->seconds > 0)
 		wl_usage_error(prog, "--reference needs a fixed iteration count, not --seconds");
-	if (preset && o->grid)
-		wl_usage_error(prog, "--size and --grid exclude each other");
-	if (!o->grid)
-		o->grid = himeno_size_find((preset ? preset : &presets[1])->grid);
-	/* Without a count, a grid runs as many iterations as its preset. */
-	for (int i = 0; i < NPRESETS && !preset; i++)
-		if (himeno_size_find(presets[i].grid) == o->grid)
-			preset = &presets[i];
+	/* A grid without a count runs as many iterations as the descriptor's preset of that grid. */
+	for (const struct wl_size *s = wl_sizes; s->name && !o->iterations && o->seconds <= 0; s++)
+		if (himeno_size_find(wl_size_arg(s, "--grid") ? wl_size_arg(s, "--grid") : "") == o->grid &&
+		    wl_size_arg(s, "--iterations"))
+			o->iterations = atoi(wl_size_arg(s, "--iterations"));
 	if (!o->iterations && o->seconds <= 0)
-		o->iterations = preset->iterations;
+		wl_usage_error(prog, "--grid %s: no preset of that grid gives a count; give --iterations", o->grid->name);
 }
 
 static int print_reference(const struct options *o)

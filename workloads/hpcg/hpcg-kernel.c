@@ -39,31 +39,37 @@ typedef double v4d __attribute__((vector_size(32), aligned(8)));
 #define GATHER4(k) ((v4d){ x[c[k]], x[c[(k) + 1]], x[c[(k) + 2]], x[c[(k) + 3]] })
 #define HSUM(s) (((s)[0] + (s)[2]) + ((s)[1] + (s)[3]))
 
-/* A row times x. */
-static inline double row_sum(const double *restrict a, const int32_t *restrict c, const double *x)
+/*
+ * Six groups of four products of a row: slots 0-11 and the three groups
+ * at k0, k1, k2, summed as three lanes (s0 + (s1 + s2)).
+ */
+static inline v4d row_groups(const double *restrict a, const int32_t *restrict c, const double *x, int k0,
+			     int k1, int k2)
 {
 	v4d s0 = LOAD4(a) * GATHER4(0), s1 = LOAD4(a + 4) * GATHER4(4);
 	v4d s2 = LOAD4(a + 8) * GATHER4(8);
 
-	s0 += LOAD4(a + 12) * GATHER4(12);
-	s1 += LOAD4(a + 16) * GATHER4(16);
-	s2 += LOAD4(a + 20) * GATHER4(20);
-	s0 += s1 + s2;
-	return HSUM(s0) + (a[24] * x[c[24]] + a[25] * x[c[25]] + a[26] * x[c[26]]);
+	s0 += LOAD4(a + k0) * GATHER4(k0);
+	s1 += LOAD4(a + k1) * GATHER4(k1);
+	s2 += LOAD4(a + k2) * GATHER4(k2);
+	return s0 + (s1 + s2);
+}
+
+/* A row times x. */
+static inline double row_sum(const double *restrict a, const int32_t *restrict c, const double *x)
+{
+	v4d s = row_groups(a, c, x, 12, 16, 20);
+
+	return HSUM(s) + (a[24] * x[c[24]] + a[25] * x[c[25]] + a[26] * x[c[26]]);
 }
 
 /* A row times x without the x-line through the diagonal (slots 12, 13, 14). */
 static inline double row_sum_off(const double *restrict a, const int32_t *restrict c,
 				 const double *x)
 {
-	v4d s0 = LOAD4(a) * GATHER4(0), s1 = LOAD4(a + 4) * GATHER4(4);
-	v4d s2 = LOAD4(a + 8) * GATHER4(8);
+	v4d s = row_groups(a, c, x, 15, 19, 23);
 
-	s0 += LOAD4(a + 15) * GATHER4(15);
-	s1 += LOAD4(a + 19) * GATHER4(19);
-	s2 += LOAD4(a + 23) * GATHER4(23);
-	s0 += s1 + s2;
-	return HSUM(s0);
+	return HSUM(s);
 }
 
 void hpcg_spmv(const struct hpcg_matrix *A, const double *restrict x, double *restrict y)

@@ -17,34 +17,15 @@
  */
 #include "hpcg.h"
 #include "../common/wl.h"
+#include "../common/wl-options.h"
+#include "wl-sizes.h"
 
-#include <getopt.h>
 #include <math.h>
 #include <omp.h>
 
-#ifdef HPCG_MPI
-#define PROG "hpcg-mpi"
-#else
-#define PROG "hpcg"
-#endif
+#define PROG WL_NAME
 #define MAX_DIM 1024
 #define MAX_SETS 1000000
-
-struct preset {
-	const char *name;
-	int nx;
-	int sets;		/* 0: run by time */
-	double time;
-};
-
-/* The same names and values as workload.yaml's sizes. */
-static const struct preset presets[] = {
-	{ "tiny", 16, 2, 0.0 },
-	{ "small", 32, 0, 3.0 },
-	{ "medium", 48, 0, 5.0 },
-	{ "paper", 104, 0, 60.0 },
-};
-#define NPRESETS (int)(sizeof(presets) / sizeof(presets[0]))
 
 struct options {
 	int nx, ny, nz;
@@ -52,41 +33,16 @@ struct options {
 	double time;
 };
 
-static void usage(void)
-{
-	printf("usage: %s [--size NAME] [--nx N] [--ny N] [--nz N] [--sets K | --time SECONDS]\n"
-	       "\n"
-	       "HPCG 3.1: conjugate gradient preconditioned by a 4-level multigrid V-cycle\n"
-	       "(symmetric Gauss-Seidel smoother) on a 27-point stencil. Validates as HPCG\n"
-	       "does (symmetry, CG iteration counts, residual of the timed sets) and prints\n"
-	       "GFLOP/s of the timed sets, counted as HPCG counts them, as the figure of merit.\n"
-	       "\n"
-	       "  --size NAME     a preset (default small):\n", PROG);
-	for (int i = 0; i < NPRESETS; i++) {
-		if (presets[i].sets)
-			printf("                    %-7s --nx %d --sets %d\n", presets[i].name,
-			       presets[i].nx, presets[i].sets);
-		else
-			printf("                    %-7s --nx %d --time %g\n", presets[i].name,
-			       presets[i].nx, presets[i].time);
-	}
-	printf("  --nx N          grid points in x, a multiple of 8 up to %d (ny, nz default to nx)\n"
-	       "  --ny N          grid points in y, a multiple of 8\n"
-	       "  --nz N          grid points in z, a multiple of 8\n"
-	       "  --sets K        timed CG sets of %d iterations\n"
-	       "  --time SECONDS  as many sets as fit in about SECONDS (HPCG's rule)\n"
-	       "  --help          this text\n"
-	       "\n"
-	       "Threads: OMP_NUM_THREADS (SpMV, dot and waxpby are parallel; Gauss-Seidel\n"
-	       "is sequential, as in the reference).\n",
-	       MAX_DIM, HPCG_CG_ITERS);
-#ifdef HPCG_MPI
-	printf("\n"
-	       "Ranks: mpirun -np N %s ...; --nx, --ny, --nz give each rank's box and the\n"
-	       "global grid is the process grid (npx x npy x npz = N, as HPCG) times it.\n"
-	       "Without a launcher it runs as one rank.\n", PROG);
-#endif
-}
+enum { OPT_NX = 1, OPT_NY, OPT_NZ, OPT_SETS, OPT_TIME };
+
+static const struct wl_option options[] = {
+	{ OPT_NX, 0, "nx", "N", 0, 0, "grid points in x, a multiple of 8 up to 1024 (ny, nz default to nx)" },
+	{ OPT_NY, 0, "ny", "N", 0, 0, "grid points in y, a multiple of 8" },
+	{ OPT_NZ, 0, "nz", "N", 0, 0, "grid points in z, a multiple of 8" },
+	{ OPT_SETS, 0, "sets", "K", 0, OPT_TIME, "timed CG sets of 50 iterations" },
+	{ OPT_TIME, 0, "time", "SECONDS", 0, OPT_SETS, "as many sets as fit in about SECONDS (HPCG's rule)" },
+	{ 0, 0, NULL, NULL, 0, 0, NULL },
+};
 
 static int dim_arg(const char *opt, const char *s)
 {
@@ -97,78 +53,57 @@ static int dim_arg(const char *opt, const char *s)
 	return (int)v;
 }
 
+static void set(int key, const char *v, void *ctx)
+{
+	struct options *o = ctx;
+
+	switch (key) {
+	case OPT_NX:
+		o->nx = dim_arg("--nx", v);
+		break;
+	case OPT_NY:
+		o->ny = dim_arg("--ny", v);
+		break;
+	case OPT_NZ:
+		o->nz = dim_arg("--nz", v);
+		break;
+	case OPT_SETS:
+		o->sets = (int)wl_parse_long(PROG, "--sets", v, 1, MAX_SETS);
+		break;
+	case OPT_TIME:
+		o->time = wl_parse_double(PROG, "--time", v);
+		if (!(o->time > 0.0 && o->time <= 1.0e6))
+			wl_usage_error(PROG, "--time: '%s' is not a duration from 0 to 1e6 seconds", v);
+		break;
+	}
+}
+
 static void parse(int argc, char **argv, struct options *o)
 {
-	static const struct option longopts[] = {
-		{ "size", required_argument, NULL, 's' },
-		{ "nx", required_argument, NULL, 'x' },
-		{ "ny", required_argument, NULL, 'y' },
-		{ "nz", required_argument, NULL, 'z' },
-		{ "sets", required_argument, NULL, 'k' },
-		{ "time", required_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	const struct wl_cmd cmd = {
+		WL_DESCRIPTOR, .default_size = WL_DEFAULT_SIZE,
+#ifdef HPCG_MPI
+		.footer = "Threads: OMP_NUM_THREADS (SpMV, dot and waxpby are parallel; Gauss-Seidel\n"
+			  "is sequential, as in the reference).\n\n"
+			  "Ranks: mpirun -np N " PROG " ...; --nx, --ny, --nz give each rank's box and the\n"
+			  "global grid is the process grid (npx x npy x npz = N, as HPCG) times it.\n"
+			  "Without a launcher it runs as one rank.",
+#else
+		.footer = "Threads: OMP_NUM_THREADS (SpMV, dot and waxpby are parallel; Gauss-Seidel\n"
+			  "is sequential, as in the reference).",
+#endif
+		.options = options, .set = set, .ctx = o,
 	};
-	const struct preset *pre = &presets[1];
-	int nx = 0, ny = 0, nz = 0, sets = 0, c;
-	double time = 0.0;
 
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 's':
-			pre = NULL;
-			for (int i = 0; i < NPRESETS; i++)
-				if (!strcmp(optarg, presets[i].name))
-					pre = &presets[i];
-			if (!pre)
-				wl_usage_error(PROG, "--size: unknown size '%s' (tiny, small, medium, paper)",
-					       optarg);
-			break;
-		case 'x':
-			nx = dim_arg("--nx", optarg);
-			break;
-		case 'y':
-			ny = dim_arg("--ny", optarg);
-			break;
-		case 'z':
-			nz = dim_arg("--nz", optarg);
-			break;
-		case 'k':
-			sets = (int)wl_parse_long(PROG, "--sets", optarg, 1, MAX_SETS);
-			break;
-		case 't':
-			time = wl_parse_double(PROG, "--time", optarg);
-			if (!(time > 0.0 && time <= 1.0e6))
-				wl_usage_error(PROG, "--time: '%s' is not a duration from 0 to 1e6 seconds",
-					       optarg);
-			break;
-		case 'h':
-			usage();
-			exit(0);
-		case ':':
-			wl_usage_error(PROG, "%s needs a value", argv[optind - 1]);
-		default:
-			wl_usage_error(PROG, "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		wl_usage_error(PROG, "unexpected argument '%s'", argv[optind]);
-	if (sets && time > 0.0)
+	*o = (struct options){ 0 };
+	wl_parse(&cmd, argc, argv);
+	if (o->sets && o->time > 0.0)
 		wl_usage_error(PROG, "give --sets or --time, not both");
-
-	o->nx = nx ? nx : pre->nx;
-	o->ny = ny ? ny : o->nx;
-	o->nz = nz ? nz : o->nx;
+	o->ny = o->ny ? o->ny : o->nx;
+	o->nz = o->nz ? o->nz : o->nx;
 	if ((long long)o->nx * o->ny * o->nz * HPCG_SLOTS > INT32_MAX)
 		wl_usage_error(PROG, "grid %d x %d x %d is too large for 32-bit local indices", o->nx,
 			       o->ny, o->nz);
-	o->sets = sets;
-	o->time = time;
-	if (!sets && time <= 0.0) {
-		o->sets = pre->sets;
-		o->time = pre->time;
-	}
 }
 
 static double mib(size_t bytes)

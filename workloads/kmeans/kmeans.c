@@ -1,63 +1,49 @@
 /*
  * kmeans: the Phoenix k-means benchmark as a standalone workload. Options
- * and presets, a reproducible input from the seed, the run, the checks,
+ * (presets from its descriptor), a reproducible input from the seed, the run, the checks,
  * and the figure of merit (milliseconds per iteration, lower is better).
  */
 #include "kmeans.h"
 #include "wl.h"
+#include "wl-options.h"
+#include "wl-sizes.h"
 
-#include <getopt.h>
 #include <limits.h>
 
-static const char *prog = "kmeans";
+static const char *prog = WL_NAME;
 
-/* Presets: the same names and values as workloads/kmeans/workload.yaml. */
-static const struct preset {
-	const char *name;
-	long points;
-	int dims, clusters;
-} presets[] = {
-	{ "tiny", 2000, 3, 10 },
-	{ "small", 100000, 40, 100 },
-	{ "paper", 350000, 40, 100 },
+struct options {
+	long points, dims, clusters, grid, max_iter;
+	uint64_t seed;
+	int threads;
 };
 
-static void usage(void)
-{
-	printf("usage: %s [options]\n"
-	       "k-means clustering as in the Phoenix benchmark (pthreads): iterate until\n"
-	       "no point changes cluster; prints the time per iteration.\n"
-	       "\n"
-	       "  -p, --points N      points (default 100000)\n"
-	       "  -d, --dims N        dimensions (default 3)\n"
-	       "  -c, --clusters N    clusters (default 100)\n"
-	       "  -s, --grid N        coordinates in [0, N) (default 1000)\n"
-	       "      --seed N        input seed (default 1)\n"
-	       "      --threads N     threads (default $OMP_NUM_THREADS, else 1)\n"
-	       "      --max-iter N    give up (validation fails) after N passes (default 10000)\n"
-	       "      --size NAME     a preset; explicit options override it\n"
-	       "  -h, --help          this text\n"
-	       "\n"
-	       "size presets:\n", prog);
-	for (size_t i = 0; i < sizeof(presets) / sizeof(presets[0]); i++)
-		printf("  %-6s -p %ld -d %d -c %d\n", presets[i].name, presets[i].points,
-		       presets[i].dims, presets[i].clusters);
-	printf("\nThe FAT paper's sweep: -d 40 -c 100 -s 1000 with 100000 to 350000 points.\n");
-}
+enum { OPT_POINTS = 1, OPT_DIMS, OPT_CLUSTERS, OPT_GRID, OPT_SEED, OPT_THREADS, OPT_MAX_ITER };
 
-static int default_threads(void)
-{
-	const char *s = getenv("OMP_NUM_THREADS");
-	char *end;
-	long v;
+static const struct wl_option options[] = {
+	{ OPT_POINTS, 'p', "points", "N", 0, 0, "points (default 100000)" },
+	{ OPT_DIMS, 'd', "dims", "N", 0, 0, "dimensions (default 3)" },
+	{ OPT_CLUSTERS, 'c', "clusters", "N", 0, 0, "clusters (default 100)" },
+	{ OPT_GRID, 's', "grid", "N", 0, 0, "coordinates in [0, N) (default 1000)" },
+	{ OPT_SEED, 0, "seed", "N", 0, 0, "input seed (default 1)" },
+	{ OPT_THREADS, 0, "threads", "N", 0, 0, "threads (default $OMP_NUM_THREADS, else 1)" },
+	{ OPT_MAX_ITER, 0, "max-iter", "N", 0, 0, "give up (validation fails) after N passes (default 10000)" },
+	{ 0, 0, NULL, NULL, 0, 0, NULL },
+};
 
-	if (!s || !*s)
-		return 1;
-	v = strtol(s, &end, 10);
-	/* OMP_NUM_THREADS may be a list ("4,2"): its first level counts */
-	if (v < 1 || v > 4096 || (*end && *end != ','))
-		wl_usage_error(prog, "OMP_NUM_THREADS: '%s' is not a thread count", s);
-	return (int)v;
+static void set(int key, const char *v, void *ctx)
+{
+	struct options *o = ctx;
+
+	switch (key) {
+	case OPT_POINTS: o->points = wl_parse_long(prog, "-p", v, 1, 100000000); break;
+	case OPT_DIMS: o->dims = wl_parse_long(prog, "-d", v, 1, 4096); break;
+	case OPT_CLUSTERS: o->clusters = wl_parse_long(prog, "-c", v, 1, 100000); break;
+	case OPT_GRID: o->grid = wl_parse_long(prog, "-s", v, 1, INT_MAX); break;
+	case OPT_SEED: o->seed = (uint64_t)wl_parse_long(prog, "--seed", v, 0, LONG_MAX); break;
+	case OPT_THREADS: o->threads = (int)wl_parse_long(prog, "--threads", v, 1, 4096); break;
+	case OPT_MAX_ITER: o->max_iter = wl_parse_long(prog, "--max-iter", v, 1, INT_MAX); break;
+	}
 }
 
 static void print_size(const char *what, double bytes)
@@ -79,84 +65,45 @@ static void print_size(const char *what, double bytes)
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "points", required_argument, NULL, 'p' },
-		{ "dims", required_argument, NULL, 'd' },
-		{ "clusters", required_argument, NULL, 'c' },
-		{ "grid", required_argument, NULL, 's' },
-		{ "seed", required_argument, NULL, 'S' },
-		{ "threads", required_argument, NULL, 't' },
-		{ "max-iter", required_argument, NULL, 'm' },
-		{ "size", required_argument, NULL, 'z' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	struct options o = { .points = 100000, .dims = 3, .clusters = 100, .grid = 1000, .max_iter = 10000,
+			     .seed = 1, .threads = -1 };
+	const struct wl_cmd cmd = {
+		WL_DESCRIPTOR, .options = options, .set = set, .ctx = &o,
+		.footer = "The FAT paper's sweep: -d 40 -c 100 -s 1000 with 100000 to 350000 points.",
 	};
-	long points = -1, dims = -1, clusters = -1, grid = 1000, max_iter = 10000;
-	uint64_t seed = 1, state;
-	int threads = -1, opt;
-	const struct preset *ps = NULL;
+	uint64_t state;
+	int threads;
 	struct km_problem pb;
 	struct km_result res;
 	const char *bad;
 	int err;
 
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":p:d:c:s:h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'p': points = wl_parse_long(prog, "-p", optarg, 1, 100000000); break;
-		case 'd': dims = wl_parse_long(prog, "-d", optarg, 1, 4096); break;
-		case 'c': clusters = wl_parse_long(prog, "-c", optarg, 1, 100000); break;
-		case 's': grid = wl_parse_long(prog, "-s", optarg, 1, INT_MAX); break;
-		case 'S': seed = (uint64_t)wl_parse_long(prog, "--seed", optarg, 0, LONG_MAX); break;
-		case 't': threads = (int)wl_parse_long(prog, "--threads", optarg, 1, 4096); break;
-		case 'm': max_iter = wl_parse_long(prog, "--max-iter", optarg, 1, INT_MAX); break;
-		case 'z':
-			ps = NULL;
-			for (size_t i = 0; i < sizeof(presets) / sizeof(presets[0]); i++)
-				if (!strcmp(optarg, presets[i].name))
-					ps = &presets[i];
-			if (!ps)
-				wl_usage_error(prog, "--size: unknown preset '%s' (tiny, small, paper)", optarg);
-			break;
-		case 'h': usage(); return 0;
-		case ':': wl_usage_error(prog, "%s needs a value", argv[optind - 1]);
-		default: wl_usage_error(prog, "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		wl_usage_error(prog, "unexpected argument '%s'", argv[optind]);
-	if (points < 0)
-		points = ps ? ps->points : 100000;
-	if (dims < 0)
-		dims = ps ? ps->dims : 3;
-	if (clusters < 0)
-		clusters = ps ? ps->clusters : 100;
-	if (threads < 0)
-		threads = default_threads();
-	if (grid > km_max_grid((int)dims))
+	wl_parse(&cmd, argc, argv);
+	threads = o.threads < 0 ? wl_default_threads(prog) : o.threads;
+	if (o.grid > km_max_grid((int)o.dims))
 		wl_usage_error(prog, "-s: %ld is too large for %ld dimensions (at most %ld: distances are 32-bit)",
-			       grid, dims, km_max_grid((int)dims));
+			       o.grid, o.dims, km_max_grid((int)o.dims));
 
-	pb.n = points;
-	pb.d = (int)dims;
-	pb.c = (int)clusters;
-	pb.points = wl_alloc(prog, "points", sizeof(int) * (size_t)points * dims);
-	pb.means = wl_alloc(prog, "means", sizeof(int) * (size_t)clusters * dims);
-	pb.assign = wl_alloc(prog, "clusters", sizeof(int) * (size_t)points);
+	pb.n = o.points;
+	pb.d = (int)o.dims;
+	pb.c = (int)o.clusters;
+	pb.points = wl_alloc(prog, "points", sizeof(int) * (size_t)o.points * o.dims);
+	pb.means = wl_alloc(prog, "means", sizeof(int) * (size_t)o.clusters * o.dims);
+	pb.assign = wl_alloc(prog, "clusters", sizeof(int) * (size_t)o.points);
 
 	printf("kmeans: %ld points, %ld dimensions, %ld clusters, grid %ld, seed %llu, %d thread%s\n",
-	       points, dims, clusters, grid, (unsigned long long)seed, threads,
+	       o.points, o.dims, o.clusters, o.grid, (unsigned long long)o.seed, threads,
 	       threads == 1 ? "" : "s");
-	print_size("points (one block)", (double)sizeof(int) * points * dims);
-	print_size("means (one block)", (double)sizeof(int) * clusters * dims);
-	print_size("clusters", (double)sizeof(int) * points);
+	print_size("points (one block)", (double)sizeof(int) * o.points * o.dims);
+	print_size("means (one block)", (double)sizeof(int) * o.clusters * o.dims);
+	print_size("clusters", (double)sizeof(int) * o.points);
 
-	/* Phoenix draws the points, then the initial means, from one generator */
-	state = seed;
-	km_generate(pb.points, (size_t)points * dims, (int)grid, &state);
-	km_generate(pb.means, (size_t)clusters * dims, (int)grid, &state);
+	/* Phoenix draws the o.points, then the initial means, from one generator */
+	state = o.seed;
+	km_generate(pb.points, (size_t)o.points * o.dims, (int)o.grid, &state);
+	km_generate(pb.means, (size_t)o.clusters * o.dims, (int)o.grid, &state);
 
-	err = km_run(&pb, threads, (int)max_iter, &res);
+	err = km_run(&pb, threads, (int)o.max_iter, &res);
 	if (err) {
 		fprintf(stderr, "%s: %s\n", prog, strerror(-err));
 		return 1;

@@ -1,6 +1,6 @@
 /*
  * mallocbench: malloc/free throughput as a standalone workload. Options
- * and presets, which allocator answers malloc, the threads' run, and the
+ * (presets from its descriptor), which allocator answers malloc, the threads' run, and the
  * figure of merit: nanoseconds per free+malloc pair, averaged over the
  * threads as glibc's bench-malloc-thread averages its per-thread times
  * (lower is better; it stays flat as threads are added when the allocator
@@ -8,23 +8,13 @@
  */
 #include "mallocbench.h"
 #include "wl.h"
+#include "wl-options.h"
+#include "wl-sizes.h"
 
 #include <dlfcn.h>
-#include <getopt.h>
 #include <limits.h>
 
-static const char *prog = "mallocbench";
-
-/* Presets: the same names and values as workloads/mallocbench/workload.yaml. */
-static const struct preset {
-	const char *name;
-	long blocks, iterations;
-	int threads;
-} presets[] = {
-	{ "tiny", 100, 100000, 1 },
-	{ "small", 400, 5000000, 1 },
-	{ "mt", 400, 5000000, 2 },
-};
+static const char *prog = WL_NAME;
 
 static const struct range {
 	const char *name;
@@ -34,47 +24,57 @@ static const struct range {
 	{ "large", 4096, 262144 },   /* crosses glibc's default 128 KiB mmap threshold */
 };
 
-static void usage(void)
-{
-	printf("usage: %s [options]\n"
-	       "malloc/free throughput in the manner of glibc's bench-malloc-thread: each\n"
-	       "thread keeps its own slots of live blocks; an iteration frees a random slot\n"
-	       "and mallocs a block of random size (uniform in the range) into it. Prints\n"
-	       "nanoseconds per free+malloc pair (per thread, averaged over the threads).\n"
-	       "\n"
-	       "  --blocks N          live blocks per thread (default 400; glibc's counts:\n"
-	       "                      25, 100, 400, 1600)\n"
-	       "  --range small|large sizes 4..4096 (small, default) or 4096..262144 (large)\n"
-	       "  --min-size N --max-size N\n"
-	       "                      an explicit size range in bytes\n"
-	       "  --threads N         threads (default $OMP_NUM_THREADS, else 1)\n"
-	       "  --iterations N      free+malloc pairs per thread (default 5000000)\n"
-	       "  --seconds S         run each thread for S seconds instead\n"
-	       "  --no-fill           do not write and check blocks (pure allocator time,\n"
-	       "                      weaker validation: only the last live blocks are\n"
-	       "                      checked for overlap)\n"
-	       "  --seed N            seed of the size and slot sequences (default 1)\n"
-	       "  --size NAME         a preset; explicit options override it\n"
-	       "  -h, --help          this text\n"
-	       "\n"
-	       "size presets:\n", prog);
-	for (size_t i = 0; i < sizeof(presets) / sizeof(presets[0]); i++)
-		printf("  %-6s --blocks %ld --iterations %ld --threads %d\n", presets[i].name,
-		       presets[i].blocks, presets[i].iterations, presets[i].threads);
-}
+struct options {
+	long blocks, iterations, min_size, max_size;
+	const struct range *rg;
+	struct mb_config cfg;
+	int threads;
+};
 
-static int default_threads(void)
-{
-	const char *s = getenv("OMP_NUM_THREADS");
-	char *end;
-	long v;
+enum { OPT_BLOCKS = 1, OPT_RANGE, OPT_MIN, OPT_MAX, OPT_THREADS, OPT_ITERATIONS, OPT_SECONDS, OPT_NO_FILL,
+       OPT_SEED };
 
-	if (!s || !*s)
-		return 1;
-	v = strtol(s, &end, 10);
-	if (v < 1 || v > 4096 || (*end && *end != ','))
-		wl_usage_error(prog, "OMP_NUM_THREADS: '%s' is not a thread count", s);
-	return (int)v;
+static const struct wl_option options[] = {
+	{ OPT_BLOCKS, 0, "blocks", "N", 0, 0, "live blocks per thread (default 400; glibc's counts:\n25, 100, 400, 1600)" },
+	{ OPT_RANGE, 0, "range", "small|large", 0, 0, "sizes 4..4096 (small, default) or 4096..262144 (large)" },
+	{ OPT_MIN, 0, "min-size", "N", 0, 0, "an explicit size range in bytes, with --max-size" },
+	{ OPT_MAX, 0, "max-size", "N", 0, 0, "an explicit size range in bytes, with --min-size" },
+	{ OPT_THREADS, 0, "threads", "N", 0, 0, "threads (default $OMP_NUM_THREADS, else 1)" },
+	{ OPT_ITERATIONS, 0, "iterations", "N", 0, OPT_SECONDS, "free+malloc pairs per thread (default 5000000)" },
+	{ OPT_SECONDS, 0, "seconds", "S", 0, OPT_ITERATIONS, "run each thread for S seconds instead" },
+	{ OPT_NO_FILL, 0, "no-fill", NULL, WL_FLAG, 0,
+	  "do not write and check blocks (pure allocator time,\nweaker validation: only the last live blocks are"
+	  "\nchecked for overlap)" },
+	{ OPT_SEED, 0, "seed", "N", 0, 0, "seed of the size and slot sequences (default 1)" },
+	{ 0, 0, NULL, NULL, 0, 0, NULL },
+};
+
+static void set(int key, const char *v, void *ctx)
+{
+	struct options *o = ctx;
+
+	switch (key) {
+	case OPT_BLOCKS: o->blocks = wl_parse_long(prog, "--blocks", v, 1, 1L << 24); break;
+	case OPT_RANGE:
+		o->rg = NULL;
+		for (size_t i = 0; i < sizeof(ranges) / sizeof(ranges[0]); i++)
+			if (!strcmp(v, ranges[i].name))
+				o->rg = &ranges[i];
+		if (!o->rg)
+			wl_usage_error(prog, "--range: '%s' is not small or large", v);
+		break;
+	case OPT_MIN: o->min_size = wl_parse_long(prog, "--min-size", v, 1, 1L << 30); break;
+	case OPT_MAX: o->max_size = wl_parse_long(prog, "--max-size", v, 1, 1L << 30); break;
+	case OPT_THREADS: o->threads = (int)wl_parse_long(prog, "--threads", v, 1, 1024); break;
+	case OPT_ITERATIONS: o->iterations = wl_parse_long(prog, "--iterations", v, 1, LONG_MAX); break;
+	case OPT_SECONDS:
+		o->cfg.seconds = wl_parse_double(prog, "--seconds", v);
+		if (o->cfg.seconds <= 0 || o->cfg.seconds > 86400)
+			wl_usage_error(prog, "--seconds: '%s' is not in (0, 86400]", v);
+		break;
+	case OPT_NO_FILL: o->cfg.fill = 0; break;
+	case OPT_SEED: o->cfg.seed = (uint64_t)wl_parse_long(prog, "--seed", v, 0, LONG_MAX); break;
+	}
 }
 
 /* The object that answers malloc for this process (a preload wins over libc). */
@@ -103,77 +103,26 @@ static void print_allocator(void)
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "blocks", required_argument, NULL, 'b' },
-		{ "range", required_argument, NULL, 'r' },
-		{ "min-size", required_argument, NULL, 'm' },
-		{ "max-size", required_argument, NULL, 'M' },
-		{ "threads", required_argument, NULL, 't' },
-		{ "iterations", required_argument, NULL, 'i' },
-		{ "seconds", required_argument, NULL, 's' },
-		{ "no-fill", no_argument, NULL, 'n' },
-		{ "seed", required_argument, NULL, 'S' },
-		{ "size", required_argument, NULL, 'z' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	static const struct mb_allocator sys = { malloc, free };
-	long blocks = -1, iterations = -1, min_size = -1, max_size = -1;
-	const struct range *rg = &ranges[0];
-	const struct preset *ps = NULL;
-	struct mb_config cfg = { .fill = 1, .seed = 1 };
+	struct options o = { .blocks = -1, .iterations = -1, .min_size = -1, .max_size = -1, .rg = &ranges[0],
+			     .cfg = { .fill = 1, .seed = 1 }, .threads = -1 };
+	const struct wl_cmd cmd = { WL_DESCRIPTOR, .options = options, .set = set, .ctx = &o };
+	struct mb_config cfg;
 	struct mb_thread_result *res;
 	double sum_ns = 0, pairs = 0, longest = 0;
-	int threads = -1, opt, err;
+	int threads, err;
 
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'b': blocks = wl_parse_long(prog, "--blocks", optarg, 1, 1L << 24); break;
-		case 'r':
-			rg = NULL;
-			for (size_t i = 0; i < sizeof(ranges) / sizeof(ranges[0]); i++)
-				if (!strcmp(optarg, ranges[i].name))
-					rg = &ranges[i];
-			if (!rg)
-				wl_usage_error(prog, "--range: '%s' is not small or large", optarg);
-			break;
-		case 'm': min_size = wl_parse_long(prog, "--min-size", optarg, 1, 1L << 30); break;
-		case 'M': max_size = wl_parse_long(prog, "--max-size", optarg, 1, 1L << 30); break;
-		case 't': threads = (int)wl_parse_long(prog, "--threads", optarg, 1, 1024); break;
-		case 'i': iterations = wl_parse_long(prog, "--iterations", optarg, 1, LONG_MAX); break;
-		case 's':
-			cfg.seconds = wl_parse_double(prog, "--seconds", optarg);
-			if (cfg.seconds <= 0 || cfg.seconds > 86400)
-				wl_usage_error(prog, "--seconds: '%s' is not in (0, 86400]", optarg);
-			break;
-		case 'n': cfg.fill = 0; break;
-		case 'S': cfg.seed = (uint64_t)wl_parse_long(prog, "--seed", optarg, 0, LONG_MAX); break;
-		case 'z':
-			ps = NULL;
-			for (size_t i = 0; i < sizeof(presets) / sizeof(presets[0]); i++)
-				if (!strcmp(optarg, presets[i].name))
-					ps = &presets[i];
-			if (!ps)
-				wl_usage_error(prog, "--size: unknown preset '%s' (tiny, small, mt)", optarg);
-			break;
-		case 'h': usage(); return 0;
-		case ':': wl_usage_error(prog, "%s needs a value", argv[optind - 1]);
-		default: wl_usage_error(prog, "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		wl_usage_error(prog, "unexpected argument '%s'", argv[optind]);
-	if (iterations > 0 && cfg.seconds > 0)
+	wl_parse(&cmd, argc, argv);
+	cfg = o.cfg;
+	if (o.iterations > 0 && cfg.seconds > 0)
 		wl_usage_error(prog, "--iterations and --seconds exclude each other");
-	cfg.blocks = (size_t)(blocks > 0 ? blocks : ps ? ps->blocks : 400);
-	cfg.iterations = (uint64_t)(iterations > 0 ? iterations : ps ? ps->iterations : 5000000);
-	cfg.min_size = (size_t)(min_size > 0 ? min_size : rg->min);
-	cfg.max_size = (size_t)(max_size > 0 ? max_size : rg->max);
+	cfg.blocks = (size_t)(o.blocks > 0 ? o.blocks : 400);
+	cfg.iterations = (uint64_t)(o.iterations > 0 ? o.iterations : 5000000);
+	cfg.min_size = (size_t)(o.min_size > 0 ? o.min_size : o.rg->min);
+	cfg.max_size = (size_t)(o.max_size > 0 ? o.max_size : o.rg->max);
 	if (cfg.min_size > cfg.max_size)
 		wl_usage_error(prog, "the size range %zu..%zu is empty", cfg.min_size, cfg.max_size);
-	if (threads < 0)
-		threads = ps ? ps->threads : default_threads();
+	threads = o.threads > 0 ? o.threads : wl_default_threads(prog);
 
 	printf("mallocbench: %d thread%s, %zu blocks per thread, sizes %zu..%zu bytes (uniform), ",
 	       threads, threads == 1 ? "" : "s", cfg.blocks, cfg.min_size, cfg.max_size);

@@ -8,62 +8,70 @@
  */
 #include "memaccess.h"
 #include "wl.h"
+#include "wl-options.h"
+#include "wl-sizes.h"
 
-#include <getopt.h>
 #include <limits.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-static const char *prog = "memaccess";
-
-/* Presets: the same names and values as workloads/memaccess/workload.yaml. */
-static const struct preset {
-	const char *name, *size;
-} presets[] = {
-	{ "tiny", "4M" },
-	{ "small", "256M" },
-	{ "medium", "1G" },
-	{ "paper", "4G" },
-};
+static const char *prog = WL_NAME;
 
 #define DEFAULT_ACCESSES (1UL << 24)
 
-static void usage(void)
-{
-	printf("usage: %s [options]\n"
-	       "Pointer chasing through a linked list of %zu-byte nodes held in one block\n"
-	       "(the FAT paper's memory-access benchmark); prints nanoseconds per access.\n"
-	       "\n"
-	       "  --size SIZE|NAME    working set, e.g. 256M (units K, M, G, T: binary), or a preset\n"
-	       "  --from SIZE --to SIZE\n"
-	       "                      a doubling sweep from..to, one line per size; the\n"
-	       "                      figure of merit is the largest size's\n"
-	       "  --order seq|random  link order (default random: one random cycle through\n"
-	       "                      every node, from --seed)\n"
-	       "  --accesses N        time at least N accesses per size, in whole laps\n"
-	       "                      (default %lu)\n"
-	       "  --seed N            shuffle and payload seed (default 1)\n"
-	       "  --thp               ask for transparent huge pages on the block (madvise)\n"
-	       "  -h, --help          this text\n"
-	       "\n"
-	       "size presets:\n", prog, sizeof(struct ma_node), DEFAULT_ACCESSES);
-	for (size_t i = 0; i < sizeof(presets) / sizeof(presets[0]); i++)
-		printf("  %-7s --size %s\n", presets[i].name, presets[i].size);
-	printf("\nDefault: --size 256M (small).\n");
-}
-
-static uint64_t parse_size(const char *opt, const char *s, int presets_ok)
+static uint64_t parse_size(const char *opt, const char *s)
 {
 	uint64_t v;
 
-	for (size_t i = 0; presets_ok && i < sizeof(presets) / sizeof(presets[0]); i++)
-		if (!strcmp(s, presets[i].name))
-			s = presets[i].size;
 	if (ma_parse_size(s, &v) || v < 2 * sizeof(struct ma_node))
 		wl_usage_error(prog, "%s: '%s' is not a size of at least %zu bytes (e.g. 4M, 1G%s)",
-			       opt, s, 2 * sizeof(struct ma_node),
-			       presets_ok ? ", or tiny, small, medium, paper" : "");
+			       opt, s, 2 * sizeof(struct ma_node), strcmp(opt, "--size") ? "" :
+			       ", or a size preset");
 	return v;
+}
+
+struct options {
+	uint64_t size, from, to, seed, accesses;
+	enum ma_order order;
+	int thp;
+};
+
+enum { OPT_SIZE = 1, OPT_FROM, OPT_TO, OPT_ORDER, OPT_ACCESSES, OPT_SEED, OPT_THP };
+
+static const struct wl_option options[] = {
+	{ OPT_SIZE, 0, "size", "SIZE|NAME", 0, 0,
+	  "working set, e.g. 256M (units K, M, G, T: binary), or a preset" },
+	{ OPT_FROM, 0, "from", "SIZE", 0, OPT_SIZE,
+	  "a doubling sweep from..to, one line per size; the\nfigure of merit is the largest size's" },
+	{ OPT_TO, 0, "to", "SIZE", 0, OPT_SIZE, "the end of the sweep" },
+	{ OPT_ORDER, 0, "order", "seq|random", 0, 0,
+	  "link order (default random: one random cycle through\nevery node, from --seed)" },
+	{ OPT_ACCESSES, 0, "accesses", "N", 0, 0, "time at least N accesses per size, in whole laps\n(default 16777216)" },
+	{ OPT_SEED, 0, "seed", "N", 0, 0, "shuffle and payload seed (default 1)" },
+	{ OPT_THP, 0, "thp", NULL, WL_FLAG, 0, "ask for transparent huge pages on the block (madvise)" },
+	{ 0, 0, NULL, NULL, 0, 0, NULL },
+};
+
+static void set(int key, const char *v, void *ctx)
+{
+	struct options *o = ctx;
+
+	switch (key) {
+	case OPT_SIZE: o->size = parse_size("--size", v); break;
+	case OPT_FROM: o->from = parse_size("--from", v); break;
+	case OPT_TO: o->to = parse_size("--to", v); break;
+	case OPT_ORDER:
+		if (!strcmp(v, "seq"))
+			o->order = MA_SEQ;
+		else if (!strcmp(v, "random"))
+			o->order = MA_RANDOM;
+		else
+			wl_usage_error(prog, "--order: '%s' is not seq or random", v);
+		break;
+	case OPT_ACCESSES: o->accesses = (uint64_t)wl_parse_long(prog, "--accesses", v, 1, LONG_MAX); break;
+	case OPT_SEED: o->seed = (uint64_t)wl_parse_long(prog, "--seed", v, 0, LONG_MAX); break;
+	case OPT_THP: o->thp = 1; break;
+	}
 }
 
 static void format_size(char *buf, size_t len, uint64_t bytes)
@@ -137,65 +145,31 @@ static double run_size(uint64_t bytes, enum ma_order order, uint64_t min_accesse
 
 int main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{ "size", required_argument, NULL, 'z' },
-		{ "from", required_argument, NULL, 'f' },
-		{ "to", required_argument, NULL, 't' },
-		{ "order", required_argument, NULL, 'o' },
-		{ "accesses", required_argument, NULL, 'a' },
-		{ "seed", required_argument, NULL, 'S' },
-		{ "thp", no_argument, NULL, 'T' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	struct options o = { .seed = 1, .accesses = DEFAULT_ACCESSES, .order = MA_RANDOM };
+	const struct wl_cmd cmd = {
+		WL_DESCRIPTOR, .default_size = WL_DEFAULT_SIZE, .size_key = OPT_SIZE,
+		.options = options, .set = set, .ctx = &o,
 	};
-	uint64_t size = 0, from = 0, to = 0, seed = 1, accesses = DEFAULT_ACCESSES;
-	enum ma_order order = MA_RANDOM;
 	const char *why = NULL;
 	double ns = 0;
-	int opt, thp = 0;
 
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		switch (opt) {
-		case 'z': size = parse_size("--size", optarg, 1); break;
-		case 'f': from = parse_size("--from", optarg, 0); break;
-		case 't': to = parse_size("--to", optarg, 0); break;
-		case 'o':
-			if (!strcmp(optarg, "seq"))
-				order = MA_SEQ;
-			else if (!strcmp(optarg, "random"))
-				order = MA_RANDOM;
-			else
-				wl_usage_error(prog, "--order: '%s' is not seq or random", optarg);
-			break;
-		case 'a': accesses = (uint64_t)wl_parse_long(prog, "--accesses", optarg, 1, LONG_MAX); break;
-		case 'S': seed = (uint64_t)wl_parse_long(prog, "--seed", optarg, 0, LONG_MAX); break;
-		case 'T': thp = 1; break;
-		case 'h': usage(); return 0;
-		case ':': wl_usage_error(prog, "%s needs a value", argv[optind - 1]);
-		default: wl_usage_error(prog, "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		wl_usage_error(prog, "unexpected argument '%s'", argv[optind]);
-	if (size && (from || to))
+	wl_parse(&cmd, argc, argv);
+	if (o.size && (o.from || o.to))
 		wl_usage_error(prog, "--size and --from/--to exclude each other");
-	if (!from != !to)
+	if (!o.from != !o.to)
 		wl_usage_error(prog, "a sweep needs both --from and --to");
-	if (from && from > to)
+	if (o.from && o.from > o.to)
 		wl_usage_error(prog, "--from is larger than --to");
-	if (!size && !from)
-		size = 256UL << 20;
 
 	printf("memaccess: %s order, %zu-byte nodes, at least %llu accesses per size, seed %llu%s\n",
-	       order == MA_RANDOM ? "random" : "sequential", sizeof(struct ma_node),
-	       (unsigned long long)accesses, (unsigned long long)seed,
-	       thp ? ", transparent huge pages requested" : "");
-	if (size) {
-		ns = run_size(size, order, accesses, seed, thp, &why);
+	       o.order == MA_RANDOM ? "random" : "sequential", sizeof(struct ma_node),
+	       (unsigned long long)o.accesses, (unsigned long long)o.seed,
+	       o.thp ? ", transparent huge pages requested" : "");
+	if (o.size) {
+		ns = run_size(o.size, o.order, o.accesses, o.seed, o.thp, &why);
 	} else {
-		for (uint64_t s = from; s <= to && !why; s *= 2) {
-			ns = run_size(s, order, accesses, seed, thp, &why);
+		for (uint64_t s = o.from; s <= o.to && !why; s *= 2) {
+			ns = run_size(s, o.order, o.accesses, o.seed, o.thp, &why);
 			if (s > UINT64_MAX / 2)
 				break;
 		}

@@ -1,0 +1,100 @@
+/*
+ * The axes a run is configured along, as one table generated from
+ * TL_AXES (axes.h): each axis's name (as written in specs, on the command
+ * line and as a store column), its value kind, which runs it applies to,
+ * its default, the runtime variable that carries it, its bounds and help.
+ * Everything that needs to know the axes (spec, plan, launch, store,
+ * report, the runtime's options) walks that table.
+ *
+ * Values are kept as canonical strings (see units.h) so equal
+ * configurations compare and hash equal whatever the user wrote.
+ *
+ * Also here: what the tierlab program knows of policies (which need the
+ * runtime, which move chunks, which parameters they take: the built-in
+ * policies say so themselves, lib/policies/), samplers and log modes.
+ */
+#ifndef TL_AXIS_H
+#define TL_AXIS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "axis/axes.h"
+
+enum tl_axis {
+#define TL_AXIS_ENUM(id, name, kind, applies, flags, def, var, alias, lo, hi, help) TL_AXIS_##id,
+	TL_AXES(TL_AXIS_ENUM)
+#undef TL_AXIS_ENUM
+	TL_AXIS__COUNT
+};
+
+struct tl_axis_info {
+	const char *name;
+	enum tl_kind kind;
+	enum tl_applies applies;
+	unsigned flags;		/* TL_AXIS_FOOTPRINT */
+	const char *def;	/* canonical value when neither the matrix nor the spec sets it; NULL = unset */
+	const char *var;	/* the runtime's variable, NULL when not the runtime's */
+	const char *alias;	/* its SHAMBLES_* name, or NULL */
+	double lo, hi;		/* bounds of a number; 0 = none */
+	const char *help;
+};
+
+extern const struct tl_axis_info tl_axes[TL_AXIS__COUNT];
+
+/*
+ * The axis's help for people: its help line, and for an axis whose values
+ * are names, the names ("access sampler: fault, uffd-wp, ..."). Static text.
+ */
+const char *tl_axis_help(enum tl_axis axis);
+
+/* -1 when no axis has that name. */
+int tl_axis_lookup(const char *name);
+
+/*
+ * Canonicalises a value written by a user for an axis into out (malloc'd).
+ * Returns 0, or -EINVAL with a message in err->msg that says what is allowed
+ * (without file/line: the caller prefixes it).
+ */
+struct tl_error;
+int tl_axis_canonical(enum tl_axis axis, const char *value, char **out, struct tl_error *err);
+
+/*
+ * Policy classes over canonical policy values. none, all-fast and all-slow
+ * need no runtime: all-fast/all-slow bind the whole process's memory to
+ * the fast/slow nodes (numactl --membind), the clean baseline. Every other
+ * policy runs under libtiermem, and all of them sample (a static run's hit
+ * rate is the share of samples that land in the fast tier under a fixed
+ * placement). A policy is dynamic (it moves chunks as samples arrive,
+ * within a budget) when it says so (TLP_DYNAMIC); a plugin given by path
+ * is taken for dynamic.
+ */
+bool tl_policy_uses_runtime(const char *policy);
+bool tl_policy_is_dynamic(const char *policy);
+const char *tl_policy_base(const char *policy, char *buf, unsigned len); /* "static:1,0" -> "static" */
+/*
+ * Does the policy take the parameter `param`? A built-in says which it
+ * takes; a plugin given by path takes whatever it is given (param NULL:
+ * does it take any at all).
+ */
+bool tl_policy_takes(const char *policy, const char *param);
+/*
+ * The part of canonical policy arguments (name=value,...) that a policy
+ * takes, into *out (malloc'd; NULL when none is left). 0 or -ENOMEM.
+ */
+int tl_policy_args_for(const char *policy, const char *args, char **out);
+
+/* Does axis apply to a run with this (canonical) policy? NULL is the default policy. */
+bool tl_axis_applies(enum tl_axis axis, const char *policy);
+
+/* Known names, NULL-terminated, for did-you-mean and `tierlab list`. */
+extern const char *const tl_policy_names[];
+extern const char *const tl_allocator_names[];
+extern const char *const tl_sampler_names[];
+extern const char *const tl_log_names[];
+/* The names a value of this kind must be one of (allocator, sampler, log, policy), else NULL. */
+const char *const *tl_kind_names(enum tl_kind kind);
+
+/* The closest of `names` to `word` within a small edit distance, or NULL. */
+const char *tl_did_you_mean(const char *word, const char *const *names);
+
+#endif

@@ -1,0 +1,388 @@
+/*
+ * Reading the runtime's and the FAT allocator's per-process files out of a
+ * run's directory (see ingest.h).
+ */
+#include "measure/ingest.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "util/error.h"
+#include "tiermem/rt-stats.h"
+
+static const char *const stat_names[RT_STAT__COUNT] = {
+#define RT_STAT_NAME(name, unit, desc) #name,
+	RT_STATS(RT_STAT_NAME)
+#undef RT_STAT_NAME
+};
+static const char *const stat_units[RT_STAT__COUNT] = {
+#define RT_STAT_UNIT(name, unit, desc) unit,
+	RT_STATS(RT_STAT_UNIT)
+#undef RT_STAT_UNIT
+};
+
+static struct tl_ingest_process *proc_of(struct tl_ingest *ing, int pid)
+{
+	struct tl_ingest_process *v;
+
+	for (size_t i = 0; i < ing->nprocs; i++)
+		if (ing->procs[i].pid == pid)
+			return &ing->procs[i];
+	v = realloc(ing->procs, sizeof(*v) * (ing->nprocs + 1));
+	if (!v)
+		return NULL;
+	ing->procs = v;
+	v = &ing->procs[ing->nprocs++];
+	memset(v, 0, sizeof(*v));
+	v->pid = pid;
+	return v;
+}
+
+/* The counters file: a header, the values, then their names; read by name so older files still map. */
+static int read_counters(struct tl_ingest *ing, const char *path, int pid)
+{
+	struct rt_counters_header h;
+	struct tl_ingest_process *p;
+	uint64_t *vals = NULL;
+	char *names = NULL;
+	long size;
+	FILE *f = fopen(path, "rb");
+	int rc = -EINVAL;
+
+	if (!f)
+		return -errno;
+	fseek(f, 0, SEEK_END);
+	size = ftell(f);
+	rewind(f);
+	if (size < (long)sizeof(h) || fread(&h, sizeof(h), 1, f) != 1 ||
+	    memcmp(h.magic, RT_COUNTERS_MAGIC, 8) || h.header_size < sizeof(h) || h.nstats > 4096 ||
+	    (long)(h.header_size + 8ULL * h.nstats) > size)
+		goto out;
+	vals = calloc(h.nstats ? h.nstats : 1, sizeof(*vals));
+	names = calloc(size - h.header_size - 8 * h.nstats + 1, 1);
+	if (!vals || !names) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	fseek(f, h.header_size, SEEK_SET);
+	if (fread(vals, 8, h.nstats, f) != h.nstats)
+		goto out;
+	size_t nlen = fread(names, 1, size - h.header_size - 8 * h.nstats, f);
+	p = proc_of(ing, pid);
+	if (!p || !(p->stats = calloc(RT_STAT__COUNT, sizeof(*p->stats)))) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	/* names[] holds nstats NUL-terminated names in value order */
+	const char *n = names;
+	for (uint32_t i = 0; i < h.nstats && n < names + nlen; i++, n += strlen(n) + 1)
+		for (int s = 0; s < RT_STAT__COUNT; s++)
+			if (!strcmp(n, stat_names[s]))
+				p->stats[s] = vals[i];
+	p->complete = h.complete == 1;
+	ing->runtime_seen = true;
+	ing->same_node |= h.same_node != 0;
+	rc = 0;
+out:
+	free(vals);
+	free(names);
+	fclose(f);
+	return rc;
+}
+
+static int read_fat_status(struct tl_ingest *ing, const char *path, int pid)
+{
+	FILE *f = fopen(path, "r");
+	struct tl_ingest_process *p = proc_of(ing, pid);
+	char line[512];
+
+	if (!f)
+		return -errno;
+	while (p && fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':'), *v;
+
+		if (!colon)
+			continue;
+		*colon = '\0';
+		v = colon + 1 + strspn(colon + 1, " \t");
+		v[strcspn(v, "\r\n")] = '\0';
+		if (!strcmp(line, "backing") && !p->fat_backing)
+			p->fat_backing = strdup(v);
+	}
+	fclose(f);
+	if (p && p->fat_backing && !ing->allocator_backing)
+		ing->allocator_backing = strdup(p->fat_backing);
+	return p ? 0 : -ENOMEM;
+}
+
+static int add_metric(struct tl_ingest *ing, const char *name, double value, const char *unit)
+{
+	struct tl_metric *v = realloc(ing->metrics, sizeof(*v) * (ing->nmetrics + 1));
+
+	if (!v)
+		return -ENOMEM;
+	ing->metrics = v;
+	v[ing->nmetrics].name = strdup(name);
+	v[ing->nmetrics].value = value;
+	v[ing->nmetrics].unit = unit && *unit ? strdup(unit) : NULL;
+	if (!v[ing->nmetrics].name)
+		return -ENOMEM;
+	ing->nmetrics++;
+	return 0;
+}
+
+/* Sums over processes (ranks) what the report shows, as SHAMBLES reports it. */
+static int summarise(struct tl_ingest *ing)
+{
+	uint64_t sum[RT_STAT__COUNT] = { 0 };
+	size_t n = 0;
+	char name[96];
+	int rc = 0;
+
+	for (size_t i = 0; i < ing->nprocs; i++) {
+		if (!ing->procs[i].stats)
+			continue;
+		n++;
+		for (int s = 0; s < RT_STAT__COUNT; s++)
+			sum[s] += ing->procs[i].stats[s];
+	}
+	if (!n)
+		return 0;
+	ing->allocs = sum[RT_STAT_allocs];
+	for (int s = 0; s < RT_STAT__COUNT && !rc; s++) {
+		snprintf(name, sizeof(name), "rt.%s", stat_names[s]);
+		rc = add_metric(ing, name, (double)sum[s], stat_units[s]);
+	}
+	/* pooled over processes, one sample one vote, whichever sampler took it */
+	if (!rc && sum[RT_STAT_samples_managed])
+		rc = add_metric(ing, "hit_rate",
+				(double)sum[RT_STAT_hits] / (double)sum[RT_STAT_samples_managed], NULL);
+	if (!rc)
+		rc = add_metric(ing, "migrated_bytes",
+				(double)(sum[RT_STAT_bytes_slow_to_fast] + sum[RT_STAT_bytes_fast_to_slow]), "bytes");
+	if (!rc)
+		rc = add_metric(ing, "rt.processes", (double)n, NULL);
+	return rc;
+}
+
+int tl_ingest_scan(const char *out_dir, struct tl_ingest *ing)
+{
+	DIR *d = opendir(out_dir);
+	struct dirent *de;
+	char path[PATH_MAX];
+	int rc = 0;
+
+	memset(ing, 0, sizeof(*ing));
+	if (!d)
+		return 0;	/* nothing written: nothing to ingest */
+	while ((de = readdir(d)) && rc != -ENOMEM) {
+		int pid, len = 0;
+
+		snprintf(path, sizeof(path), "%s/%s", out_dir, de->d_name);
+		if (sscanf(de->d_name, "tiermem-%d.counters%n", &pid, &len) == 1 && !de->d_name[len]) {
+			rc = read_counters(ing, path, pid);
+			if (rc && rc != -ENOMEM)
+				warning("'%s': not a complete counters file; skipped", path);
+		} else if (sscanf(de->d_name, "fatalloc-%d.txt%n", &pid, &len) == 1 && !de->d_name[len]) {
+			rc = read_fat_status(ing, path, pid);
+		}
+	}
+	closedir(d);
+	if (rc == -ENOMEM)
+		return rc;
+	return summarise(ing);
+}
+
+/* ---- the log, into the run record ---- */
+
+/* One tab-separated field of a log line. */
+struct field {
+	const char *s;
+	size_t n;
+};
+
+/* Splits the line [p, end) at tabs into at most max fields; returns how many. */
+static int split(const char *p, const char *end, struct field *f, int max)
+{
+	int n = 0;
+
+	while (n < max) {
+		const char *tab = memchr(p, '\t', (size_t)(end - p));
+
+		f[n].s = p;
+		f[n].n = (size_t)((tab ? tab : end) - p);
+		n++;
+		if (!tab)
+			break;
+		p = tab + 1;
+	}
+	return n;
+}
+
+/* A whole field as an integer: decimal (maybe negative) or 0x hexadecimal, as record.c writes them. */
+static bool number(const struct field *f, int64_t *out)
+{
+	const char *p = f->s, *end = f->s + f->n;
+	uint64_t v = 0;
+	bool neg = false;
+
+	if (p < end && *p == '-')
+		neg = true, p++;
+	if (end - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+		for (p += 2; p < end; p++) {
+			int d = (*p >= '0' && *p <= '9') ? *p - '0' : (*p | 0x20) >= 'a' && (*p | 0x20) <= 'f' ?
+				(*p | 0x20) - 'a' + 10 : -1;
+
+			if (d < 0 || v >> 60)
+				return false;
+			v = v << 4 | (uint64_t)d;
+		}
+	} else {
+		if (p == end)
+			return false;
+		for (; p < end; p++) {
+			if (*p < '0' || *p > '9' || v > (UINT64_MAX - 9) / 10)
+				return false;
+			v = v * 10 + (uint64_t)(*p - '0');
+		}
+	}
+	*out = neg ? -(int64_t)v : (int64_t)v;
+	return true;
+}
+
+static bool numbers(const struct field *f, const int *idx, int n, int64_t *out)
+{
+	for (int i = 0; i < n; i++)
+		if (!number(&f[idx[i]], &out[i]))
+			return false;
+	return true;
+}
+
+static int direction(const struct field *f)
+{
+	for (int d = 0; d < TL_DIR__COUNT; d++)
+		if (strlen(tl_direction_names[d]) == f->n && !memcmp(tl_direction_names[d], f->s, f->n))
+			return d;
+	return -1;
+}
+
+/*
+ * One line of tiermem-PID.log into the record; lines of other kinds (F),
+ * short or malformed ones (a crash cuts the last line) add nothing.
+ * Formats (record.c):
+ *   A t_ns seq addr bytes first nchunks callsite module+0xoff
+ *   S t_ns addr pc tid chunk hit flags
+ *   M t_ns chunk addr bytes direction ok
+ */
+static int log_line(struct tl_run_record *r, int pid, const char *p, const char *end)
+{
+	struct field f[10];
+	int64_t v[5];
+	int n = split(p, end, f, 10), d;
+
+	if (f[0].n != 1)
+		return 0;
+	switch (f[0].s[0]) {
+	case 'A': {
+		static const int idx[] = { 1, 2, 3, 4 };
+		/* the symbolic callsite when the runtime found one, else the address */
+		const struct field *cs = n >= 9 && f[8].n ? &f[8] : n >= 8 ? &f[7] : NULL;
+		char callsite[256];
+
+		if (n < 5 || !numbers(f, idx, 4, v))
+			return 0;
+		if (cs)
+			snprintf(callsite, sizeof(callsite), "%.*s", (int)cs->n, cs->s);
+		return tl_record_add_alloc(r, &(struct tl_alloc_row){ .pid = pid, .t_ns = v[0], .seq = v[1],
+					   .addr = (uint64_t)v[2], .size = v[3], .callsite = cs ? callsite : NULL });
+	}
+	case 'S': {
+		static const int idx[] = { 1, 2, 3, 4, 6 };
+
+		if (n < 7 || !numbers(f, idx, 5, v))
+			return 0;
+		return tl_record_add_sample(r, &(struct tl_sample_row){ .pid = pid, .t_ns = v[0],
+					    .addr = (uint64_t)v[1], .pc = (uint64_t)v[2], .tid = v[3], .hit = v[4] != 0 });
+	}
+	case 'M': {
+		static const int idx[] = { 1, 3, 4, 6 };
+
+		if (n < 7 || !numbers(f, idx, 4, v) || (d = direction(&f[5])) < 0)
+			return 0;
+		return tl_record_add_migration(r, &(struct tl_migration_row){ .pid = pid, .t_ns = v[0],
+					       .addr = (uint64_t)v[1], .bytes = v[2], .direction = d, .ok = v[3] != 0 });
+	}
+	}
+	return 0;
+}
+
+static int record_log(struct tl_run_record *r, const char *path, int pid)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+	const char *text, *p, *end;
+	struct stat sb;
+
+	if (fd < 0)
+		return 0;	/* counters mode: no log */
+	if (fstat(fd, &sb) || sb.st_size == 0) {
+		close(fd);
+		return 0;
+	}
+	text = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (text == MAP_FAILED)
+		return -errno;
+	end = text + sb.st_size;
+	for (p = text; p < end && !rc;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+		rc = log_line(r, pid, p, nl ? nl : end);
+		p = nl ? nl + 1 : end;
+	}
+	munmap((void *)text, (size_t)sb.st_size);
+	return rc;
+}
+
+int tl_ingest_record(const struct tl_ingest *ing, const char *out_dir, struct tl_run_record *r)
+{
+	char path[PATH_MAX];
+	int rc = 0;
+
+	for (size_t i = 0; i < ing->nmetrics && !rc; i++)
+		rc = tl_record_add_metric(r, ing->metrics[i].name, ing->metrics[i].value, ing->metrics[i].unit);
+	for (size_t i = 0; i < ing->nprocs && !rc; i++) {
+		const struct tl_ingest_process *p = &ing->procs[i];
+
+		for (int k = 0; p->stats && k < RT_STAT__COUNT && !rc; k++)
+			rc = tl_record_add_proc_stat(r, p->pid, stat_names[k], p->stats[k]);
+		snprintf(path, sizeof(path), "%s/tiermem-%d.log", out_dir, p->pid);
+		if (!rc)
+			rc = record_log(r, path, p->pid);
+	}
+	if (!rc && ing->allocator_backing)
+		rc = tl_env_put(&r->env, "allocator.backing", ing->allocator_backing);
+	return rc;
+}
+
+void tl_ingest_release(struct tl_ingest *ing)
+{
+	for (size_t i = 0; i < ing->nprocs; i++) {
+		free(ing->procs[i].stats);
+		free(ing->procs[i].fat_backing);
+	}
+	free(ing->procs);
+	for (size_t i = 0; i < ing->nmetrics; i++) {
+		free((char *)ing->metrics[i].name);
+		free((char *)ing->metrics[i].unit);
+	}
+	free(ing->metrics);
+	free(ing->allocator_backing);
+	memset(ing, 0, sizeof(*ing));
+}

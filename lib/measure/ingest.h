@@ -1,0 +1,48 @@
+/*
+ * Ingesting what the parts that run inside a workload leave in its output
+ * directory: the tiering runtime's counters files (tiermem-PID.counters,
+ * the layout of lib/tiermem/rt-stats.h) and logs (tiermem-PID.log), and
+ * the FAT allocator's status files (fatalloc-PID.txt).
+ *
+ * tl_ingest_scan() reads the counters and status files and sums what a
+ * report needs into metrics; tl_ingest_record() adds those, the
+ * per-process detail (process_stats) and the logs' allocations, samples
+ * and migrations to the run record. A malformed or truncated file is
+ * skipped with a warning naming it, and a malformed log line is skipped,
+ * never fatal: the run's own result stands.
+ *
+ * The log's rows are held in the record until it is stored (48 bytes a
+ * sample: a million samples, 48 MB).
+ */
+#ifndef TL_INGEST_H
+#define TL_INGEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "store/result.h"
+
+struct tl_ingest_process {
+	int pid;
+	uint64_t *stats;		/* RT_STAT__COUNT values, NULL when no counters file */
+	bool complete;			/* the process wrote its counters at exit */
+	char *fat_backing;		/* from fatalloc-PID.txt, or NULL */
+};
+
+struct tl_ingest {
+	struct tl_ingest_process *procs;
+	size_t nprocs;
+	struct tl_metric *metrics;	/* names and units owned here */
+	size_t nmetrics;
+	bool runtime_seen;		/* some process ran under libtiermem */
+	uint64_t allocs;		/* allocations it managed, summed over processes */
+	bool same_node;			/* the runtime said fast and slow were one node */
+	char *allocator_backing;	/* FAT pool backing of the first process that had one */
+};
+
+int tl_ingest_scan(const char *out_dir, struct tl_ingest *ing);
+/* Adds the metrics, process stats, log rows and the allocator's backing to r. 0 or -errno. */
+int tl_ingest_record(const struct tl_ingest *ing, const char *out_dir, struct tl_run_record *r);
+void tl_ingest_release(struct tl_ingest *ing);
+
+#endif

@@ -1,0 +1,89 @@
+/*
+ * The report as CSV (RFC 4180) for spreadsheets and scripts: a header row,
+ * CRLF line ends, a field quoted when it holds a comma, quote, CR or LF
+ * (quotes doubled). Every axis has a column whether or not it varies, so
+ * files from different experiments line up; numbers are raw (the shortest
+ * text that reads back exactly) and a missing value is an empty field.
+ * Units are in the column names, or in fom_unit. Columns are only ever
+ * added at the end (rate_achieved_hz, rate_short came last), so scripts
+ * that read by position keep working.
+ */
+#include "report/report-format.h"
+
+#include <errno.h>
+#include <string.h>
+
+static void field(FILE *out, const char *s, bool first)
+{
+	if (!first)
+		fputc(',', out);
+	if (!s)
+		return;
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+static void number(FILE *out, bool valid, double x)
+{
+	char b[64];
+
+	tl_fmt_exact(b, sizeof(b), x);
+	field(out, valid ? b : NULL, false);
+}
+
+static void count(FILE *out, size_t n)
+{
+	fprintf(out, ",%zu", n);
+}
+
+static void header(FILE *out)
+{
+	field(out, "experiment", true);
+	field(out, "config_key", false);
+	for (int a = 0; a < TL_AXIS__COUNT; a++)
+		field(out, tl_axes[a].name, false);
+	fputs(",fom_mean,fom_sd,fom_n,fom_unit,higher_is_better,pct_of_baseline,is_baseline", out);
+	for (int s = 0; s < TL_STATUS__COUNT; s++)
+		fprintf(out, ",runs_%s", tl_status_names[s]);
+	fputs(",hit_rate,migrated_gib,wall_s,rate_achieved_hz,rate_short\r\n", out);
+}
+
+static void row(const struct tl_report *rep, const struct tl_report_row *r, FILE *out)
+{
+	field(out, rep->experiment, true);
+	field(out, r->config_key, false);
+	for (int a = 0; a < TL_AXIS__COUNT; a++)
+		field(out, r->values[a], false);
+	number(out, r->n_fom > 0, r->mean);
+	number(out, r->n_fom > 0, r->sd);
+	count(out, r->n_fom);
+	field(out, r->fom_unit, false);
+	field(out, r->higher_is_better ? "true" : "false", false);
+	number(out, r->has_pct, r->pct_of_baseline);
+	field(out, r->is_baseline ? "true" : "false", false);
+	for (int s = 0; s < TL_STATUS__COUNT; s++)
+		count(out, r->status_count[s]);
+	number(out, r->n_hit_rate > 0, r->hit_rate);
+	number(out, r->n_migrated > 0, r->migrated_gib);
+	number(out, r->n_ok > 0, r->wall_mean);
+	number(out, r->n_achieved > 0, r->achieved.samples_hz);
+	field(out, !r->n_achieved ? NULL : r->rate_short ? "true" : "false", false);
+	fputs("\r\n", out);
+}
+
+int tl_report_print_csv(const struct tl_report *rep, FILE *out)
+{
+	header(out);
+	for (size_t i = 0; i < rep->nrows; i++)
+		row(rep, &rep->rows[i], out);
+	return ferror(out) ? -EIO : 0;
+}

@@ -1,0 +1,157 @@
+/*
+ * The report as one JSON object, for scripts and plots: the experiment,
+ * the baseline selector, one object per configuration with its figure of
+ * merit (mean, sd, n, unit, direction), % of baseline, status counts,
+ * tier numbers and the achieved sampling rate, then the warnings (rates
+ * short of what was asked) and the notes. Always valid JSON: strings
+ * escaped here (invalid UTF-8 becomes U+FFFD), and a value that is
+ * missing or not finite is null, never NaN.
+ */
+#include "report/report-format.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+static void string(FILE *out, const char *s)
+{
+	if (!s) {
+		fputs("null", out);
+		return;
+	}
+	fputc('"', out);
+	while (*s) {
+		unsigned char c = *s;
+		size_t l = 1;
+
+		switch (c) {
+		case '"': fputs("\\\"", out); break;
+		case '\\': fputs("\\\\", out); break;
+		case '\b': fputs("\\b", out); break;
+		case '\f': fputs("\\f", out); break;
+		case '\n': fputs("\\n", out); break;
+		case '\r': fputs("\\r", out); break;
+		case '\t': fputs("\\t", out); break;
+		default:
+			if (c < 0x20)
+				fprintf(out, "\\u%04x", c);
+			else if (c < 0x80)
+				fputc(c, out);
+			else if ((l = tl_utf8_len(s)))
+				fwrite(s, 1, l, out);
+			else {
+				l = 1;
+				fputs("\\ufffd", out);
+			}
+		}
+		s += l;
+	}
+	fputc('"', out);
+}
+
+static void number(FILE *out, bool valid, double x)
+{
+	char b[64];
+
+	tl_fmt_exact(b, sizeof(b), x);
+	fputs(valid && *b ? b : "null", out);
+}
+
+static const char *boolean(bool b)
+{
+	return b ? "true" : "false";
+}
+
+static void config(FILE *out, char *const values[TL_AXIS__COUNT])
+{
+	const char *sep = "";
+
+	fputc('{', out);
+	for (int a = 0; a < TL_AXIS__COUNT; a++) {
+		if (!values[a])
+			continue;
+		fprintf(out, "%s\"%s\": ", sep, tl_axes[a].name);
+		string(out, values[a]);
+		sep = ", ";
+	}
+	fputc('}', out);
+}
+
+static void row(const struct tl_report_row *r, FILE *out)
+{
+	fputs("    {\n      \"config_key\": ", out);
+	string(out, r->config_key);
+	fputs(",\n      \"config\": ", out);
+	config(out, r->values);
+	fputs(",\n      \"fom\": {\"mean\": ", out);
+	number(out, r->n_fom > 0, r->mean);
+	fputs(", \"sd\": ", out);
+	number(out, r->n_fom > 0, r->sd);
+	fprintf(out, ", \"n\": %zu, \"unit\": ", r->n_fom);
+	string(out, r->fom_unit);
+	fprintf(out, ", \"higher_is_better\": %s},\n", boolean(r->higher_is_better));
+	fputs("      \"pct_of_baseline\": ", out);
+	number(out, r->has_pct, r->pct_of_baseline);
+	fprintf(out, ",\n      \"is_baseline\": %s,\n      \"status\": {", boolean(r->is_baseline));
+	for (int s = 0; s < TL_STATUS__COUNT; s++)
+		fprintf(out, "%s\"%s\": %zu", s ? ", " : "", tl_status_names[s], r->status_count[s]);
+	fputs("},\n      \"hit_rate\": ", out);
+	number(out, r->n_hit_rate > 0, r->hit_rate);
+	fputs(",\n      \"migrated_gib\": ", out);
+	number(out, r->n_migrated > 0, r->migrated_gib);
+	fputs(",\n      \"wall_s\": ", out);
+	number(out, r->n_ok > 0, r->wall_mean);
+	fputs(",\n      \"rate_achieved_hz\": ", out);
+	number(out, r->n_achieved > 0, r->achieved.samples_hz);
+	fprintf(out, ",\n      \"rate_short\": %s", !r->n_achieved ? "null" : boolean(r->rate_short));
+	fputs("\n    }", out);
+}
+
+/* The warnings as a list of strings; -ENOMEM when one could not be made. */
+static int warnings(const struct tl_report *rep, FILE *out)
+{
+	size_t n = 0;
+
+	fputs(",\n  \"warnings\": [", out);
+	for (size_t i = 0; i < rep->nrows; i++) {
+		char *w;
+
+		if (tl_report_warning(rep, i, &w))
+			return -ENOMEM;
+		if (!w)
+			continue;
+		fputs(n++ ? ",\n    " : "\n    ", out);
+		string(out, w);
+		free(w);
+	}
+	fputs(n ? "\n  ]" : "]", out);
+	return 0;
+}
+
+int tl_report_print_json(const struct tl_report *rep, FILE *out)
+{
+	struct tl_report_notes notes;
+
+	fputs("{\n  \"experiment\": ", out);
+	string(out, rep->experiment);
+	fputs(",\n  \"baseline\": ", out);
+	if (rep->has_baseline)
+		config(out, rep->baseline.values);
+	else
+		fputs("null", out);
+	fputs(",\n  \"rows\": [", out);
+	for (size_t i = 0; i < rep->nrows; i++) {
+		fputs(i ? ",\n" : "\n", out);
+		row(&rep->rows[i], out);
+	}
+	fputs(rep->nrows ? "\n  ]" : "]", out);
+	if (warnings(rep, out))
+		return -ENOMEM;
+	fputs(",\n  \"notes\": [", out);
+	tl_report_notes(rep, &notes);
+	for (size_t i = 0; i < notes.n; i++) {
+		fputs(i ? ",\n    " : "\n    ", out);
+		string(out, notes.text[i]);
+	}
+	fputs(notes.n ? "\n  ]\n}\n" : "]\n}\n", out);
+	return ferror(out) ? -EIO : 0;
+}

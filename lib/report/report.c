@@ -1,0 +1,458 @@
+/*
+ * The report model: stored runs grouped into one row per configuration,
+ * their statistics, and each row's baseline. Everything a printer shows is
+ * decided here, so the four formats cannot disagree on a number; the
+ * printers (report-*.c) only lay it out.
+ */
+#include "report/report.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "util/error.h"
+#include "util/strings.h"
+#include "report/report-format.h"
+#include "util/units.h"
+#include "util/array.h"
+
+const char *const tl_report_format_names[TL_FMT__COUNT] = {
+#define TL_X(id, name) [TL_FMT_##id] = #name,
+	TL_REPORT_FORMATS(TL_X)
+#undef TL_X
+};
+
+static int (*const printers[])(const struct tl_report *, FILE *) = {
+#define TL_X(id, name) [TL_FMT_##id] = tl_report_print_##name,
+	TL_REPORT_FORMATS(TL_X)
+#undef TL_X
+};
+_Static_assert(ARRAY_SIZE(printers) == TL_FMT__COUNT, "one printer per format");
+
+const char *tl_report_format_list(void)
+{
+	static char list[128];
+
+	if (!list[0])
+		for (int i = 0; i < TL_FMT__COUNT; i++)
+			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
+				 !i ? "" : i == TL_FMT__COUNT - 1 ? " or " : ", ", tl_report_format_names[i]);
+	return list;
+}
+
+int tl_report_format_find(const char *name, enum tl_report_format *fmt, struct tl_error *err)
+{
+	for (int i = 0; i < TL_FMT__COUNT; i++)
+		if (!strcmp(name, tl_report_format_names[i])) {
+			*fmt = (enum tl_report_format)i;
+			return 0;
+		}
+	return tl_error_set(err, "unknown format '%s' (%s)", name, tl_report_format_list());
+}
+
+/*
+ * Running sums for one row; the squares are taken in a second pass around
+ * the mean. A figure of merit is the workload's own number: two near
+ * DBL_MAX would overflow their sum, so they are summed scaled by the power
+ * of two of the largest magnitude (fom_exp), which is exact, and the
+ * result scaled back.
+ */
+struct acc {
+	double fom_max, fom_sum, fom_sq, hit_sum, mig_sum, wall_sum;
+	int fom_exp;
+	struct tl_sampling sampled;	/* sums */
+	size_t n_wall;
+};
+
+static bool same_value(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+/* Index of the row holding config_key, or nrows; a linear scan keeps first-appearance order for free. */
+static size_t find_row(const struct tl_report *rep, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < rep->nrows; i++)
+		if (!strcmp(rep->rows[i].config_key, key))
+			break;
+	return i;
+}
+
+static int add_row(struct tl_report *rep, const struct tl_run_row *run)
+{
+	struct tl_report_row *r = &rep->rows[rep->nrows];
+	bool oom = false;
+
+	memset(r, 0, sizeof(*r));
+	r->baseline = -1;
+	r->config_key = tl_strdup_or_null(run->config_key ? run->config_key : "", &oom);
+	for (int a = 0; a < TL_AXIS__COUNT; a++)
+		r->values[a] = tl_strdup_or_null(run->values[a], &oom);
+	r->fom_unit = tl_strdup_or_null(run->fom_unit, &oom);
+	r->higher_is_better = run->higher_is_better;
+	rep->nrows++;	/* counted even when a copy failed, so release frees what was copied */
+	return oom ? -ENOMEM : 0;
+}
+
+/* What a configuration's first run left NULL and this one has (stored before the axis applied). */
+static int fill_values(struct tl_report_row *r, const struct tl_run_row *run)
+{
+	bool oom = false;
+
+	for (int a = 0; a < TL_AXIS__COUNT; a++)
+		if (!r->values[a])
+			r->values[a] = tl_strdup_or_null(run->values[a], &oom);
+	return oom ? -ENOMEM : 0;
+}
+
+bool tl_run_achieved(const struct tl_run_row *run, struct tl_sampling *out)
+{
+	const char *sampler = run->values[TL_AXIS_SAMPLER];
+	double s = run->run_ns / 1e9;
+
+	/* none ticks and never samples: a 0 Hz there is no shortfall */
+	if (!run->has_sampling || !(s > 0) || (sampler && !strcmp(sampler, "none")))
+		return false;
+	out->samples_hz = run->samples / s;
+	out->ticks_hz = run->ticks / s;
+	out->seconds = s;
+	return isfinite(out->samples_hz) && isfinite(out->ticks_hz);
+}
+
+bool tl_rate_short(const char *asked, const struct tl_sampling *s, char *buf, size_t len)
+{
+	char got[64], ticks[64];
+	double hz;
+
+	if (!asked || tl_parse_rate(asked, &hz) || !(hz > 0) || hz * s->seconds < TL_RATE_MIN_PERIODS ||
+	    !(s->samples_hz < TL_RATE_SHORT * hz))
+		return false;
+	tl_fmt_sig(got, sizeof(got), s->samples_hz, 3);
+	if (s->ticks_hz < TL_RATE_SHORT * hz) {
+		snprintf(buf, len, "rate %s achieved %s Hz (%.0f%%): the sampler could not keep up", asked, got,
+			 100 * s->samples_hz / hz);
+	} else {
+		/* the runtime ticked on time; the sampler found nothing to take after some ticks */
+		tl_fmt_sig(ticks, sizeof(ticks), s->ticks_hz, 3);
+		snprintf(buf, len, "rate %s achieved %s Hz (%.0f%%): ticks kept up (%s Hz) but %.0f%% of "
+			 "them took no sample", asked, got, 100 * s->samples_hz / hz, ticks,
+			 100 * (1 - s->samples_hz / s->ticks_hz));
+	}
+	return true;
+}
+
+bool tl_run_sampling_text(const struct tl_run_row *run, char *line, size_t len, char *warning,
+			  size_t wlen)
+{
+	const char *rate = run->values[TL_AXIS_RATE];
+	char got[64], ticks[64], pct[32] = "";
+	struct tl_sampling s;
+	double asked;
+
+	if (!tl_run_achieved(run, &s))
+		return false;
+	tl_fmt_sig(got, sizeof(got), s.samples_hz, 3);
+	tl_fmt_sig(ticks, sizeof(ticks), s.ticks_hz, 3);
+	if (rate && !tl_parse_rate(rate, &asked) && asked > 0)
+		snprintf(pct, sizeof(pct), " (%.0f%%)", 100 * s.samples_hz / asked);
+	snprintf(line, len, "rate %s, achieved %s Hz%s, ticks %s Hz", rate ? rate : "-", got, pct, ticks);
+	if (wlen && !tl_rate_short(rate, &s, warning, wlen))
+		warning[0] = '\0';
+	return true;
+}
+
+/* A run whose figure of merit goes into its row's statistics. */
+static bool fom_counts(const struct tl_run_row *run)
+{
+	return run->status == TL_STATUS_OK && run->has_fom && isfinite(run->fom);
+}
+
+/* First pass: counts, sums, the largest figure of merit; returns the row of every run in group[]. */
+static int group_runs(struct tl_report *rep, const struct tl_run_row *runs, size_t n,
+		      size_t *group, struct acc *acc)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct tl_run_row *run = &runs[i];
+		size_t g = find_row(rep, run->config_key ? run->config_key : "");
+		struct tl_report_row *r;
+		struct tl_sampling sampled;
+		int ret;
+
+		if (g == rep->nrows && (ret = add_row(rep, run)))
+			return ret;
+		group[i] = g;
+		r = &rep->rows[g];
+		if ((ret = fill_values(r, run)))
+			return ret;
+		/* An out-of-range status is a damaged store, not a success. */
+		r->status_count[(unsigned)run->status < TL_STATUS__COUNT ? run->status
+									: TL_STATUS_FAILED]++;
+		if (run->status != TL_STATUS_OK)
+			continue;
+		r->n_ok++;
+		if (!r->fom_unit && run->fom_unit && !(r->fom_unit = strdup(run->fom_unit)))
+			return -ENOMEM;
+		if (fom_counts(run)) {
+			r->n_fom++;
+			acc[g].fom_max = fmax(acc[g].fom_max, fabs(run->fom));
+		}
+		if (run->has_hit_rate && isfinite(run->hit_rate)) {
+			r->n_hit_rate++;
+			acc[g].hit_sum += run->hit_rate;
+		}
+		if (run->has_migrated && isfinite(run->migrated_bytes)) {
+			r->n_migrated++;
+			acc[g].mig_sum += run->migrated_bytes / (1024.0 * 1024.0 * 1024.0);
+		}
+		if (isfinite(run->wall)) {
+			acc[g].n_wall++;
+			acc[g].wall_sum += run->wall;
+		}
+		if (tl_run_achieved(run, &sampled)) {
+			r->n_achieved++;
+			acc[g].sampled.samples_hz += sampled.samples_hz;
+			acc[g].sampled.ticks_hz += sampled.ticks_hz;
+			acc[g].sampled.seconds += sampled.seconds;
+		}
+	}
+	return 0;
+}
+
+/*
+ * Second pass: the mean of the figures of merit (scaled, see struct acc);
+ * third: the sample standard deviation around it, which is steadier than
+ * a sum of squares.
+ */
+static void finish_stats(struct tl_report *rep, const struct tl_run_row *runs, size_t n,
+			 const size_t *group, struct acc *acc)
+{
+	for (size_t g = 0; g < rep->nrows; g++)
+		frexp(acc[g].fom_max, &acc[g].fom_exp);
+	for (size_t i = 0; i < n; i++)
+		if (fom_counts(&runs[i]))
+			acc[group[i]].fom_sum += ldexp(runs[i].fom, -acc[group[i]].fom_exp);
+	for (size_t g = 0; g < rep->nrows; g++) {
+		struct tl_report_row *r = &rep->rows[g];
+
+		if (r->n_fom)
+			r->mean = ldexp(acc[g].fom_sum / r->n_fom, acc[g].fom_exp);
+		if (r->n_hit_rate)
+			r->hit_rate = acc[g].hit_sum / r->n_hit_rate;
+		if (r->n_migrated)
+			r->migrated_gib = acc[g].mig_sum / r->n_migrated;
+		if (acc[g].n_wall)
+			r->wall_mean = acc[g].wall_sum / acc[g].n_wall;
+		if (r->n_achieved) {
+			r->achieved.samples_hz = acc[g].sampled.samples_hz / r->n_achieved;
+			r->achieved.ticks_hz = acc[g].sampled.ticks_hz / r->n_achieved;
+			r->achieved.seconds = acc[g].sampled.seconds / r->n_achieved;
+			r->rate_short = tl_rate_short(r->values[TL_AXIS_RATE], &r->achieved, NULL, 0);
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct acc *a = &acc[group[i]];
+		double d;
+
+		if (!fom_counts(&runs[i]))
+			continue;
+		/* both scaled: the difference stays within [-2, 2] */
+		d = ldexp(runs[i].fom, -a->fom_exp) - a->fom_sum / rep->rows[group[i]].n_fom;
+		a->fom_sq += d * d;
+	}
+	for (size_t g = 0; g < rep->nrows; g++) {
+		struct tl_report_row *r = &rep->rows[g];
+
+		r->sd = r->n_fom > 1 ? ldexp(sqrt(acc[g].fom_sq / (r->n_fom - 1)), acc[g].fom_exp) : 0;
+	}
+}
+
+static void find_varying(struct tl_report *rep)
+{
+	for (int a = 0; a < TL_AXIS__COUNT; a++) {
+		for (size_t i = 1; i < rep->nrows && !rep->axis_varies[a]; i++)
+			if (!same_value(rep->rows[0].values[a], rep->rows[i].values[a]))
+				rep->axis_varies[a] = true;
+	}
+	/* A reader needs to know what ran even when it is one thing, and the rate asked beside the one achieved. */
+	rep->axis_varies[TL_AXIS_WORKLOAD] = true;
+	for (size_t i = 0; i < rep->nrows; i++)
+		rep->axis_varies[TL_AXIS_RATE] |= rep->rows[i].n_achieved > 0;
+}
+
+/* Do a and b agree on every axis the selector leaves open and both have? */
+static bool agree_outside(const struct tl_selector *sel, const struct tl_report_row *a,
+			  const struct tl_report_row *b)
+{
+	for (int ax = 0; ax < TL_AXIS__COUNT; ax++) {
+		if (sel->values[ax] || !a->values[ax] || !b->values[ax])
+			continue;
+		if (strcmp(a->values[ax], b->values[ax]))
+			return false;
+	}
+	return true;
+}
+
+static bool pct_of(const struct tl_report_row *r, const struct tl_report_row *base, double *pct)
+{
+	double num, den;
+
+	if (!r->n_fom || !base->n_fom)
+		return false;
+	num = r->higher_is_better ? r->mean : base->mean;
+	den = r->higher_is_better ? base->mean : r->mean;
+	if (den == 0)
+		return false;
+	if (num == den)
+		*pct = 100;	/* the baseline against itself: exactly (100 * x / x need not be) */
+	else if (!isfinite(*pct = 100 * num / den))
+		*pct = 100 * (num / den);	/* 100 * num overflowed */
+	return isfinite(*pct);
+}
+
+static void find_baselines(struct tl_report *rep)
+{
+	const struct tl_selector *sel = &rep->baseline;
+
+	for (size_t i = 0; i < rep->nrows; i++)
+		rep->rows[i].is_baseline = tl_selector_matches(sel, rep->rows[i].values);
+	for (size_t i = 0; i < rep->nrows; i++) {
+		struct tl_report_row *r = &rep->rows[i];
+
+		if (r->is_baseline) {
+			r->baseline = i;
+		} else {
+			for (size_t j = 0; j < rep->nrows; j++) {
+				if (rep->rows[j].is_baseline && agree_outside(sel, r, &rep->rows[j])) {
+					r->baseline = j;
+					break;
+				}
+			}
+		}
+		if (r->baseline >= 0)
+			r->has_pct = pct_of(r, &rep->rows[r->baseline], &r->pct_of_baseline);
+	}
+}
+
+/* "policy=all-fast,chunks=8": the form tl_selector_parse reads back. */
+static int selector_text(const struct tl_selector *sel, char **out)
+{
+	size_t len = 0;
+	FILE *f = open_memstream(out, &len);
+	const char *sep = "";
+
+	if (!f)
+		return -ENOMEM;
+	for (int a = 0; a < TL_AXIS__COUNT; a++) {
+		if (!sel->values[a])
+			continue;
+		fprintf(f, "%s%s=%s", sep, tl_axes[a].name, sel->values[a]);
+		sep = ",";
+	}
+	if (fclose(f)) {
+		free(*out);
+		*out = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int copy_selector(struct tl_report *rep, const struct tl_selector *sel)
+{
+	bool oom = false, any = false;
+
+	rep->baseline.loc = sel->loc;
+	for (int a = 0; a < TL_AXIS__COUNT; a++) {
+		rep->baseline.values[a] = tl_strdup_or_null(sel->values[a], &oom);
+		any |= sel->values[a] != NULL;
+	}
+	if (oom)
+		return -ENOMEM;
+	if (!any) {
+		error("baseline selector names no axis");
+		return -EINVAL;
+	}
+	rep->has_baseline = true;
+	return selector_text(&rep->baseline, &rep->baseline_text);
+}
+
+int tl_report_build(const char *experiment, const struct tl_run_row *runs, size_t n,
+		    const struct tl_selector *baseline, struct tl_report *rep)
+{
+	size_t *group = NULL;
+	struct acc *acc = NULL;
+	int ret = -ENOMEM;
+
+	memset(rep, 0, sizeof(*rep));
+	if (!(rep->experiment = strdup(experiment ? experiment : "")))
+		goto fail;
+	if (baseline && (ret = copy_selector(rep, baseline)))
+		goto fail;
+	ret = -ENOMEM;
+	/* calloc(0) may return NULL; one spare element keeps n == 0 an ordinary case. */
+	rep->rows = calloc(n + 1, sizeof(*rep->rows));
+	group = calloc(n + 1, sizeof(*group));
+	acc = calloc(n + 1, sizeof(*acc));
+	if (!rep->rows || !group || !acc)
+		goto fail;
+	if ((ret = group_runs(rep, runs, n, group, acc)))
+		goto fail;
+	finish_stats(rep, runs, n, group, acc);
+	find_varying(rep);
+	if (rep->has_baseline)
+		find_baselines(rep);
+	free(acc);
+	free(group);
+	return 0;
+fail:
+	if (ret == -ENOMEM)
+		error("out of memory building the report");
+	free(acc);
+	free(group);
+	tl_report_release(rep);
+	return ret;
+}
+
+void tl_report_release(struct tl_report *rep)
+{
+	for (size_t i = 0; i < rep->nrows; i++) {
+		struct tl_report_row *r = &rep->rows[i];
+
+		free(r->config_key);
+		for (int a = 0; a < TL_AXIS__COUNT; a++)
+			free(r->values[a]);
+		free(r->fom_unit);
+	}
+	free(rep->rows);
+	for (int a = 0; a < TL_AXIS__COUNT; a++)
+		free(rep->baseline.values[a]);
+	free(rep->baseline_text);
+	free(rep->experiment);
+	for (size_t i = 0; i < rep->nextra; i++)
+		free(rep->extra_notes[i]);
+	free(rep->extra_notes);
+	memset(rep, 0, sizeof(*rep));
+}
+
+int tl_report_add_note(struct tl_report *rep, const char *text)
+{
+	char **v = realloc(rep->extra_notes, sizeof(*v) * (rep->nextra + 1));
+
+	if (!v)
+		return -ENOMEM;
+	rep->extra_notes = v;
+	if (!(v[rep->nextra] = strdup(text)))
+		return -ENOMEM;
+	rep->nextra++;
+	return 0;
+}
+
+int tl_report_print(const struct tl_report *rep, enum tl_report_format fmt, FILE *out)
+{
+	if ((unsigned)fmt >= TL_FMT__COUNT) {
+		error("unknown report format %d", (int)fmt);
+		return -EINVAL;
+	}
+	return printers[fmt](rep, out);
+}

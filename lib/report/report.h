@@ -1,0 +1,153 @@
+/*
+ * Reports: runs grouped into one row per configuration, compared with a
+ * baseline, printed by one printer per format over the same model (as perf
+ * does: text, markdown, CSV per RFC 4180, JSON with units).
+ *
+ * Statistics use only runs with status ok: mean, sample standard deviation
+ * (n-1; 0 when n == 1), n. "% of baseline" is performance relative to the
+ * baseline row of the same workload: mean/base when higher is better,
+ * base/mean when lower is better, times 100.
+ *
+ * The baseline row of a configuration is the first row that matches the
+ * baseline selector and agrees with it on every other axis both have; a
+ * row that matches the selector is its own baseline (is_baseline, 100%).
+ *
+ * Rows are configurations in order of first appearance of their
+ * config_key; a configuration's axis values, unit and direction come from
+ * its first run, except that an axis its first run left NULL takes the
+ * value of a later run that has one (one key is one configuration: static
+ * runs stored before they took a rate have none). Failed, timed-out and
+ * crashed runs are counted in status_count and left out of every
+ * statistic; so are non-finite values.
+ *
+ * Sampling: a run's achieved rate is its samples per second of runtime
+ * activity (tl_run_achieved); a configuration's is the mean over its ok
+ * runs, and it is short when more than 10% below the rate asked.
+ */
+#ifndef TL_REPORT_H
+#define TL_REPORT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+#include "plan/plan.h"
+#include "store/query.h"
+
+/* Sampling achieved: samples and ticks per second over `seconds` of runtime activity. */
+struct tl_sampling {
+	double samples_hz, ticks_hz, seconds;
+};
+
+struct tl_report_row {
+	char *config_key;
+	char *values[TL_AXIS__COUNT];
+	char *fom_unit;
+	bool higher_is_better;
+	size_t n_ok;
+	size_t status_count[TL_STATUS__COUNT];
+	size_t n_fom;			/* ok runs that carried a figure of merit */
+	double mean, sd;		/* of the figure of merit over those runs; valid when n_fom > 0 */
+	long baseline;			/* index of the baseline row, -1 when none */
+	bool is_baseline;
+	double pct_of_baseline;		/* valid when has_pct (baseline >= 0, both have n_fom > 0) */
+	bool has_pct;
+	size_t n_hit_rate, n_migrated;	/* how many ok runs carried them */
+	double hit_rate;		/* mean over runs that carried it, 0..1 */
+	double migrated_gib;		/* mean GiB migrated per run */
+	double wall_mean;		/* seconds, over ok runs */
+	size_t n_achieved;		/* ok runs with an achieved sampling rate */
+	struct tl_sampling achieved;	/* their means */
+	bool rate_short;		/* achieved more than 10% below the rate asked (tl_rate_short) */
+};
+
+struct tl_report {
+	char *experiment;
+	struct tl_report_row *rows;
+	size_t nrows;
+	bool axis_varies[TL_AXIS__COUNT];	/* show a column for this axis: >1 distinct value (NULL
+						 * counts as one) across rows; workload always, rate
+						 * whenever a row has an achieved rate */
+	bool has_baseline;
+	struct tl_selector baseline;
+	char *baseline_text;		/* as given, for the header */
+	char **extra_notes;		/* notes the caller knows of (tl_report_add_note) */
+	size_t nextra;
+};
+
+/*
+ * An achieved rate below this share of the rate asked is short, once the
+ * runtime was active for TL_RATE_MIN_PERIODS periods of it: over fewer, one
+ * tick more or less (the last period is cut by the exit) is 10% or more.
+ */
+#define TL_RATE_SHORT 0.9
+#define TL_RATE_MIN_PERIODS 10
+
+/*
+ * A run's achieved sampling: samples and ticks per second of runtime
+ * activity, over the run's processes (rt.samples and rt.ticks over
+ * rt.run_ns, so per process as the rate asked is). false when it has none
+ * to show: no runtime counters (no runtime, log none), sampler none, or no
+ * time active.
+ */
+bool tl_run_achieved(const struct tl_run_row *run, struct tl_sampling *out);
+
+/*
+ * When s->samples_hz is more than 10% below the rate asked (canonical
+ * text, e.g. "1000Hz") over at least TL_RATE_MIN_PERIODS periods, says so
+ * into buf and returns true: "rate 1000Hz achieved 488 Hz (49%): the
+ * sampler could not keep up" when the ticks fell behind too, else why
+ * samples are missing although the ticks kept up (buf may be NULL with
+ * len 0). false (buf untouched) when not short, too short a run to tell,
+ * or when asked is NULL or not a rate.
+ */
+bool tl_rate_short(const char *asked, const struct tl_sampling *s, char *buf, size_t len);
+
+/*
+ * One run's sampling for people, as the report words it: "rate 250Hz,
+ * achieved 233 Hz (93%), ticks 240 Hz" into line, and tl_rate_short's
+ * warning into warning ("" when not short). false (nothing written) when
+ * the run has no achieved rate.
+ */
+bool tl_run_sampling_text(const struct tl_run_row *run, char *line, size_t len, char *warning,
+			  size_t wlen);
+
+/* A note the rows cannot tell (e.g. the tiers were simulated); printed after the model's own. */
+int tl_report_add_note(struct tl_report *rep, const char *text);
+
+/*
+ * Builds the model from stored runs (not kept: every string is copied).
+ * baseline NULL: no comparison. Returns 0, -EINVAL (with an error line)
+ * when the selector names no axis at all, or -ENOMEM; rep is then empty
+ * (and safe to release).
+ */
+int tl_report_build(const char *experiment, const struct tl_run_row *runs, size_t n,
+		    const struct tl_selector *baseline, struct tl_report *rep);
+void tl_report_release(struct tl_report *rep);
+
+/*
+ * The report formats, X(ID, name): each prints with
+ * tl_report_print_<name>() in report-<name>.c. A new format is its file
+ * and one row here; the enum, the names, --format and its help follow.
+ */
+#define TL_REPORT_FORMATS(X) \
+	X(TEXT, text)        \
+	X(MARKDOWN, markdown) \
+	X(CSV, csv)          \
+	X(JSON, json)
+
+enum tl_report_format {
+#define TL_X(id, name) TL_FMT_##id,
+	TL_REPORT_FORMATS(TL_X)
+#undef TL_X
+	TL_FMT__COUNT
+};
+extern const char *const tl_report_format_names[TL_FMT__COUNT];
+
+/* The format called name: 0, or -EINVAL with the names in err. */
+int tl_report_format_find(const char *name, enum tl_report_format *fmt, struct tl_error *err);
+/* "text, markdown, csv or json" */
+const char *tl_report_format_list(void);
+
+/* Returns 0, -EINVAL for an unknown format, -ENOMEM, or -EIO when writing to out failed. */
+int tl_report_print(const struct tl_report *rep, enum tl_report_format fmt, FILE *out);
+
+#endif

@@ -1,0 +1,306 @@
+/*
+ * Composing what a run is launched with (see launch.h). The order of LD_PRELOAD
+ * matters: the tiering runtime comes first so it sees every allocation and
+ * hands the small ones to the next allocator in the list (the chosen
+ * allocator, else glibc).
+ */
+#include "run/launch.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "tiermem/options.h"
+#include "util/paths.h"
+#include "util/strings.h"
+
+extern char **environ;
+
+static int env_add(struct tl_launch *re, const char *name, const char *value)
+{
+	size_t len = strlen(name);
+	char *kv;
+
+	if (asprintf(&kv, "%s=%s", name, value) < 0)
+		return -ENOMEM;
+	for (size_t i = 0; i < re->n; i++) {
+		if (!strncmp(re->envp[i], name, len) && re->envp[i][len] == '=') {
+			free(re->envp[i]);
+			re->envp[i] = kv;
+			return 0;
+		}
+	}
+	char **v = realloc(re->envp, sizeof(*v) * (re->n + 2));
+	if (!v) {
+		free(kv);
+		return -ENOMEM;
+	}
+	re->envp = v;
+	re->envp[re->n++] = kv;
+	re->envp[re->n] = NULL;
+	return 0;
+}
+
+static void env_remove(struct tl_launch *re, const char *name)
+{
+	size_t len = strlen(name);
+
+	for (size_t i = 0; i < re->n; i++) {
+		if (!strncmp(re->envp[i], name, len) && re->envp[i][len] == '=') {
+			free(re->envp[i]);
+			re->envp[i] = re->envp[--re->n];
+			re->envp[re->n] = NULL;
+			return;
+		}
+	}
+}
+
+static int add_preload(struct tl_launch *re, const char *lib)
+{
+	const char *old = tl_env_lookup(re->envp, "LD_PRELOAD");
+	char *v;
+	int rc;
+
+	if (old && *old) {
+		if (asprintf(&v, "%s %s", old, lib) < 0)
+			return -ENOMEM;
+	} else if (!(v = strdup(lib))) {
+		return -ENOMEM;
+	}
+	rc = env_add(re, "LD_PRELOAD", v);
+	free(v);
+	return rc;
+}
+
+static char *resolve_path(const char *base, const char *p)
+{
+	char *out;
+
+	if (p[0] == '/' || !base)
+		return strdup(p);
+	return asprintf(&out, "%s/%s", base, p) < 0 ? NULL : out;
+}
+
+static char *resolve_program(const char *argv0, const char *spec_dir)
+{
+	const char *libexec = tl_path_libexec();
+	char *p;
+
+	if (strchr(argv0, '/'))
+		return resolve_path(spec_dir, argv0);
+	/* tierlab's own programs first, so a spec can run them with its own arguments */
+	if (libexec) {
+		if (asprintf(&p, "%s/%s", libexec, argv0) < 0)
+			return NULL;
+		if (!access(p, X_OK))
+			return p;
+		free(p);
+	}
+	return strdup(argv0);	/* looked up in PATH by the runner */
+}
+
+/* The runtime's own variables by enum tlrt_opt (tiermem/options.h), so their names are written once. */
+static const char *const rt_var[TLRT_OPT__COUNT] = {
+#define TLRT_VAR_NAME(id, axis, kind, applies, flags, def, var, ...) [TLRT_OPT_##id] = var,
+	TLRT_OPTIONS(TLRT_VAR_NAME)
+#undef TLRT_VAR_NAME
+};
+
+/*
+ * A plugin given as a path is found from the spec's directory (the
+ * workload runs in a directory of its own) and must be there: a run whose
+ * policy cannot be loaded would run unmanaged under the plugin's name.
+ */
+static int add_plugin(struct tl_launch *re, const char *var, const char *policy, const char *spec_dir,
+		      struct tl_error *err)
+{
+	char *path;
+	int rc;
+
+	if (!strchr(policy, '/'))
+		return env_add(re, var, policy);	/* a built-in, or a name the loader searches */
+	if (!(path = resolve_path(spec_dir, policy)))
+		return -ENOMEM;
+	if (access(path, R_OK)) {
+		tl_error_set(err, "policy plugin '%s': %s", path, strerror(errno));
+		free(path);
+		return -ENOENT;
+	}
+	rc = env_add(re, var, path);
+	free(path);
+	return rc;
+}
+
+/* Every axis the runtime reads goes in its variable; a static policy's fractions in their own. */
+static int add_runtime(struct tl_launch *re, const struct tl_spec *spec, const struct tl_config *c,
+		       const char *spec_dir, struct tl_error *err)
+{
+	const char *policy = c->values[TL_AXIS_POLICY];
+	char *lib = tl_path_lib("libtiermem.so");
+	const char *colon = strchr(policy, ':');
+	int rc = 0;
+
+	if (!lib) {
+		tl_error_set(err, "policy '%s' needs the tiering runtime libtiermem.so, which is not built in %s",
+			 policy, tl_path_libdir() ? tl_path_libdir() : "the tierlab lib directory");
+		return -ENOENT;
+	}
+	for (int a = 0; a < TL_AXIS__COUNT && !rc; a++) {
+		const char *v = c->values[a];
+
+		if (!tl_axes[a].var || !v)
+			continue;
+		if (tl_axes[a].kind == TL_KIND_POLICY && colon) {
+			char base[64];
+
+			rc = env_add(re, tl_axes[a].var, tl_policy_base(v, base, sizeof(base)));
+			rc = rc ?: env_add(re, rt_var[TLRT_OPT_FRACTIONS], colon + 1);
+			continue;
+		}
+		if (tl_axes[a].kind == TL_KIND_POLICY) {
+			rc = add_plugin(re, tl_axes[a].var, v, spec_dir, err);
+			continue;
+		}
+		rc = env_add(re, tl_axes[a].var, v);
+	}
+	if (spec->machine.fast)
+		rc = rc ?: env_add(re, rt_var[TLRT_OPT_FAST_NODES], spec->machine.fast);
+	if (spec->machine.slow)
+		rc = rc ?: env_add(re, rt_var[TLRT_OPT_SLOW_NODES], spec->machine.slow);
+	rc = rc ?: add_preload(re, lib);
+	free(lib);
+	return rc;
+}
+
+static int add_allocator(struct tl_launch *re, const char *allocator, struct tl_error *err)
+{
+	char *lib;
+	int rc;
+
+	if (!allocator || !strcmp(allocator, "system"))
+		return 0;
+	if (!strcmp(allocator, "jemalloc")) {
+		if (!tl_path_system_lib("libjemalloc.so.2")) {
+			tl_error_set(err, "allocator 'jemalloc' needs libjemalloc.so.2 (apt-get install libjemalloc2)");
+			return -ENOENT;
+		}
+		return add_preload(re, "libjemalloc.so.2");
+	}
+	if (!strcmp(allocator, "fat")) {
+		lib = tl_path_lib("libfatalloc.so");
+		if (!lib) {
+			tl_error_set(err, "allocator 'fat' needs libfatalloc.so, which is not built in %s",
+				 tl_path_libdir() ? tl_path_libdir() : "the tierlab lib directory");
+			return -ENOENT;
+		}
+		rc = add_preload(re, lib);
+		free(lib);
+		return rc;
+	}
+	tl_error_set(err, "unknown allocator '%s'", allocator);
+	return -ENOENT;
+}
+
+int tl_launch_build(const struct tl_spec *spec, const struct tl_config *c, const char *out_dir,
+		    const char *spec_dir, uint64_t footprint, struct tl_launch *re, struct tl_error *err)
+{
+	const struct tl_workload *wl = c->workload;
+	const char *policy = c->values[TL_AXIS_POLICY];
+	char *user_preload = NULL;
+	int rc = 0;
+
+	memset(re, 0, sizeof(*re));
+	tl_error_set(err, "out of memory");
+	for (char **e = environ; *e && !rc; e++) {
+		char *eq = strchr(*e, '=');
+		char name[256];
+
+		if (!eq || eq - *e >= (long)sizeof(name))
+			continue;
+		snprintf(name, sizeof(name), "%.*s", (int)(eq - *e), *e);
+		/* tierlab's own settings for itself must not leak into the runtime of a run */
+		if (!strncmp(name, "TIERLAB_", 8) || !strncmp(name, "SHAMBLES_", 9))
+			continue;
+		rc = env_add(re, name, eq + 1);
+	}
+	for (size_t i = 0; i < wl->env.n && !rc; i++) {
+		char *eq = strchr(wl->env.v[i], '=');
+		char name[256];
+
+		snprintf(name, sizeof(name), "%.*s", (int)(eq - wl->env.v[i]), wl->env.v[i]);
+		rc = env_add(re, name, eq + 1);
+	}
+	if (!rc && c->values[TL_AXIS_THREADS]) {
+		rc = env_add(re, "OMP_NUM_THREADS", c->values[TL_AXIS_THREADS]);
+		rc = rc ?: env_add(re, "OPENBLAS_NUM_THREADS", c->values[TL_AXIS_THREADS]);
+	}
+	/*
+	 * Where the runtime and the allocators leave their files for ingest;
+	 * absolute, as the workload runs in a directory of its own.
+	 */
+	if (!rc) {
+		char *cwd = out_dir[0] == '/' ? NULL : getcwd(NULL, 0);
+		char *abs = out_dir[0] == '/' || cwd ? resolve_path(cwd, out_dir) : NULL;
+
+		rc = abs ? env_add(re, rt_var[TLRT_OPT_OUT], abs) : -ENOMEM;
+		free(abs);
+		free(cwd);
+	}
+	if (rc)
+		goto fail;
+	/* tierlab's libraries go first (the runtime must see every allocation), the user's after */
+	user_preload = tl_env_lookup(re->envp, "LD_PRELOAD") ? strdup(tl_env_lookup(re->envp, "LD_PRELOAD")) : NULL;
+	rc = env_add(re, "LD_PRELOAD", "");
+	if (rc)
+		goto fail;
+	if (policy && tl_policy_uses_runtime(policy)) {
+		rc = add_runtime(re, spec, c, spec_dir, err);
+		if (!rc && footprint) {
+			char bytes[32];
+
+			snprintf(bytes, sizeof(bytes), "%llu", (unsigned long long)footprint);
+			rc = env_add(re, rt_var[TLRT_OPT_FOOTPRINT], bytes);
+		}
+		if (rc)
+			goto fail;
+	}
+	rc = add_allocator(re, c->values[TL_AXIS_ALLOCATOR], err);
+	if (!rc && user_preload && *user_preload)
+		rc = add_preload(re, user_preload);
+	if (!rc && !*tl_env_lookup(re->envp, "LD_PRELOAD"))
+		env_remove(re, "LD_PRELOAD");
+	free(user_preload);
+	user_preload = NULL;
+	if (rc)
+		goto fail;
+	if (policy && !strcmp(policy, "all-fast"))
+		re->mem_nodes = spec->machine.fast;
+	else if (policy && !strcmp(policy, "all-slow"))
+		re->mem_nodes = spec->machine.slow;
+	re->program = resolve_program(c->argv.v[0], spec_dir);
+	if (wl->dir)
+		re->dir = resolve_path(spec_dir, wl->dir);
+	if (!re->program || (wl->dir && !re->dir)) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	if (err)
+		err->msg[0] = '\0';
+	return 0;
+fail:
+	free(user_preload);
+	tl_launch_release(re);
+	return rc;
+}
+
+void tl_launch_release(struct tl_launch *re)
+{
+	for (size_t i = 0; i < re->n; i++)
+		free(re->envp[i]);
+	free(re->envp);
+	free(re->program);
+	free(re->dir);
+	memset(re, 0, sizeof(*re));
+}

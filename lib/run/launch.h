@@ -1,0 +1,34 @@
+/*
+ * What a run's process is launched with besides its argv: its variables
+ * (tierlab's own, the workload's env, threads, the runtime's TIERLAB_*
+ * variables from the axis table, LD_PRELOAD for the runtime and the
+ * allocator), the memory binding of the no-runtime policies, and the
+ * resolved program path.
+ */
+#ifndef TL_LAUNCH_H
+#define TL_LAUNCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "plan/plan.h"
+
+struct tl_launch {
+	char **envp;		/* NULL-terminated, owned */
+	size_t n;
+	char *program;		/* argv[0] resolved: a bare name in libexec if there, else PATH; relative paths against the spec's directory */
+	const char *mem_nodes;	/* all-fast/all-slow: the node set to bind to, else NULL */
+	char *dir;		/* working directory, NULL = the output directory */
+};
+
+/*
+ * Builds the environment of one run. spec_dir resolves relative program
+ * paths and dirs. Returns 0, or -ENOENT with the reason in err when a part the run
+ * needs is missing (runtime or allocator library not built), which makes
+ * the run fail with that reason rather than run something else. footprint
+ * (bytes, 0 = unknown) is what a percentage budget refers to.
+ */
+int tl_launch_build(const struct tl_spec *spec, const struct tl_config *c, const char *out_dir,
+		    const char *spec_dir, uint64_t footprint, struct tl_launch *re, struct tl_error *err);
+void tl_launch_release(struct tl_launch *re);
+
+#endif

@@ -1,0 +1,108 @@
+/*
+ * Reading the store: the one module that queries it, for report, show,
+ * list, resume and the footprint cache. It never writes (readers open the
+ * database with tl_store_open_existing, whose connection refuses writes).
+ *
+ * A run key may be stored more than once (a failed run re-run); the row
+ * with the highest id is the one that counts, and runs keep the order in
+ * which their key first appeared, which is plan order. Functions return 0
+ * or a negative errno after one error() line naming the database.
+ */
+#ifndef TL_QUERY_H
+#define TL_QUERY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "store/store.h"
+
+/* One run as queries hand it back, owned by the caller (tl_run_rows_free). */
+struct tl_run_row {
+	int64_t id;
+	char *experiment;
+	char *run_key, *config_key;
+	int rep;
+	char *values[TL_AXIS__COUNT];
+	enum tl_run_status status;
+	int exit_code, signal;
+	bool has_fom;
+	double fom;
+	char *fom_unit;
+	bool higher_is_better;
+	double wall, user, sys;
+	long maxrss_kb;
+	double started_at, ended_at;
+	char *error;
+	char *out_dir;
+	char *command;
+	/* Tier columns: from metrics "hit_rate" (0..1) and "migrated_bytes"; has_* false when absent. */
+	bool has_hit_rate, has_migrated;
+	double hit_rate, migrated_bytes;
+	/*
+	 * The runtime's sampling, summed over the run's processes: metrics
+	 * rt.samples, rt.ticks and rt.run_ns (ns the runtime was active);
+	 * has_sampling false unless all three are stored.
+	 */
+	bool has_sampling;
+	double samples, ticks, run_ns;
+};
+
+/*
+ * The latest row of every run key of the named experiment, in run order
+ * (by first appearance). experiment NULL: the most recently created one.
+ * Returns 0 with *n == 0 when there is none.
+ */
+int tl_store_query_runs(struct tl_store *st, const char *experiment, struct tl_run_row **rows,
+			size_t *n);
+void tl_run_rows_free(struct tl_run_row *rows, size_t n);
+void tl_run_row_release(struct tl_run_row *row);
+
+/*
+ * One run by numeric id, run key, or unique run-key prefix (latest row).
+ * An all-digit argument is tried as an id first. -ENOENT when nothing
+ * matches, -EINVAL when a prefix matches several keys; either with an
+ * error line listing up to 5 candidates.
+ */
+int tl_store_get_run(struct tl_store *st, const char *which, struct tl_run_row *row);
+
+/*
+ * 1 when a run with this key is stored with status ok under an experiment
+ * of this name (the latest row of the key counts, as in queries), else 0.
+ * experiment NULL: the most recently created one.
+ */
+int tl_store_run_done(struct tl_store *st, const char *experiment, const char *run_key);
+
+/* Experiment names, most recent first; the caller frees each name and the array. */
+int tl_store_experiments(struct tl_store *st, char ***names, size_t *n);
+/* The baseline stored with the most recent experiment of this name: 0 and *out (malloc'd, may be NULL). */
+int tl_store_experiment_baseline(struct tl_store *st, const char *experiment, char **out);
+/* The experiment (execution) a stored run belongs to. */
+int tl_store_run_experiment(struct tl_store *st, int64_t run_id, int64_t *experiment_id);
+
+/* A run's metrics, by name, for `tierlab show` (free with tl_metrics_free). */
+int tl_store_run_metrics(struct tl_store *st, int64_t run_id, struct tl_metric **m, size_t *n);
+/* Calls fn(arg, event, value-or-NULL, status, reason-or-NULL) for each counter of a run. */
+int tl_store_counters_each(struct tl_store *st, int64_t run_id,
+			   void (*fn)(void *arg, const char *event, const double *value,
+				      const char *status, const char *reason), void *arg);
+
+/* The environment rows of a scope (run_id 0: the experiment's), in the order stored, into env. */
+int tl_store_env_load(struct tl_store *st, int64_t experiment_id, int64_t run_id, struct tl_env *env);
+/* Calls fn(arg, key, value) for each environment row of a scope, in key order. */
+int tl_store_env_each(struct tl_store *st, int64_t experiment_id, int64_t run_id,
+		      void (*fn)(void *arg, const char *key, const char *value), void *arg);
+/* The value of key in the most recent experiment of this name: 0 and *out (malloc'd, NULL if unset). */
+int tl_store_experiment_env(struct tl_store *st, const char *experiment, const char *key,
+			    char **out);
+/* The most recent value of an experiment-scope key in any experiment: 0 and *out (NULL if none). */
+int tl_store_env_latest(struct tl_store *st, const char *key, char **out);
+
+/* A machine profile's stored JSON: 0 and *json (malloc'd); -ENOENT with an error line if none. */
+int tl_store_profile(struct tl_store *st, const char *name, char **json);
+/*
+ * The node sets a profile recommends for `machine: NAME` (fast, and slow
+ * or NULL), read from its JSON: 0 and both malloc'd; -ENOENT as above.
+ */
+int tl_store_profile_nodes(struct tl_store *st, const char *name, char **fast, char **slow);
+
+#endif

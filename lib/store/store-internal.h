@@ -1,0 +1,100 @@
+/*
+ * What the store's own files (store.c, store-schema.c, store-write.c,
+ * store-query.c) and its unit tests share; not part of the store's
+ * contract with other parts, which never see the SQLite connection.
+ */
+#ifndef TL_STORE_INTERNAL_H
+#define TL_STORE_INTERNAL_H
+
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <sqlite3.h>
+#include "store/query.h"
+#include "store/store.h"
+
+/* Two tierlab processes may write one database; a run's write takes milliseconds. */
+#define TL_STORE_BUSY_TIMEOUT_MS 5000
+
+/* Stamped into the header by migration 1 (PRAGMA application_id): "TLAB". */
+#define TL_STORE_APPLICATION_ID 0x544c4142
+
+struct tl_store {
+	sqlite3 *db;
+	char *path;
+	/* The file's directory, absolute: run directories are stored relative to it. */
+	char *dir;
+	/* SQLite found the file is no database or a damaged one. */
+	bool bad_file;
+	/* Opened by tl_store_open_existing: the file is never written. */
+	bool readonly;
+	/* Which axis columns runs has (a reader of an older database selects NULL for the others). */
+	bool has_axis[TL_AXIS__COUNT];
+	/* tl_store_wait_for_lock: wait for another process's write lock until *stop is set. */
+	bool wait_for_lock;
+	const volatile sig_atomic_t *stop;
+};
+
+/*
+ * The schema history: migrations[i] brings user_version i to i + 1. Never
+ * edit one that has shipped; add the next instead.
+ */
+extern const char *const tl_store_migrations[];
+extern const size_t tl_store_nmigrations;
+/* The axis columns of `runs`, in enum tl_axis order (the axis names). */
+extern const char *const tl_store_axis_columns[TL_AXIS__COUNT];
+
+/*
+ * tl_store_open with a migration list of the caller's (tests prove the
+ * mechanism with lists of their own). create: make the file (and its
+ * parent directories) when missing.
+ */
+int tl_store_open_with(const char *path, bool create, const char *const *migrations, size_t n,
+		       struct tl_store **out);
+
+/*
+ * Reads the stored schema version and refuses (with an error line) a newer
+ * one or a database that is not tierlab's. Writes nothing.
+ */
+int tl_store_check_version(struct tl_store *st, size_t n);
+/*
+ * For a reader: as tl_store_check_version, and refuses (-ENOENT) a
+ * database with no schema yet (an empty file): there is nothing to read.
+ */
+int tl_store_check_readable(struct tl_store *st, size_t n);
+/*
+ * Brings st to schema n: checks the stored version as above, then applies
+ * each missing migration in its own immediate transaction.
+ */
+int tl_store_migrate(struct tl_store *st, const char *const *migrations, size_t n);
+/* Adds the column of every axis table runs does not have yet, in one transaction. */
+int tl_store_add_axis_columns(struct tl_store *st);
+/*
+ * Fills st->has_axis from the runs table, writing nothing; -EPROTO with an
+ * error line when the database has no runs or experiments table.
+ */
+int tl_store_read_axis_columns(struct tl_store *st);
+/* The same for a database that has a schema already (a new one has none yet); writes nothing. */
+int tl_store_check_tables(struct tl_store *st);
+
+/* Prints "database 'PATH': MESSAGE" and returns err. */
+int tl_store_fail(struct tl_store *st, int err, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Prints "database 'PATH': WHAT: sqlite message" and maps the SQLite code to a negative errno. */
+int tl_store_sqlerr(struct tl_store *st, int rc, const char *what);
+int tl_store_errno(int rc);
+
+/* The connection, for the store's files and tests that look at rows directly. */
+struct sqlite3 *tl_store_db(struct tl_store *st);
+
+/* Binds a string, or NULL for a NULL pointer. */
+int tl_store_bind_text(sqlite3_stmt *s, int i, const char *v);
+/*
+ * Binds parameters i, i+1, ... one per letter of types: 'i' int, 'I'
+ * int64_t, 'd' double (NaN: NULL), 't' text (NULL: NULL), 'N' an int
+ * then an int64_t (the int 0: NULL). Returns the next parameter's index.
+ */
+int tl_store_bind(sqlite3_stmt *s, int i, const char *types, ...);
+int tl_store_vbind(sqlite3_stmt *s, int i, const char *types, va_list ap);
+
+#endif

@@ -1,0 +1,690 @@
+/*
+ * Reading the store (see query.h): the latest row of each run key of an
+ * experiment (for report), one run by id or key (for show), experiment
+ * names (for list), metrics, counters and environment rows, machine
+ * profiles. SELECT statements only.
+ */
+#include "store/store-internal.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "util/error.h"
+#include "util/strings.h"
+
+/* Column positions of row_select(): fixed ones, the axes, then the rest. */
+enum {
+	C_ID, C_EXPERIMENT, C_RUN_KEY, C_CONFIG_KEY, C_REP,
+	C_AXES,
+	C_STATUS = C_AXES + TL_AXIS__COUNT, C_EXIT_CODE, C_SIGNAL, C_FOM, C_FOM_UNIT,
+	C_HIGHER_IS_BETTER, C_WALL, C_USER, C_SYS, C_MAXRSS, C_STARTED, C_ENDED, C_ERROR,
+	C_OUT_DIR, C_COMMAND, C_HIT_RATE, C_MIGRATED, C_SAMPLES, C_TICKS, C_RUN_NS,
+};
+
+/*
+ * "SELECT <row columns> FROM runs r JOIN experiments e ... <tail>",
+ * malloc'd; NULL for the axis columns an older database does not have.
+ */
+static char *row_select(const struct tl_store *st, const char *tail)
+{
+	char *sql = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&sql, &len);
+
+	if (!f)
+		return NULL;
+	fputs("SELECT r.id, e.name, r.run_key, r.config_key, r.rep", f);
+	for (int a = 0; a < TL_AXIS__COUNT; a++)
+		fprintf(f, st->has_axis[a] ? ", r.\"%s\"" : ", NULL", tl_axes[a].name);
+	fputs(", r.status, r.exit_code, r.signal, r.fom, r.fom_unit, r.higher_is_better,"
+	      " r.wall_s, r.user_s, r.sys_s, r.maxrss_kb, r.started_at, r.ended_at, r.error,"
+	      " r.out_dir, r.command,"
+	      " (SELECT value FROM metrics WHERE run_id = r.id AND name = 'hit_rate'),"
+	      " (SELECT value FROM metrics WHERE run_id = r.id AND name = 'migrated_bytes'),"
+	      " (SELECT value FROM metrics WHERE run_id = r.id AND name = 'rt.samples'),"
+	      " (SELECT value FROM metrics WHERE run_id = r.id AND name = 'rt.ticks'),"
+	      " (SELECT value FROM metrics WHERE run_id = r.id AND name = 'rt.run_ns')"
+	      " FROM runs r JOIN experiments e ON e.id = r.experiment_id ", f);
+	fputs(tail, f);
+	if (fclose(f)) {
+		free(sql);
+		return NULL;
+	}
+	return sql;
+}
+
+/*
+ * Prepares sql with parameters bound from 1 on (tl_store_bind's types);
+ * with rows, sql is the tail of a query of run rows (row_select()). 0, or
+ * -errno after reporting.
+ */
+static int query(struct tl_store *st, sqlite3_stmt **s, const char *what, bool rows, const char *sql,
+		 const char *types, ...)
+{
+	char *full = rows ? row_select(st, sql) : NULL;
+	va_list ap;
+	int rc;
+
+	if (rows && !full)
+		return tl_store_fail(st, -ENOMEM, "%s: out of memory", what);
+	rc = sqlite3_prepare_v2(st->db, rows ? full : sql, -1, s, NULL);
+	free(full);
+	if (rc != SQLITE_OK)
+		return tl_store_sqlerr(st, rc, what);
+	va_start(ap, types);
+	tl_store_vbind(*s, 1, types, ap);
+	va_end(ap);
+	return 0;
+}
+
+/* A copy of a text column; NULL stays NULL. *oom is set when the copy failed. */
+static char *column_dup(sqlite3_stmt *s, int i, bool *oom)
+{
+	return tl_strdup_or_null((const char *)sqlite3_column_text(s, i), oom);
+}
+
+/*
+ * A run's directory as a path to open: stored relative to the database's
+ * directory. A row of a tierlab before that holds a path relative to
+ * wherever it ran; it is kept as it is when only that one exists.
+ */
+static char *run_dir(const struct tl_store *st, const char *stored, bool *oom)
+{
+	struct stat sb;
+	char *path;
+
+	if (!stored || stored[0] == '/' || !st->dir)
+		return tl_strdup_or_null(stored, oom);
+	if (asprintf(&path, "%s/%s", st->dir, stored) < 0) {
+		*oom = true;
+		return NULL;
+	}
+	if (stat(path, &sb) && !stat(stored, &sb)) {
+		free(path);
+		return tl_strdup_or_null(stored, oom);
+	}
+	return path;
+}
+
+/* One run row; 0, -ENOMEM (the caller reports it), or -EIO after reporting a damaged row. */
+static int read_row(struct tl_store *st, sqlite3_stmt *s, struct tl_run_row *row)
+{
+	const char *status = (const char *)sqlite3_column_text(s, C_STATUS);
+	bool oom = false;
+	int k;
+
+	memset(row, 0, sizeof(*row));
+	for (k = 0; k < TL_STATUS__COUNT; k++)
+		if (status && !strcmp(status, tl_status_names[k]))
+			break;
+	if (k == TL_STATUS__COUNT)
+		return tl_store_fail(st, -EIO, "run %lld has an unknown status '%s'",
+				     (long long)sqlite3_column_int64(s, C_ID), status ? status : "");
+	row->status = k;
+	row->id = sqlite3_column_int64(s, C_ID);
+	row->experiment = column_dup(s, C_EXPERIMENT, &oom);
+	row->run_key = column_dup(s, C_RUN_KEY, &oom);
+	row->config_key = column_dup(s, C_CONFIG_KEY, &oom);
+	row->rep = sqlite3_column_int(s, C_REP);
+	for (int a = 0; a < TL_AXIS__COUNT; a++)
+		row->values[a] = column_dup(s, C_AXES + a, &oom);
+	row->exit_code = sqlite3_column_type(s, C_EXIT_CODE) == SQLITE_NULL
+				 ? -1 : sqlite3_column_int(s, C_EXIT_CODE);
+	row->signal = sqlite3_column_int(s, C_SIGNAL);
+	row->has_fom = sqlite3_column_type(s, C_FOM) != SQLITE_NULL;
+	row->fom = row->has_fom ? sqlite3_column_double(s, C_FOM) : NAN;
+	row->fom_unit = column_dup(s, C_FOM_UNIT, &oom);
+	row->higher_is_better = sqlite3_column_int(s, C_HIGHER_IS_BETTER) != 0;
+	row->wall = sqlite3_column_double(s, C_WALL);
+	row->user = sqlite3_column_double(s, C_USER);
+	row->sys = sqlite3_column_double(s, C_SYS);
+	row->maxrss_kb = (long)sqlite3_column_int64(s, C_MAXRSS);
+	row->started_at = sqlite3_column_double(s, C_STARTED);
+	row->ended_at = sqlite3_column_double(s, C_ENDED);
+	row->error = column_dup(s, C_ERROR, &oom);
+	row->out_dir = run_dir(st, (const char *)sqlite3_column_text(s, C_OUT_DIR), &oom);
+	row->command = column_dup(s, C_COMMAND, &oom);
+	row->has_hit_rate = sqlite3_column_type(s, C_HIT_RATE) != SQLITE_NULL;
+	row->hit_rate = row->has_hit_rate ? sqlite3_column_double(s, C_HIT_RATE) : NAN;
+	row->has_migrated = sqlite3_column_type(s, C_MIGRATED) != SQLITE_NULL;
+	row->migrated_bytes = row->has_migrated ? sqlite3_column_double(s, C_MIGRATED) : NAN;
+	row->has_sampling = sqlite3_column_type(s, C_SAMPLES) != SQLITE_NULL &&
+			    sqlite3_column_type(s, C_TICKS) != SQLITE_NULL &&
+			    sqlite3_column_type(s, C_RUN_NS) != SQLITE_NULL;
+	row->samples = sqlite3_column_double(s, C_SAMPLES);
+	row->ticks = sqlite3_column_double(s, C_TICKS);
+	row->run_ns = sqlite3_column_double(s, C_RUN_NS);
+	if (oom) {
+		tl_run_row_release(row);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void tl_run_row_release(struct tl_run_row *row)
+{
+	if (!row)
+		return;
+	free(row->experiment);
+	free(row->run_key);
+	free(row->config_key);
+	for (int a = 0; a < TL_AXIS__COUNT; a++)
+		free(row->values[a]);
+	free(row->fom_unit);
+	free(row->error);
+	free(row->out_dir);
+	free(row->command);
+	memset(row, 0, sizeof(*row));
+}
+
+void tl_run_rows_free(struct tl_run_row *rows, size_t n)
+{
+	if (!rows)
+		return;
+	for (size_t i = 0; i < n; i++)
+		tl_run_row_release(&rows[i]);
+	free(rows);
+}
+
+/*
+ * Steps s to its end, calling row(arg, s) on each row; stops at the first
+ * non-zero answer (-ENOMEM reported here). Finalizes s. 0 or -errno.
+ */
+static int each_row(struct tl_store *st, sqlite3_stmt *s, int (*row)(void *arg, sqlite3_stmt *s), void *arg,
+		    const char *what)
+{
+	int rc, step;
+
+	while ((step = sqlite3_step(s)) == SQLITE_ROW)
+		if ((rc = row(arg, s)))
+			goto out;
+	rc = step == SQLITE_DONE ? 0 : tl_store_sqlerr(st, step, what);
+out:
+	sqlite3_finalize(s);
+	if (rc == -ENOMEM)
+		tl_store_fail(st, rc, "%s: out of memory", what);
+	return rc;
+}
+
+/* The first row's text columns, copied into out[0..n) (NULL for NULL, or when there is no row). */
+struct texts {
+	char **out;
+	int n;
+	bool found;
+};
+
+static int first_texts(void *arg, sqlite3_stmt *s)
+{
+	struct texts *t = arg;
+	bool oom = false;
+
+	for (int i = 0; i < t->n; i++)
+		t->out[i] = column_dup(s, i, &oom);
+	t->found = true;
+	return oom ? -ENOMEM : 1;	/* one row is all it reads */
+}
+
+/* Runs a query of text columns and keeps its first row: 0 (*found or not), or -errno. */
+static int texts_of(struct tl_store *st, sqlite3_stmt *s, char **out, int n, bool *found, const char *what)
+{
+	struct texts t = { out, n, false };
+	int rc;
+
+	for (int i = 0; i < n; i++)
+		out[i] = NULL;
+	rc = each_row(st, s, first_texts, &t, what);
+	if (rc < 0) {
+		for (int i = 0; i < n; i++) {
+			free(out[i]);
+			out[i] = NULL;
+		}
+		return rc;
+	}
+	if (found)
+		*found = t.found;
+	return 0;
+}
+
+/* One text value: the first column of the first row, or NULL. */
+static int text_of(struct tl_store *st, sqlite3_stmt *s, char **out, const char *what)
+{
+	return texts_of(st, s, out, 1, NULL, what);
+}
+
+/* The name of the most recently created experiment, or NULL (returning 0) when there is none. */
+static int latest_experiment(struct tl_store *st, char **name)
+{
+	static const char what[] = "cannot find the latest experiment";
+	sqlite3_stmt *s;
+
+	*name = NULL;
+	return query(st, &s, what, false, "SELECT name FROM experiments ORDER BY created_at DESC, id DESC LIMIT 1", "") ?:
+	       text_of(st, s, name, what);
+}
+
+int tl_store_run_done(struct tl_store *st, const char *experiment, const char *run_key)
+{
+	static const char what[] = "cannot look up a finished run";
+	sqlite3_stmt *s;
+	char *latest = NULL, *status = NULL;
+	int rc = 0;
+
+	if (!experiment && (rc = latest_experiment(st, &latest)))
+		return rc;
+	if (!experiment && !latest)
+		return 0;
+	rc = query(st, &s, what, false, "SELECT r.status FROM runs r JOIN experiments e ON e.id = r.experiment_id"
+		   " WHERE e.name = ?1 AND r.run_key = ?2 ORDER BY r.id DESC LIMIT 1", "tt",
+		   experiment ? experiment : latest, run_key);
+	rc = rc ?: text_of(st, s, &status, what);
+	if (!rc)
+		rc = status && !strcmp(status, tl_status_names[TL_STATUS_OK]);
+	free(status);
+	free(latest);
+	return rc;
+}
+
+/* Rows appended to a growing array of `size`-byte elements by fill(st, slot, s). */
+struct rows {
+	struct tl_store *st;
+	void **v;
+	size_t *n, cap, size;
+	int (*fill)(struct tl_store *st, void *slot, sqlite3_stmt *s);
+};
+
+static int add_row(void *arg, sqlite3_stmt *s)
+{
+	struct rows *r = arg;
+	int rc;
+
+	if (*r->n == r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 16;
+		void *grown = realloc(*r->v, cap * r->size);
+
+		if (!grown)
+			return -ENOMEM;
+		*r->v = grown;
+		r->cap = cap;
+	}
+	rc = r->fill(r->st, (char *)*r->v + *r->n * r->size, s);
+	(*r->n)++;	/* counted even when a copy failed, so the caller's release frees what was copied */
+	return rc;
+}
+
+static int fill_run(struct tl_store *st, void *slot, sqlite3_stmt *s)
+{
+	return read_row(st, s, slot);
+}
+
+int tl_store_query_runs(struct tl_store *st, const char *experiment, struct tl_run_row **rows,
+			size_t *n)
+{
+	static const char what[] = "cannot read runs";
+	/* The latest row of each key; keys in the order they first appeared. */
+	static const char tail[] =
+		"JOIN (SELECT MIN(runs.id) AS first_id, MAX(runs.id) AS last_id FROM runs"
+		"      JOIN experiments ON experiments.id = runs.experiment_id"
+		"      WHERE experiments.name = ?1 GROUP BY runs.run_key) k ON r.id = k.last_id "
+		"ORDER BY k.first_id";
+	struct rows r = { st, (void **)rows, n, 0, sizeof(**rows), fill_run };
+	sqlite3_stmt *s;
+	char *latest = NULL;
+	int rc = 0;
+
+	*rows = NULL;
+	*n = 0;
+	if (!experiment && (rc = latest_experiment(st, &latest)))
+		return rc;
+	if (!experiment && !latest)
+		return 0;
+	rc = query(st, &s, what, true, tail, "t", experiment ? experiment : latest);
+	rc = rc ?: each_row(st, s, add_row, &r, what);
+	if (rc) {
+		tl_run_rows_free(*rows, *n);
+		*rows = NULL;
+		*n = 0;
+	}
+	free(latest);
+	return rc;
+}
+
+int tl_store_experiment_baseline(struct tl_store *st, const char *experiment, char **out)
+{
+	static const char what[] = "cannot read the baseline";
+	sqlite3_stmt *s;
+
+	*out = NULL;
+	if (experiment)
+		return query(st, &s, what, false, "SELECT baseline FROM experiments WHERE name = ?1"
+			     " ORDER BY created_at DESC, id DESC LIMIT 1", "t", experiment) ?:
+		       text_of(st, s, out, what);
+	return query(st, &s, what, false, "SELECT baseline FROM experiments ORDER BY created_at DESC, id DESC LIMIT 1",
+		     "") ?: text_of(st, s, out, what);
+}
+
+static int fill_name(struct tl_store *st, void *slot, sqlite3_stmt *s)
+{
+	(void)st;
+	const char *name = (const char *)sqlite3_column_text(s, 0);
+
+	return (*(char **)slot = strdup(name ? name : "")) ? 0 : -ENOMEM;
+}
+
+int tl_store_experiments(struct tl_store *st, char ***names, size_t *n)
+{
+	static const char what[] = "cannot list experiments";
+	struct rows r = { st, (void **)names, n, 0, sizeof(**names), fill_name };
+	sqlite3_stmt *s;
+	int rc;
+
+	*names = NULL;
+	*n = 0;
+	rc = query(st, &s, what, false, "SELECT name FROM experiments GROUP BY name"
+		   " ORDER BY MAX(created_at) DESC, MAX(id) DESC", "");
+	rc = rc ?: each_row(st, s, add_row, &r, what);
+	if (rc) {
+		for (size_t i = 0; i < *n; i++)
+			free((*names)[i]);
+		free(*names);
+		*names = NULL;
+		*n = 0;
+	}
+	return rc;
+}
+
+/* The latest run row with this id (key NULL) or key: 1 found, 0 none, -errno. */
+static int run_where(struct tl_store *st, struct tl_run_row *row, const char *what, const char *key, int64_t id)
+{
+	struct tl_run_row *rows = NULL;
+	size_t n = 0;
+	struct rows r = { st, (void **)&rows, &n, 0, sizeof(*rows), fill_run };
+	sqlite3_stmt *s;
+	int rc;
+
+	rc = key ? query(st, &s, what, true, "WHERE r.run_key = ?1 ORDER BY r.id DESC LIMIT 1", "t", key)
+		 : query(st, &s, what, true, "WHERE r.id = ?1", "I", id);
+	rc = rc ?: each_row(st, s, add_row, &r, what);
+	if (!rc && n) {
+		*row = rows[0];
+		memset(&rows[0], 0, sizeof(rows[0]));
+		rc = 1;
+	}
+	tl_run_rows_free(rows, n);
+	return rc;
+}
+
+#define MAX_CANDIDATES 5
+
+/* Appends one run key to the candidates' list. */
+struct list {
+	char *buf;
+	size_t len, used;
+	long long total;
+};
+
+static int add_candidate(void *arg, sqlite3_stmt *s)
+{
+	struct list *l = arg;
+
+	l->total = sqlite3_column_int64(s, 1);
+	if (l->used < l->len)
+		l->used += snprintf(l->buf + l->used, l->len - l->used, "%s%s", l->used ? ", " : "",
+				    (const char *)sqlite3_column_text(s, 0));
+	return 0;
+}
+
+/*
+ * Up to MAX_CANDIDATES run keys, most recent first, starting with prefix
+ * (all keys when prefix is ""), as ", "-separated text in buf; *total is
+ * how many there are in all.
+ */
+static int candidates(struct tl_store *st, const char *prefix, char *buf, size_t len,
+		      long long *total, const char *what)
+{
+	struct list l = { buf, len, 0, 0 };
+	sqlite3_stmt *s;
+	int rc;
+
+	buf[0] = '\0';
+	rc = query(st, &s, what, false, "SELECT run_key, count(*) OVER () FROM"
+		   " (SELECT run_key, MAX(id) AS last_id FROM runs"
+		   "  WHERE substr(run_key, 1, length(?1)) = ?1 GROUP BY run_key)"
+		   " ORDER BY last_id DESC LIMIT ?2", "ti", prefix, MAX_CANDIDATES);
+	rc = rc ?: each_row(st, s, add_candidate, &l, what);
+	*total = l.total;
+	return rc;
+}
+
+int tl_store_get_run(struct tl_store *st, const char *which, struct tl_run_row *row)
+{
+	char what[300], list[512];
+	long long total;
+	int rc;
+
+	memset(row, 0, sizeof(*row));
+	if (!which || !*which)
+		return tl_store_fail(st, -EINVAL, "no run given");
+	snprintf(what, sizeof(what), "cannot read run '%s'", which);
+	/* A number is a row id first; keys are hex, so a short all-digit prefix stays usable below. */
+	if (strspn(which, "0123456789") == strlen(which) && strlen(which) < 19) {
+		rc = run_where(st, row, what, NULL, strtoll(which, NULL, 10));
+		if (rc)
+			return rc < 0 ? rc : 0;
+	}
+	rc = run_where(st, row, what, which, 0);
+	if (rc)
+		return rc < 0 ? rc : 0;
+	rc = candidates(st, which, list, sizeof(list), &total, what);
+	if (rc)
+		return rc;
+	if (total == 1)
+		return run_where(st, row, what, list, 0) == 1 ? 0 : -EIO;
+	if (total > 1)
+		return tl_store_fail(st, -EINVAL, "run '%s' is ambiguous: %s%s (%lld runs match)", which,
+				     list, total > MAX_CANDIDATES ? ", ..." : "", total);
+	rc = candidates(st, "", list, sizeof(list), &total, what);
+	if (rc)
+		return rc;
+	if (!total)
+		return tl_store_fail(st, -ENOENT, "no run '%s' (the database has no runs)", which);
+	return tl_store_fail(st, -ENOENT, "no run '%s' (latest runs: %s%s)", which, list,
+			     total > MAX_CANDIDATES ? ", ..." : "");
+}
+
+static int fill_metric(struct tl_store *st, void *slot, sqlite3_stmt *s)
+{
+	struct tl_metric *m = slot;
+	bool oom = false;
+
+	(void)st;
+	m->name = column_dup(s, 0, &oom);
+	m->value = sqlite3_column_type(s, 1) == SQLITE_NULL ? NAN : sqlite3_column_double(s, 1);
+	m->unit = column_dup(s, 2, &oom);
+	return oom ? -ENOMEM : 0;
+}
+
+int tl_store_run_metrics(struct tl_store *st, int64_t run_id, struct tl_metric **m, size_t *n)
+{
+	static const char what[] = "cannot read metrics";
+	struct rows r = { st, (void **)m, n, 0, sizeof(**m), fill_metric };
+	sqlite3_stmt *s;
+	int rc;
+
+	*m = NULL;
+	*n = 0;
+	rc = query(st, &s, what, false, "SELECT name, value, unit FROM metrics WHERE run_id = ?1 ORDER BY name", "I",
+		   run_id);
+	rc = rc ?: each_row(st, s, add_row, &r, what);
+	if (rc) {
+		tl_metrics_free(*m, *n);
+		*m = NULL;
+		*n = 0;
+	}
+	return rc;
+}
+
+/* ---- environment and counters ---- */
+
+int tl_store_experiment_env(struct tl_store *st, const char *experiment, const char *key,
+			    char **out)
+{
+	static const char what[] = "reading the environment";
+	sqlite3_stmt *s;
+
+	*out = NULL;
+	return query(st, &s, what, false, "SELECT e.value FROM environment e JOIN experiments x ON x.id = e.experiment_id"
+		     " WHERE x.name = ?1 AND e.run_id IS NULL AND e.key = ?2"
+		     " ORDER BY x.created_at DESC, x.id DESC LIMIT 1", "tt", experiment, key) ?:
+	       text_of(st, s, out, what);
+}
+
+int tl_store_env_latest(struct tl_store *st, const char *key, char **out)
+{
+	static const char what[] = "reading the environment";
+	sqlite3_stmt *s;
+
+	*out = NULL;
+	return query(st, &s, what, false, "SELECT value FROM environment WHERE key = ?1 AND run_id IS NULL"
+		     " ORDER BY experiment_id DESC LIMIT 1", "t", key) ?: text_of(st, s, out, what);
+}
+
+int tl_store_run_experiment(struct tl_store *st, int64_t run_id, int64_t *experiment_id)
+{
+	static const char what[] = "reading a run";
+	char *id = NULL;
+	bool found = false;
+	sqlite3_stmt *s;
+	int rc;
+
+	rc = query(st, &s, what, false, "SELECT experiment_id FROM runs WHERE id = ?1", "I", run_id);
+	rc = rc ?: texts_of(st, s, &id, 1, &found, what);
+	if (!rc && !found)
+		rc = tl_store_fail(st, -ENOENT, "no run %lld", (long long)run_id);
+	if (!rc)
+		*experiment_id = strtoll(id, NULL, 10);
+	free(id);
+	return rc;
+}
+
+/* A callback of the caller's for each (key, value) or counter row. */
+struct each {
+	void (*env)(void *arg, const char *key, const char *value);
+	void (*counter)(void *arg, const char *event, const double *value, const char *status,
+			const char *reason);
+	void *arg;
+	struct tl_env *into;
+};
+
+static int each_env(void *arg, sqlite3_stmt *s)
+{
+	struct each *e = arg;
+	const char *key = (const char *)sqlite3_column_text(s, 0), *value = (const char *)sqlite3_column_text(s, 1);
+
+	if (e->into)
+		return tl_env_put(e->into, key, value);
+	e->env(e->arg, key, value);
+	return 0;
+}
+
+static int each_counter(void *arg, sqlite3_stmt *s)
+{
+	struct each *e = arg;
+	double v = sqlite3_column_double(s, 1);
+
+	e->counter(e->arg, (const char *)sqlite3_column_text(s, 0), sqlite3_column_type(s, 1) == SQLITE_NULL ?
+		   NULL : &v, (const char *)sqlite3_column_text(s, 2), (const char *)sqlite3_column_text(s, 3));
+	return 0;
+}
+
+int tl_store_env_each(struct tl_store *st, int64_t experiment_id, int64_t run_id,
+		      void (*fn)(void *arg, const char *key, const char *value), void *arg)
+{
+	static const char what[] = "reading the environment";
+	struct each e = { .env = fn, .arg = arg };
+	sqlite3_stmt *s;
+
+	return query(st, &s, what, false, "SELECT key, value FROM environment WHERE experiment_id = ?1 AND"
+		     " ifnull(run_id, 0) = ?2 ORDER BY key", "II", experiment_id, run_id) ?:
+	       each_row(st, s, each_env, &e, what);
+}
+
+int tl_store_counters_each(struct tl_store *st, int64_t run_id,
+			   void (*fn)(void *arg, const char *event, const double *value,
+				      const char *status, const char *reason), void *arg)
+{
+	static const char what[] = "reading counters";
+	struct each e = { .counter = fn, .arg = arg };
+	sqlite3_stmt *s;
+
+	return query(st, &s, what, false, "SELECT event, value, status, reason FROM counters WHERE run_id = ?1"
+		     " ORDER BY event", "I", run_id) ?: each_row(st, s, each_counter, &e, what);
+}
+
+int tl_store_env_load(struct tl_store *st, int64_t experiment_id, int64_t run_id, struct tl_env *env)
+{
+	static const char what[] = "reading the environment";
+	struct tl_env got = { 0 };
+	struct each e = { .into = &got };
+	sqlite3_stmt *s;
+	int rc;
+
+	rc = query(st, &s, what, false, "SELECT key, value FROM environment WHERE experiment_id = ?1 AND run_id IS ?2"
+		   " ORDER BY rowid", "IN", experiment_id, run_id != 0, run_id);
+	rc = rc ?: each_row(st, s, each_env, &e, what);
+	if (rc) {
+		tl_env_release(&got);
+		return rc;
+	}
+	tl_env_release(env);
+	*env = got;
+	return 0;
+}
+
+/* ---- machine profiles ---- */
+
+/* The profile's row of sql, two text columns (b may be NULL). -ENOENT when no such profile. */
+static int profile_row(struct tl_store *st, const char *sql, const char *name, char **a, char **b)
+{
+	static const char what[] = "cannot read machine profiles";
+	char *out[2] = { NULL, NULL };
+	bool found = false;
+	sqlite3_stmt *s;
+	int rc;
+
+	rc = query(st, &s, what, false, sql, "t", name);
+	rc = rc ?: texts_of(st, s, out, 2, &found, what);
+	if (!rc && !found)
+		rc = tl_store_fail(st, -ENOENT, "no machine profile '%s' (save one with 'tierlab probe --save %s')",
+				   name, name);
+	*a = out[0];
+	if (b)
+		*b = out[1];
+	else
+		free(out[1]);
+	return rc;
+}
+
+int tl_store_profile(struct tl_store *st, const char *name, char **json)
+{
+	return profile_row(st, "SELECT json, NULL FROM machine_profiles WHERE name = ?1", name, json, NULL);
+}
+
+int tl_store_profile_nodes(struct tl_store *st, const char *name, char **fast, char **slow)
+{
+	int rc;
+
+	/* SQLite reads the probe's JSON, so there is no second parser of our own format */
+	rc = profile_row(st, "SELECT json_extract(json, '$.recommendation.fast'),"
+			 " json_extract(json, '$.recommendation.slow') FROM machine_profiles WHERE name = ?1",
+			 name, fast, slow);
+	if (rc) {
+		free(*fast);
+		free(*slow);
+		*fast = *slow = NULL;
+	}
+	return rc;
+}

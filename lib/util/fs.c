@@ -1,0 +1,48 @@
+/*
+ * mkdir -p (see fs.h): the leaf first, the parents only when it says they
+ * are missing, as a run's directory is made once per run.
+ */
+#include "util/fs.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static int make(char *path)
+{
+	struct stat sb;
+	char *slash;
+	int rc;
+
+	if (!mkdir(path, 0777))
+		return 0;
+	if (errno == EEXIST)
+		return stat(path, &sb) || S_ISDIR(sb.st_mode) ? 0 : -ENOTDIR;
+	if (errno != ENOENT)
+		return -errno;
+	slash = strrchr(path, '/');
+	while (slash && slash > path && slash[-1] == '/')
+		slash--;
+	if (!slash || slash == path)
+		return -ENOENT;
+	*slash = '\0';
+	rc = make(path);
+	*slash = '/';
+	if (rc)
+		return rc;
+	return mkdir(path, 0777) && errno != EEXIST ? -errno : 0;
+}
+
+int tl_mkdir_p(const char *path)
+{
+	char buf[PATH_MAX];
+	size_t n = strlen(path);
+
+	if (n >= sizeof(buf))
+		return -ENAMETOOLONG;
+	memcpy(buf, path, n + 1);
+	while (n > 1 && buf[n - 1] == '/')
+		buf[--n] = '\0';
+	return n ? make(buf) : -ENOENT;
+}

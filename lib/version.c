@@ -1,4 +1,0 @@
-/* The version string, from `git describe` at build time. */
-#include "version.h"
-
-const char tl_version[] = TIERLAB_VERSION;
