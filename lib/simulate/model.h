@@ -1,5 +1,5 @@
 /*
- * Tier models (experiments/machines/*.yaml, docs/simulate.md): per tier
+ * Tier models (experiments/machines/NAME.yaml, docs/simulate.md): per tier
  * latency and bandwidth, the cost of migration, and how a replay's
  * counts become an estimated performance relative to all-fast:
  *
