@@ -36,6 +36,7 @@ struct sim_opts {
 	const char *db, *trace, *record, *export, *output, *advise, *model, *format;
 	double memory_fraction;
 	int events, verify;
+	size_t nsamples;		/* in the trace: what a replay walks */
 	const char *lists[TL_AXIS__COUNT];
 	struct tl_tier_model tm;
 	int have_model;
@@ -106,7 +107,7 @@ static void print_header(const struct sim_opts *o)
 static void print_result(const struct sim_opts *o, const char *label, const struct tl_sim_result *r,
 			 double seconds, double t0_s)
 {
-	double mean = 0, rate = seconds > 0 ? (double)r->samples / seconds : 0;
+	double mean = 0, rate = seconds > 0 ? (double)o->nsamples / seconds : 0;
 
 	for (int i = 0; i < TL_SIM_OCC_POINTS; i++)
 		mean += r->occupancy[i] / TL_SIM_OCC_POINTS;
@@ -511,6 +512,7 @@ int cmd_simulate(int argc, const char **argv)
 		rc = 2;
 		goto out;
 	}
+	o.nsamples = tl_trace_samples(&t);
 	if (o.advise)
 		rc = advise(&o, &t) ? 2 : 0;
 	else if (argc == (o.trace ? 1 : 2))

@@ -210,13 +210,20 @@ static uint64_t next_interval(uint64_t *x, double period_ns)
 static int setup(struct sim *s, char *why, size_t whylen)
 {
 	const struct tl_trace_proc *p = s->p;
-	uint64_t max = p->p.known ? p->p.reserve_bytes / s->c->chunk_size + p->p.nunits : 0;
+	uint64_t max = 0, live = 0;
 
-	if (!p->p.known) {
-		/* a log without parameters: room for the chunks of every allocation at once */
-		for (uint32_t i = 0; i < p->nallocs; i++)
-			max += ((p->allocs[i].bytes + PAGE - 1) / PAGE * PAGE + s->c->chunk_size - 1) / s->c->chunk_size;
-	}
+	/*
+	 * The runtime sizes ids for its whole reservation (reserve / chunk
+	 * size + units: millions). First fit never hands out an id beyond the
+	 * chunks of every allocation of the trace together, so the map and the
+	 * policy's arrays are sized for those: the same ids, without setting
+	 * up millions of entries per configuration (docs/simulate.md).
+	 */
+	for (uint32_t i = 0; i < p->nallocs; i++)
+		live += ((p->allocs[i].bytes + PAGE - 1) / PAGE * PAGE + s->c->chunk_size - 1) / s->c->chunk_size;
+	max = p->p.known ? p->p.reserve_bytes / s->c->chunk_size + p->p.nunits : live;
+	if (live < max)
+		max = live;
 	if (max > MAX_CHUNKS)
 		max = MAX_CHUNKS;
 	if (max < 1)

@@ -1,0 +1,55 @@
+# Replay is the runtime's own decision code: a live run in log mode (fault
+# sampler at 500 Hz on a Zipf pattern, fast = slow = node 0, so migrations
+# happen logically and are logged), then `tierlab simulate --trace LOG`
+# replays its samples with the run's policy and parameters (the log's P
+# record). For lru and window, with a fixed budget in chunks and with a
+# percentage budget that follows the footprint:
+#   - --verify: every sample's chunk and hit and every placement and
+#     migration, in order, as the run logged them;
+#   - independently of --verify: the replay's own stream (--events) is the
+#     log's S chunk/hit and M chunk/direction columns, line for line, and
+#     holds migrations (not only initial placements);
+#   - the check can fail: the same log with one sample's hit flipped, and
+#     with one migration dropped, is refused (exit 1).
+. "$(dirname "$0")/lib.sh"
+GEN="$B/bench/fidelity/accessgen"
+TIERMEM="$B/lib/tierlab/libtiermem.so"
+[ -x "$GEN" ] && [ -f "$TIERMEM" ] || fail "build first: $GEN, $TIERMEM"
+
+check() {
+	local name=$1 policy=$2; shift 2
+	mkdir -p "$scratch/$name"
+	expect_exit 0 env LD_PRELOAD="$TIERMEM" TIERLAB_POLICY="$policy" TIERLAB_RATE=500Hz \
+		TIERLAB_THRESHOLD=1M TIERLAB_FAST_NODES=0 TIERLAB_SLOW_NODES=0 TIERLAB_LOG=log \
+		TIERLAB_OUT="$scratch/$name" "$@" \
+		"$GEN" --pattern zipf --arrays 16M,24M,8M --seconds 1.5 --truth "$scratch/$name/truth.tsv"
+	local log
+	log=$(ls "$scratch/$name"/tiermem-*.log)
+	expect_exit 0 "$TIERLAB" simulate --trace "$log" --verify
+	expect_contains "$out" "replay matches the run"
+	# the replay's stream against the log's, line for line
+	expect_exit 0 "$TIERLAB" simulate --trace "$log" --events
+	printf '%s\n' "$out" >"$scratch/$name/replay.txt"
+	awk -F'\t' '$1 == "S" { print "S\t" $6 "\t" $7 } $1 == "M" { print "M\t" $3 "\t" $6 }' "$log" \
+		>"$scratch/$name/live.txt"
+	local samples moves
+	samples=$(grep -c '^S' "$scratch/$name/live.txt")
+	moves=$(grep -cE '^M.*(slow-to-fast|fast-to-slow)' "$scratch/$name/live.txt")
+	[ "$samples" -ge 100 ] || fail "$name: only $samples samples"
+	[ "$moves" -ge 10 ] || fail "$name: only $moves migrations: nothing to compare"
+	diff "$scratch/$name/live.txt" "$scratch/$name/replay.txt" >"$scratch/$name/diff.txt" ||
+		fail "$name: replay differs from the run: $(head -5 "$scratch/$name/diff.txt")"
+	# a changed log must be refused: flip the hit of the 50th sample, drop the 5th migration
+	awk -F'\t' -v OFS='\t' '$1 == "S" && ++n == 50 { $7 = 1 - $7 } 1' "$log" >"$scratch/$name/flip.log"
+	expect_exit 1 "$TIERLAB" simulate --trace "$scratch/$name/flip.log" --verify
+	expect_contains "$out" "replay differs from the run"
+	awk '/^M\t/ && /(slow-to-fast|fast-to-slow)/ && ++n == 5 { next } 1' "$log" >"$scratch/$name/drop.log"
+	expect_exit 1 "$TIERLAB" simulate --trace "$scratch/$name/drop.log" --verify
+	expect_contains "$out" "replay differs from the run"
+}
+
+check lru-chunks lru TIERLAB_FAST_MEM=16M TIERLAB_CHUNKS=8
+check window-chunks window TIERLAB_FAST_MEM=16M TIERLAB_CHUNKS=8 TIERLAB_WINDOW=16
+check lru-percent lru TIERLAB_FAST_MEM=40% TIERLAB_CHUNK_SIZE=1M
+check window-percent window TIERLAB_FAST_MEM=40% TIERLAB_CHUNK_SIZE=1M TIERLAB_WINDOW=128
+echo ok
