@@ -99,7 +99,7 @@ static void print_header(const struct sim_opts *o)
 		       o->have_model ? "estimate," : "");
 		return;
 	}
-	printf("%-44s %9s %7s %10s %10s %10s %10s %8s %10s%s %12s\n", "simulated configuration", "samples", "hit%",
+	printf("%-56s %9s %7s %10s %10s %10s %10s %8s %10s%s %12s\n", "simulated configuration", "samples", "hit%",
 	       "s->f", "s->f MiB", "f->s", "f->s MiB", "refused", "fast MiB", o->have_model ? "  est%fast" : "",
 	       "samples/s");
 }
@@ -124,7 +124,7 @@ static void print_result(const struct sim_opts *o, const char *label, const stru
 		printf(",%.0f\n", rate);
 		return;
 	}
-	printf("%-44.44s %9llu %6.1f%% %10llu %10.1f %10llu %10.1f %8llu %10.1f", label, (unsigned long long)r->samples,
+	printf("%-56.56s %9llu %6.1f%% %10llu %10.1f %10llu %10.1f %8llu %10.1f", label, (unsigned long long)r->samples,
 	       100 * tl_sim_hit_rate(r), (unsigned long long)r->moves[TL_SIM_SLOW_TO_FAST],
 	       (double)r->bytes[TL_SIM_SLOW_TO_FAST] / 1048576.0, (unsigned long long)r->moves[TL_SIM_FAST_TO_SLOW],
 	       (double)r->bytes[TL_SIM_FAST_TO_SLOW] / 1048576.0, (unsigned long long)r->refused,
@@ -384,8 +384,8 @@ static int advise(const struct sim_opts *o, const struct tl_trace *t)
 	for (uint32_t i = 0; i < p->nallocs && used + 16 < sizeof(fracs); i++)
 		used += (size_t)snprintf(fracs + used, sizeof(fracs) - used, "%s%.4g", i ? ", " : "",
 					 frac[i] > 0 ? floor(frac[i] * 1e4) / 1e4 : 0.0);
-	c = (struct tl_sim_config){ .chunk_size = p->p.known ? p->p.chunk_size : 2 << 20, .budget_chunks = TLP_UNLIMITED,
-				    .fractions = frac, .nfractions = p->nallocs, .window = 16 };
+	/* 4 KiB chunks: the fractions as chosen, not rounded down to the run's chunks */
+	c = (struct tl_sim_config){ .chunk_size = 4096, .fractions = frac, .nfractions = p->nallocs, .window = 16 };
 	c.budget_chunks = (uint32_t)(budget / c.chunk_size);
 	c.pol = tl_sim_policy_open("static", &dl, why, sizeof(why));
 	if (!c.pol || tl_sim_replay(t, &c, NULL, &r, why, sizeof(why))) {
