@@ -25,6 +25,7 @@
 #include "run/launch.h"
 #include "simulate/model.h"
 #include "simulate/setup.h"
+#include "simulate/sim-store.h"
 #include "spec/spec.h"
 #include "store/query.h"
 #include "util/array.h"
@@ -35,7 +36,9 @@
 struct sim_opts {
 	const char *db, *trace, *record, *export, *output, *advise, *model, *format;
 	double memory_fraction;
-	int events, verify;
+	int events, verify, no_store;
+	char *source;			/* what the trace is: the run's key, or the trace file's path */
+	int64_t source_id;		/* the run's id, 0 for a trace file */
 	size_t nsamples;		/* in the trace: what a replay walks */
 	const char *lists[TL_AXIS__COUNT];
 	struct tl_tier_model tm;
@@ -50,8 +53,8 @@ static double now_s(void)
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* The output directory of a stored run. */
-static char *run_dir(const char *db, const char *which)
+/* The output directory of a stored run; its key into *key when key is not NULL. */
+static char *run_dir(const char *db, const char *which, char **key, int64_t *id)
 {
 	struct tl_store *st = NULL;
 	struct tl_run_row r = { 0 };
@@ -60,9 +63,13 @@ static char *run_dir(const char *db, const char *which)
 	if (tl_store_open_existing(db, &st))
 		return NULL;
 	if (!tl_store_get_run(st, which, &r)) {
-		if (r.out_dir)
+		if (r.out_dir) {
 			dir = strdup(r.out_dir);
-		else
+			if (key)
+				*key = r.run_key ? strdup(r.run_key) : NULL;
+			if (id)
+				*id = r.id;
+		} else
 			error("run '%s' has no output directory", which);
 	}
 	tl_run_row_release(&r);
@@ -70,15 +77,16 @@ static char *run_dir(const char *db, const char *which)
 	return dir;
 }
 
-static int load_trace(const struct sim_opts *o, const char *run, struct tl_trace *t)
+static int load_trace(struct sim_opts *o, const char *run, struct tl_trace *t)
 {
 	char why[1024] = "";
 	char *dir;
 	int rc;
 
-	if (o->trace)
+	if (o->trace) {
 		rc = tl_trace_load_file(t, o->trace, why, sizeof(why));
-	else if (!(dir = run_dir(o->db, run)))
+		o->source = realpath(o->trace, NULL);
+	} else if (!(dir = run_dir(o->db, run, &o->source, &o->source_id)))
 		return -1;
 	else {
 		rc = tl_trace_load_dir(t, dir, why, sizeof(why));
@@ -257,7 +265,7 @@ static char *dir_of(const char *path)
 }
 
 static int replay_config(const struct sim_opts *o, const struct tl_trace *t, const struct tl_plan *plan,
-			 const struct tl_config *c, const char *spec_dir)
+			 const struct tl_config *c, const char *spec_dir, struct tl_store *st, int64_t exp_id)
 {
 	const char *policy = c->values[TL_AXIS_POLICY];
 	struct tl_launch re = { 0 };
@@ -289,8 +297,18 @@ static int replay_config(const struct sim_opts *o, const struct tl_trace *t, con
 	rc = tl_sim_replay(t, &s.c, NULL, &r, why, sizeof(why));
 	if (rc)
 		return error("%s: %s", label, why);
-	print_result(o, label, &r, now_s() - t0, trace_seconds(t));
+	t0 = now_s() - t0;
+	print_result(o, label, &r, t0, trace_seconds(t));
 	tl_sim_setup_release(&s);
+	if (st) {
+		char command[1024];
+
+		snprintf(command, sizeof(command), "tierlab simulate %s %s (%s)", o->trace ? "--trace" : "",
+			 o->source ? o->source : "-", label);
+		if (tl_sim_store_run(st, exp_id, c, o->source ? o->source : "-", command, &r,
+				     o->have_model ? &o->tm : NULL, trace_seconds(t), t0))
+			return -1;
+	}
 	return 0;
 }
 
@@ -300,6 +318,8 @@ static int replay_spec(const struct sim_opts *o, const struct tl_trace *t, const
 	struct tl_plan plan = { 0 };
 	struct tl_error err = { { 0 } };
 	char *spec_dir = dir_of(spec_path);
+	struct tl_store *st = NULL;
+	int64_t exp_id = 0;
 	int rc = -1;
 
 	if (!spec_dir)
@@ -318,11 +338,30 @@ static int replay_spec(const struct sim_opts *o, const struct tl_trace *t, const
 		error("%s", err.msg);
 		goto out;
 	}
+	if (!o->no_store) {
+		struct tl_env env = { 0 };
+		int64_t eid;
+
+		if (tl_store_open(o->db, &st))
+			goto out;
+		/* the recording's environment: the simulated runs were "taken" under it */
+		if (o->source_id && (tl_store_run_experiment(st, o->source_id, &eid) ||
+				     tl_store_env_load(st, eid, 0, &env)))
+			goto out;
+		rc = tl_sim_store_experiment(st, &spec, o->source ? o->source : "-", &env, &exp_id);
+		tl_env_release(&env);
+		if (rc)
+			goto out;
+	}
 	print_header(o);
 	rc = 0;
 	for (size_t i = 0; i < plan.nconfigs && !rc; i++)
-		rc = replay_config(o, t, &plan, &plan.configs[i], spec_dir);
+		rc = replay_config(o, t, &plan, &plan.configs[i], spec_dir, st, exp_id);
+	if (!rc && st)
+		fprintf(stderr, "%s: %zu simulated configurations stored in %s\n", spec.name, plan.nconfigs, o->db);
 out:
+	if (st)
+		tl_store_close(st);
 	tl_plan_release(&plan);
 	tl_spec_release(&spec);
 	free(spec_dir);
@@ -425,7 +464,7 @@ static int record(const struct sim_opts *o)
 static int export(const struct sim_opts *o)
 {
 	char why[1024] = "";
-	char *dir = run_dir(o->db, o->export);
+	char *dir = run_dir(o->db, o->export, NULL, NULL);
 	FILE *out;
 	int rc;
 
@@ -464,6 +503,7 @@ int cmd_simulate(int argc, const char **argv)
 		OPT_BOOL(0, "verify", &o.verify, "replay the run's own configuration and compare with what it did"),
 		OPT_BOOL(0, "events", &o.events, "print the replay's samples and migrations (own configuration)"),
 		OPT_STRING(0, "format", &o.format, "text|csv", "output format"),
+		OPT_BOOL(0, "no-store", &o.no_store, "with a spec: print only, store no simulated runs"),
 		OPT_STRING(0, "db", &o.db, "file", "results database (default $TIERLAB_DB or results/tierlab.db)"),
 	};
 	struct option options[ARRAY_SIZE(common) + TL_AXIS__COUNT + 2];
@@ -520,6 +560,7 @@ int cmd_simulate(int argc, const char **argv)
 	else
 		rc = replay_own(&o, &t) ? (o.verify ? 1 : 2) : 0;
 out:
+	free(o.source);
 	tl_trace_release(&t);
 	if (o.have_model)
 		tl_tier_model_release(&o.tm);
