@@ -439,7 +439,7 @@ static int advise(const struct sim_opts *o, const struct tl_trace *t)
 			printf("#   allocation %u (%llu bytes, %s): fraction %.4g\n", i,
 			       (unsigned long long)p->allocs[i].bytes,
 			       p->allocs[i].callsite ? p->allocs[i].callsite : "-", frac[i]);
-	printf("policy: {static: [%s]}\n", fracs);
+	printf("policy: [{static: [%s]}]\n", fracs);
 	printf("# replayed hit rate %.1f%% (chunk size %llu bytes)\n", 100 * tl_sim_hit_rate(&r),
 	       (unsigned long long)c.chunk_size);
 	free(cv);
