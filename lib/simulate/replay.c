@@ -310,13 +310,16 @@ static int replay_proc(const struct tl_trace_proc *p, const struct tl_sim_config
 	double period = thin ? 1e9 / c->rate_hz : 0;
 	uint64_t x = c->seed ? c->seed : 0x9E3779B97F4A7C15ULL, tick = p->t_first;
 	unsigned occ = 0;
+	uint64_t next_occ = t0;	/* the time of occupancy point occ */
 	int rc = setup(&s, why, whylen);
 
 	for (size_t i = 0; !rc && i < p->nev; i++) {
 		const struct tl_trace_event *e = &p->ev[i];
 
-		while (occ < TL_SIM_OCC_POINTS && e->t_ns >= t0 + span / TL_SIM_OCC_POINTS * occ)
+		while (e->t_ns >= next_occ) {
 			res->occupancy[occ++] += (double)s.fast_chunks * (double)c->chunk_size;
+			next_occ = occ < TL_SIM_OCC_POINTS ? t0 + span / TL_SIM_OCC_POINTS * occ : UINT64_MAX;
+		}
 		switch (e->kind) {
 		case TL_EV_ALLOC:
 			on_alloc(&s, e->seq);
