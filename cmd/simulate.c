@@ -27,6 +27,7 @@
 #include "simulate/setup.h"
 #include "simulate/sim-store.h"
 #include "spec/spec.h"
+#include "spec/spec-internal.h"
 #include "store/query.h"
 #include "util/array.h"
 #include "util/error.h"
@@ -94,6 +95,48 @@ static int load_trace(struct sim_opts *o, const char *run, struct tl_trace *t)
 	}
 	if (rc)
 		return error("%s", why[0] ? why : strerror(-rc));
+	return 0;
+}
+
+/*
+ * --model: a tier model file (YAML), a probe's JSON output (a file whose
+ * text starts with '{'), or profile:NAME, a profile saved in the store.
+ */
+static int load_model(struct sim_opts *o)
+{
+	struct tl_error err = { { 0 } };
+	char *text = NULL;
+	int rc;
+
+	if (!strncmp(o->model, "profile:", 8)) {
+		struct tl_store *st = NULL;
+
+		if (tl_store_open_existing(o->db, &st))
+			return -1;
+		rc = tl_store_profile(st, o->model + 8, &text);
+		tl_store_close(st);
+		if (rc)
+			return -1;
+		rc = tl_tier_model_from_probe(o->model, text, &o->tm, &err);
+	} else {
+		FILE *f = fopen(o->model, "r");
+		int c = ' ';
+
+		while (f && (c = fgetc(f)) != EOF && (c == ' ' || c == '\n' || c == '\t' || c == '\r'))
+			;
+		if (f)
+			fclose(f);
+		if (c == '{') {
+			rc = tl_spec_read_file(o->model, &text, &err);
+			rc = rc ?: tl_tier_model_from_probe(o->model, text, &o->tm, &err);
+		} else {
+			rc = tl_tier_model_load(o->model, &o->tm, &err);
+		}
+	}
+	free(text);
+	if (rc)
+		return error("%s", err.msg);
+	o->have_model = 1;
 	return 0;
 }
 
@@ -498,7 +541,7 @@ int cmd_simulate(int argc, const char **argv)
 		OPT_STRING(0, "export", &o.export, "run", "write the run's logs as one trace file"),
 		OPT_STRING('o', "output", &o.output, "file", "where --export writes (default: stdout)"),
 		OPT_BOOL(0, "advise", &o.advise, "print the static placement that keeps the most samples in --budget"),
-		OPT_STRING(0, "model", &o.model, "file", "tier model (experiments/machines/*.yaml): add the estimate"),
+		OPT_STRING(0, "model", &o.model, "file", "tier model (experiments/machines/*.yaml, a probe's JSON, or profile:NAME): add the estimate"),
 		OPT_DOUBLE(0, "memory-fraction", &o.memory_fraction, "m", "the model's share of time waiting on memory"),
 		OPT_BOOL(0, "verify", &o.verify, "replay the run's own configuration and compare with what it did"),
 		OPT_BOOL(0, "events", &o.events, "print the replay's samples and migrations (own configuration)"),
@@ -538,13 +581,8 @@ int cmd_simulate(int argc, const char **argv)
 	if (argc > (o.trace ? 1 : 2) || (!o.trace && argc < 1))
 		usage_with_options(usage, options);
 	if (o.model) {
-		struct tl_error err = { { 0 } };
-
-		if (tl_tier_model_load(o.model, &o.tm, &err)) {
-			error("%s", err.msg);
+		if (load_model(&o))
 			return 2;
-		}
-		o.have_model = 1;
 		if (o.memory_fraction >= 0)
 			o.tm.memory_fraction = o.memory_fraction > 1 ? 1 : o.memory_fraction;
 	}

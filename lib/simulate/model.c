@@ -110,6 +110,95 @@ int tl_tier_model_load(const char *path, struct tl_tier_model *m, struct tl_erro
 	return rc;
 }
 
+/* The mean latency and read bandwidth of the nodes of set (numactl syntax: "1", "0-3,5") in nodes[]. */
+static int probe_tier(struct tl_yaml *y, yaml_node_t *nodes, const char *field, const char *set,
+		      struct tl_tier_model_tier *t)
+{
+	double lat = 0, bw = 0;
+	int n = 0;
+
+	for (const char *p = set; *p;) {
+		char *end;
+		long lo = strtol(p, &end, 10), hi = lo;
+		yaml_node_t *node;
+
+		if (end == p || lo < 0)
+			return tl_yaml_error(y, NULL, "recommendation.%s: '%s' is not a node list", field, set);
+		if (*end == '-') {
+			p = end + 1;
+			hi = strtol(p, &end, 10);
+			if (end == p || hi < lo)
+				return tl_yaml_error(y, NULL, "recommendation.%s: '%s' is not a node list", field, set);
+		}
+		p = *end == ',' ? end + 1 : end;
+		if (*end && *end != ',')
+			return tl_yaml_error(y, NULL, "recommendation.%s: '%s' is not a node list", field, set);
+		tl_yaml_for_items(y, nodes, i, node) {
+			yaml_node_t *id = node->type == YAML_MAPPING_NODE ? tl_yaml_get(y, node, "id", NULL) : NULL;
+			yaml_node_t *l = id ? tl_yaml_get(y, node, "latency_ns", NULL) : NULL;
+			yaml_node_t *b = id ? tl_yaml_get(y, node, "read_gbs", NULL) : NULL;
+			const char *it = id ? tl_yaml_text(id) : NULL;
+			long v = it ? strtol(it, NULL, 10) : -1;
+
+			if (v < lo || v > hi || !l || !b || tl_yaml_is_null(l) || tl_yaml_is_null(b) ||
+			    !tl_yaml_text(l) || !tl_yaml_text(b))
+				continue;
+			lat += strtod(tl_yaml_text(l), NULL);
+			bw += strtod(tl_yaml_text(b), NULL);
+			n++;
+		}
+	}
+	if (!n || !(lat > 0) || !(bw > 0))
+		return tl_yaml_error(y, NULL, "the %s tier (nodes %s) has no measured node (latency_ns, read_gbs)",
+				     field, set);
+	t->latency_ns = lat / n;
+	t->bandwidth_gbs = bw / n;
+	t->name = strdup(set);
+	return t->name ? 0 : -ENOMEM;
+}
+
+int tl_tier_model_from_probe(const char *origin, const char *json, struct tl_tier_model *m, struct tl_error *err)
+{
+	struct tl_yaml y = { 0 };
+	yaml_node_t *root, *rec, *nodes, *fast, *slow;
+	char name[256];
+	int rc;
+
+	memset(m, 0, sizeof(*m));
+	rc = tl_yaml_load(&y, origin, json, err);
+	if (rc)
+		goto out;
+	root = tl_yaml_root(&y);
+	rec = root && root->type == YAML_MAPPING_NODE ? tl_yaml_get(&y, root, "recommendation", NULL) : NULL;
+	nodes = root && root->type == YAML_MAPPING_NODE ? tl_yaml_get(&y, root, "nodes", NULL) : NULL;
+	if (!rec || rec->type != YAML_MAPPING_NODE || !nodes || nodes->type != YAML_SEQUENCE_NODE) {
+		rc = tl_yaml_error(&y, root, "not a tierlab probe profile (no nodes and recommendation)");
+		goto out;
+	}
+	fast = tl_yaml_get(&y, rec, "fast", NULL);
+	slow = tl_yaml_get(&y, rec, "slow", NULL);
+	if (!fast || tl_yaml_is_null(fast) || !tl_yaml_text(fast) || !slow || tl_yaml_is_null(slow) ||
+	    !tl_yaml_text(slow)) {
+		rc = tl_yaml_error(&y, rec, "the profile recommends no fast and slow tiers (one memory tier?)");
+		goto out;
+	}
+	rc = probe_tier(&y, nodes, "fast", tl_yaml_text(fast), &m->fast) ?:
+	     probe_tier(&y, nodes, "slow", tl_yaml_text(slow), &m->slow);
+	if (rc)
+		goto out;
+	snprintf(name, sizeof(name), "probe profile %s", origin);
+	m->name = strdup(name);
+	m->migration_gbs = TL_MODEL_MIGRATION_GBS;
+	m->migration_cost_us = TL_MODEL_MIGRATION_COST_US;
+	m->memory_fraction = TL_MODEL_MEMORY_FRACTION;
+	rc = m->name ? 0 : -ENOMEM;
+out:
+	tl_yaml_release(&y);
+	if (rc)
+		tl_tier_model_release(m);
+	return rc;
+}
+
 void tl_tier_model_release(struct tl_tier_model *m)
 {
 	free(m->name);

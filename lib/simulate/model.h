@@ -22,6 +22,11 @@
 #include "simulate/replay.h"
 #include "util/error.h"
 
+/* What a model from a probe profile assumes (the shipped models' values). */
+#define TL_MODEL_MIGRATION_GBS 4.0
+#define TL_MODEL_MIGRATION_COST_US 50.0
+#define TL_MODEL_MEMORY_FRACTION 0.9
+
 struct tl_tier_model_tier {
 	char *name;
 	double latency_ns, bandwidth_gbs;
@@ -38,6 +43,17 @@ struct tl_tier_model {
 
 /* Reads a model file. 0, or -EINVAL/-errno with "FILE:LINE:COL: field: message" in err. */
 int tl_tier_model_load(const char *path, struct tl_tier_model *m, struct tl_error *err);
+
+/*
+ * A model from a `tierlab probe` profile (its JSON, as `--format json`
+ * prints it and `--save` stores it; `origin` names it in messages): the
+ * fast and slow tiers are the profile's recommended node sets, each tier's
+ * latency and bandwidth the mean of its measured nodes (latency_ns,
+ * read_gbs). The probe measures neither migration nor the workload, so
+ * those are the defaults of the shipped models (docs/simulate.md).
+ * -EINVAL with the reason (no slow tier, a tier with no measured node).
+ */
+int tl_tier_model_from_probe(const char *origin, const char *json, struct tl_tier_model *m, struct tl_error *err);
 void tl_tier_model_release(struct tl_tier_model *m);
 
 /* The estimate (T0 / T, 1 = as fast as all-fast) for a replay's result, the trace T0 long. */

@@ -16,6 +16,9 @@
 #     whole and replays to a 100% hit rate; at 40% its placement fits the
 #     budget and its line is a matrix axis a spec takes (tierlab run
 #     --dry-run plans it);
+#   - a tier model from a probe profile (its JSON file, or saved in the
+#     store) takes the mean figures of each recommended tier's nodes; a
+#     one-node profile is refused;
 #   - a tier model with a bad value is refused at its line and column.
 . "$(dirname "$0")/lib.sh"
 libdir=$B/lib/tierlab
@@ -129,6 +132,26 @@ PY
 sed "/^baseline:/d; s/^  policy: .*/  $line/; s/^  chunks:.*//; s/^  rate:.*//" "$scratch/sim.yaml" >"$scratch/advised.yaml"
 expect_exit 0 "$TIERLAB" run --dry-run "$scratch/advised.yaml"
 expect_contains "$out" "policy=static:"
+
+# a model from a probe profile: a two-tier one (as a file and saved in the store), a one-node one refused
+cat >"$scratch/probe.json" <<'JSON'
+{"cpu_node": 0, "nodes": [
+  {"id": 0, "latency_ns": 100.0, "read_gbs": 60.0, "skipped": null},
+  {"id": 1, "latency_ns": 120.0, "read_gbs": 180.0, "skipped": null},
+  {"id": 2, "latency_ns": 130.0, "read_gbs": 200.0, "skipped": null}],
+ "recommendation": {"basis": "measured", "fast": "1-2", "slow": "0", "note": null}}
+JSON
+q "insert into machine_profiles (name, created_at, json) values ('two-tier', 0, readfile('$scratch/probe.json'))"
+for model in "$scratch/probe.json" profile:two-tier; do
+	expect_exit 0 "$TIERLAB" simulate --no-store --format csv --model "$model" "$key" "$scratch/sim.yaml" --policy all-slow
+	est=$(tail -1 <<<"$out" | awk -F, '{ print $(NF - 1) }')
+	# fast: the mean of nodes 1 and 2 (190 GB/s), slow: node 0 (60 GB/s), m = 0.9
+	awk -v e="$est" 'BEGIN { w = 1 / (0.1 + 0.9 * 190 / 60); exit !(e - w < 1e-3 && w - e < 1e-3) }' ||
+		fail "$model: all-slow estimate $est, the probe's figures give $(awk 'BEGIN { print 1 / (0.1 + 0.9 * 190 / 60) }')"
+done
+sed 's/"fast": "1-2", "slow": "0"/"fast": "0", "slow": null/' "$scratch/probe.json" >"$scratch/one.json"
+expect_exit 2 "$TIERLAB" simulate --no-store --model "$scratch/one.json" "$key" "$scratch/sim.yaml"
+expect_contains "$out" "recommends no fast and slow tiers"
 
 # a bad model is refused where it is wrong
 sed 's/memory_fraction: 0.9/memory_fraction: 1.5/' "$MODEL" >"$scratch/bad.yaml"
