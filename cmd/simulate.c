@@ -35,7 +35,7 @@
 #include "util/units.h"
 
 struct sim_opts {
-	const char *db, *trace, *record, *export, *output, *advise, *model, *format;
+	const char *db, *trace, *record, *export, *import, *output, *advise, *model, *format;
 	double memory_fraction;
 	int events, verify, no_store;
 	char *source;			/* what the trace is: the run's key, or the trace file's path */
@@ -525,6 +525,40 @@ static int export(const struct sim_opts *o)
 	return rc ? error("%s", why[0] ? why : strerror(-rc)) : 0;
 }
 
+/* The experiment an imported trace goes under: its file name without directory and extension. */
+static void import_name(const char *path, char *buf, size_t len)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	char *dot;
+
+	snprintf(buf, len, "%s", *base ? base : "trace");
+	if ((dot = strrchr(buf, '.')) && dot != buf)
+		*dot = '\0';
+}
+
+static int import(const struct sim_opts *o)
+{
+	struct tl_trace t = { 0 };
+	struct tl_store *st = NULL;
+	char why[1024] = "", name[256], key[TL_KEY_LEN + 8];
+	int rc = tl_trace_load_file(&t, o->import, why, sizeof(why));
+
+	if (rc) {
+		tl_trace_release(&t);
+		return error("%s", why);
+	}
+	import_name(o->import, name, sizeof(name));
+	rc = tl_store_open(o->db, &st);
+	if (!rc && (rc = tl_sim_store_import(st, o->import, name, &t, key, why, sizeof(why))))
+		error("%s", why);
+	tl_store_close(st);
+	tl_trace_release(&t);
+	if (!rc)
+		printf("imported '%s' as run %s (experiment %s); replay it with: tierlab simulate %s SPEC\n", o->import,
+		       key, name, key);
+	return rc;
+}
+
 int cmd_simulate(int argc, const char **argv)
 {
 	struct sim_opts o = { .format = "text", .memory_fraction = -1 };
@@ -532,6 +566,7 @@ int cmd_simulate(int argc, const char **argv)
 		"tierlab simulate [<options>] (<run> | --trace <file>) [<spec.yaml>] [--<axis> <v1,v2,...>]...",
 		"tierlab simulate --record <spec.yaml> [--rate <rate>]",
 		"tierlab simulate --export <run> [-o <file>]",
+		"tierlab simulate --import <file>",
 		"tierlab simulate --advise (<run> | --trace <file>) --budget <budget>",
 		NULL
 	};
@@ -540,6 +575,7 @@ int cmd_simulate(int argc, const char **argv)
 		OPT_STRING(0, "record", &o.record, "spec", "run the spec once recording accesses (static:0, log mode, 1kHz)"),
 		OPT_STRING(0, "export", &o.export, "run", "write the run's logs as one trace file"),
 		OPT_STRING('o', "output", &o.output, "file", "where --export writes (default: stdout)"),
+		OPT_STRING(0, "import", &o.import, "file", "store a trace file as a recorded run, to replay by its key"),
 		OPT_BOOL(0, "advise", &o.advise, "print the static placement that keeps the most samples in --budget"),
 		OPT_STRING(0, "model", &o.model, "file", "tier model (experiments/machines/*.yaml, a probe's JSON, or profile:NAME): add the estimate"),
 		OPT_DOUBLE(0, "memory-fraction", &o.memory_fraction, "m", "the model's share of time waiting on memory"),
@@ -577,6 +613,11 @@ int cmd_simulate(int argc, const char **argv)
 		if (argc)
 			usage_with_options(usage, options);
 		return export(&o) ? 2 : 0;
+	}
+	if (o.import) {
+		if (argc)
+			usage_with_options(usage, options);
+		return import(&o) ? 2 : 0;
 	}
 	if (argc > (o.trace ? 1 : 2) || (!o.trace && argc < 1))
 		usage_with_options(usage, options);

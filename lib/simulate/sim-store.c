@@ -10,7 +10,9 @@
 #include <time.h>
 #include <sys/utsname.h>
 
+#include "util/fs.h"
 #include "util/hash.h"
+#include "util/units.h"
 #include "util/version.h"
 
 static double now_wall(void)
@@ -112,5 +114,102 @@ int tl_sim_store_run(struct tl_store *st, int64_t experiment_id, const struct tl
 		rc = tl_env_put(&rec.env, "simulate.model", model->name);
 	rc = rc ?: tl_store_add_run(st, &rec, NULL);
 	tl_record_release(&rec);
+	return rc;
+}
+
+/* hit rate and migrated bytes as the run logged them */
+static int recorded_metrics(struct tl_run_record *rec, const struct tl_trace *t)
+{
+	uint64_t hits = 0, managed = 0, bytes = 0;
+	int rc = 0;
+
+	for (size_t i = 0; i < t->nprocs; i++) {
+		const struct tl_trace_proc *p = &t->procs[i];
+
+		for (size_t e = 0; e < p->nev; e++) {
+			if (p->ev[e].kind != TL_EV_SAMPLE || p->chunks[e] < 0)
+				continue;
+			managed++;
+			hits += p->ev[e].hit;
+		}
+		for (size_t m = 0; m < p->nmoves; m++)
+			if (p->moves[m].ok && (p->moves[m].dir == TL_SIM_SLOW_TO_FAST ||
+					       p->moves[m].dir == TL_SIM_FAST_TO_SLOW))
+				bytes += p->moves[m].bytes;
+	}
+	if (managed)
+		rc = tl_record_add_metric(rec, "hit_rate", (double)hits / (double)managed, NULL);
+	return rc ?: tl_record_add_metric(rec, "migrated_bytes", (double)bytes, "bytes");
+}
+
+int tl_sim_store_import(struct tl_store *st, const char *path, const char *name, const struct tl_trace *t,
+			char *key, char *why, size_t whylen)
+{
+	const struct tl_trace_params *pp = t->nprocs ? &t->procs[0].p : NULL;
+	char tag[17], dir[4096], config_key[TL_KEY_LEN + 1], policy[600], rate[32], threshold[32], desc[1024];
+	const char *results = tl_store_dir(st);
+	double now = now_wall();
+	struct tl_run_result res = { .status = TL_STATUS_OK, .exit_code = -1, .started_at = now, .ended_at = now };
+	struct tl_experiment_record e = { .name = name, .description = desc, .spec_path = path,
+					  .tierlab_version = tl_version, .created_at = now };
+	struct tl_run_record rec = { 0 };
+	struct tl_env env = { 0 };
+	size_t used = 0;
+	int64_t exp_id;
+	int rc;
+
+	if (!pp || !pp->known)
+		return snprintf(why, whylen, "'%s': no P record (a log from before the runtime wrote one)", path), -EINVAL;
+	{
+		/* the key names the content: the same trace imported twice is the same run */
+		char buf[8192];
+		FILE *f = fopen(path, "r");
+		uint64_t h = 0x9E3779B97F4A7C15ULL;
+		size_t n;
+
+		while (f && (n = fread(buf, 1, sizeof(buf), f)) > 0)
+			h = tl_hash64(buf, n) ^ (h * 0x100000001B3ULL);
+		if (f)
+			fclose(f);
+		snprintf(tag, sizeof(tag), "%016llx", (unsigned long long)h);
+	}
+	snprintf(dir, sizeof(dir), "%s/imported/%s", results ? results : ".", tag);
+	if (tl_mkdir_p(dir))
+		return snprintf(why, whylen, "'%s': %s", dir, strerror(errno)), -errno;
+	rc = tl_trace_split_file(path, dir, why, whylen);
+	if (rc == -EEXIST)
+		return snprintf(why, whylen, "'%s' was imported already (%s)", path, dir), rc;
+	if (rc)
+		return rc;
+	used = (size_t)snprintf(policy, sizeof(policy), "%s", pp->policy);
+	for (uint32_t i = 0; i < pp->nfractions && used + 24 < sizeof(policy); i++)
+		used += (size_t)snprintf(policy + used, sizeof(policy) - used, "%s%g", i ? "," : ":", pp->fractions[i]);
+	tl_format_rate(rate, sizeof(rate), pp->rate_hz);
+	tl_format_size(threshold, sizeof(threshold), pp->threshold);
+	snprintf(desc, sizeof(desc), "trace imported from %s", path);
+	rc = tl_env_put(&env, "simulate.imported", path);
+	e.env = &env;
+	rc = rc ?: tl_store_add_experiment(st, &e, &exp_id);
+	tl_env_release(&env);
+	if (rc)
+		return snprintf(why, whylen, "cannot store the import"), rc;
+	snprintf(config_key, sizeof(config_key), "%.16s", tag);
+	snprintf(key, TL_KEY_LEN + 8, "%.16s-r1", tag);
+	rec.experiment_id = exp_id;
+	rec.run_key = key;
+	rec.config_key = config_key;
+	rec.rep = 1;
+	rec.values[TL_AXIS_POLICY] = policy;
+	rec.values[TL_AXIS_RATE] = rate;
+	rec.values[TL_AXIS_THRESHOLD] = threshold;
+	rec.values[TL_AXIS_LOG] = "log";
+	rec.command = desc;
+	rec.out_dir = dir;
+	rec.result = &res;
+	rc = recorded_metrics(&rec, t) ?: tl_env_put(&rec.env, "simulate.imported", path);
+	rc = rc ?: tl_store_add_run(st, &rec, NULL);
+	tl_record_release(&rec);
+	if (rc)
+		snprintf(why, whylen, "cannot store the import");
 	return rc;
 }

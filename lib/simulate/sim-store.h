@@ -32,4 +32,15 @@ int tl_sim_store_run(struct tl_store *st, int64_t experiment_id, const struct tl
 		     const char *command, const struct tl_sim_result *r, const struct tl_tier_model *model,
 		     double t0_s, double seconds);
 
+/*
+ * A trace file as a recorded run of its own, so `tierlab simulate RUN
+ * SPEC` replays it and stores its simulated runs: an experiment `name`,
+ * one run whose directory (under the database's results, imported/HASH)
+ * holds the trace's logs, its configuration from the first process's P
+ * record, the recorded hit rate and migrated bytes as metrics. Its run key
+ * into key (TL_KEY_LEN + 8 bytes). 0 or -errno with why.
+ */
+int tl_sim_store_import(struct tl_store *st, const char *path, const char *name, const struct tl_trace *t,
+			char *key, char *why, size_t whylen);
+
 #endif

@@ -276,15 +276,15 @@ static int move_line(struct loader *ld, const struct field *f, int n)
 {
 	static const char *const dirs[] = { "initial-fast", "initial-slow", "slow-to-fast", "fast-to-slow" };
 	struct tl_trace_proc *p = ld->p;
-	uint64_t chunk, ok;
+	uint64_t chunk, ok, bytes;
 
-	if (n < 7 || !number(&f[2], &chunk) || !number(&f[6], &ok))
+	if (n < 7 || !number(&f[2], &chunk) || !number(&f[4], &bytes) || !number(&f[6], &ok))
 		return 0;
 	for (int d = 0; d < 4; d++) {
 		if (strlen(dirs[d]) == f[5].n && !memcmp(dirs[d], f[5].s, f[5].n)) {
 			if (grow((void **)&p->moves, &ld->capmoves, p->nmoves + 1, sizeof(*p->moves)))
 				return -ENOMEM;
-			p->moves[p->nmoves++] = (struct tl_trace_move){ (uint32_t)chunk, (uint8_t)d, ok != 0 };
+			p->moves[p->nmoves++] = (struct tl_trace_move){ bytes, (uint32_t)chunk, (uint8_t)d, ok != 0 };
 		}
 	}
 	return 0;
@@ -509,6 +509,54 @@ int tl_trace_export_dir(const char *dir, FILE *out, char *why, size_t whylen)
 		rc = -errno;
 	if (rc == -EIO || (rc && !why[0]))
 		snprintf(why, whylen, "cannot write the trace: %s", strerror(-rc));
+	return rc;
+}
+
+static int open_log(const char *dir, int pid, FILE **f, char *why, size_t whylen)
+{
+	char path[4096];
+
+	if (*f && fclose(*f))
+		return snprintf(why, whylen, "cannot write in '%s': %s", dir, strerror(errno)), -errno;
+	snprintf(path, sizeof(path), "%s/tiermem-%d.log", dir, pid);
+	*f = fopen(path, "wx");
+	if (!*f)
+		return snprintf(why, whylen, "'%s': %s", path, strerror(errno)), -errno;
+	return 0;
+}
+
+int tl_trace_split_file(const char *path, const char *dir, char *why, size_t whylen)
+{
+	const char *text = NULL, *p, *end;
+	FILE *f = NULL;
+	size_t len;
+	int rc = map_file(path, &text, &len, why, whylen);
+
+	if (rc)
+		return rc;
+	end = text + strnlen(text ? text : "", len);
+	p = text;
+	if (len >= strlen(TL_TRACE_MAGIC) && !memcmp(text, TL_TRACE_MAGIC, strlen(TL_TRACE_MAGIC))) {
+		for (; p < end && !rc;) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+			const char *next = nl ? nl + 1 : end;
+
+			if (end - p > 2 && p[0] == 'T' && p[1] == '\t')
+				rc = open_log(dir, atoi(p + 2), &f, why, whylen);
+			else if (f && fwrite(p, 1, (size_t)(next - p), f) != (size_t)(next - p))
+				rc = -EIO;
+			p = next;
+		}
+	} else if (!(rc = open_log(dir, 1, &f, why, whylen)) && end > p &&
+		   fwrite(p, 1, (size_t)(end - p), f) != (size_t)(end - p)) {
+		rc = -EIO;
+	}
+	if (f && fclose(f) && !rc)
+		rc = -errno;
+	if (text)
+		munmap((void *)text, len);
+	if (rc == -EIO || (rc && !why[0]))
+		snprintf(why, whylen, "cannot write in '%s': %s", dir, strerror(-rc));
 	return rc;
 }
 

@@ -44,6 +44,7 @@ struct tl_trace_alloc {
 
 /* A recorded placement or migration (M). */
 struct tl_trace_move {
+	uint64_t bytes;
 	uint32_t chunk;
 	uint8_t dir;		/* enum tl_sim_dir */
 	uint8_t ok;
@@ -94,6 +95,12 @@ int tl_trace_add_log(struct tl_trace *t, int pid, const char *text, size_t len, 
 int tl_trace_load_file(struct tl_trace *t, const char *path, char *why, size_t whylen);
 /* Reads every tiermem-PID.log of a run's output directory. 0, -ENOENT (no log), or -errno with why. */
 int tl_trace_load_dir(struct tl_trace *t, const char *dir, char *why, size_t whylen);
+/*
+ * Writes a trace file's processes into dir as tiermem-PID.log files, as a
+ * run's directory holds them (a bare log becomes tiermem-1.log). 0 or
+ * -errno with why.
+ */
+int tl_trace_split_file(const char *path, const char *dir, char *why, size_t whylen);
 /* Writes the logs of dir as one trace file to out. 0 or -errno with why. */
 int tl_trace_export_dir(const char *dir, FILE *out, char *why, size_t whylen);
 void tl_trace_release(struct tl_trace *t);

@@ -4,7 +4,8 @@
 #     and replaying it with its own configuration matches what it did;
 #   - --export writes one trace file (magic line, a T line per process)
 #     that replays exactly as the stored run does (--verify, and the same
-#     matrix gives the same figures from the file and from the run);
+#     matrix gives the same figures from the file and from the run), and
+#     --import makes it a run of another database that replays the same;
 #   - a spec's matrix: all-fast hits every sample and migrates nothing,
 #     all-slow hits none, lru/window hit rates lie in [0, 1], thinning to
 #     100 Hz keeps fewer samples than 1 kHz; with the tier model, all-fast
@@ -58,6 +59,19 @@ grep -q "^P	" "$scratch/run.trace" || fail "no P record in the trace file"
 expect_exit 0 "$TIERLAB" simulate --trace "$scratch/run.trace" --verify
 expect_contains "$out" "replay matches the run"
 
+# imported into another database, the trace is a run that replays as the original
+expect_exit 0 env TIERLAB_DB="$scratch/other.db" "$TIERLAB" simulate --import "$scratch/run.trace"
+expect_contains "$out" "imported '$scratch/run.trace' as run"
+ikey=$(sqlite3 -batch -noheader "$scratch/other.db" "select run_key from runs")
+[ "$(sqlite3 -batch -noheader "$scratch/other.db" "select policy || ' ' || rate || ' ' || log || ' ' || simulated from runs")" = "static:0 1000Hz log 0" ] ||
+	fail "the imported run's configuration is not the recording's"
+expect_exit 0 env TIERLAB_DB="$scratch/other.db" "$TIERLAB" simulate "$ikey" --verify
+expect_contains "$out" "replay matches the run"
+expect_exit 2 env TIERLAB_DB="$scratch/other.db" "$TIERLAB" simulate --import "$scratch/run.trace"
+expect_contains "$out" "was imported already"
+expect_exit 0 env TIERLAB_DB="$scratch/other.db" "$TIERLAB" simulate --no-store --format csv "$ikey" "$scratch/sim.yaml"
+printf '%s\n' "$out" | cut -d, -f1-12 >"$scratch/imported.csv"
+
 # the matrix from the file (not stored) and from the run (stored): the same figures
 expect_exit 0 "$TIERLAB" simulate --no-store --format csv --model "$MODEL" --trace "$scratch/run.trace" "$scratch/sim.yaml"
 printf '%s\n' "$out" | cut -d, -f1-13 >"$scratch/file.csv"
@@ -65,6 +79,8 @@ expect_exit 0 "$TIERLAB" simulate --format csv --model "$MODEL" "$key" "$scratch
 printf '%s\n' "$out" | grep -v 'stored in' | cut -d, -f1-13 >"$scratch/run.csv"
 diff "$scratch/file.csv" "$scratch/run.csv" >/dev/null || fail "the trace file and the run replay differently:
 $(diff "$scratch/file.csv" "$scratch/run.csv" | head)"
+cut -d, -f1-12 "$scratch/run.csv" | diff - "$scratch/imported.csv" >/dev/null ||
+	fail "the imported trace replays differently from the run"
 
 python3 - "$scratch/run.csv" "$MODEL" <<'PY' || fail "the replayed matrix is wrong (above)"
 import csv, sys, re
