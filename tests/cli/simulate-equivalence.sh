@@ -11,13 +11,17 @@
 #     holds migrations (not only initial placements);
 #   - the check can fail: the same log with one sample's hit flipped, and
 #     with one migration dropped, is refused (exit 1).
+# Then the same for a plugin given by path (the example policy of
+# docs/policies.md, first-touch): the replay opens it with dlopen as the
+# runtime does.
 . "$(dirname "$0")/lib.sh"
 GEN="$B/bench/fidelity/accessgen"
 TIERMEM="$B/lib/tierlab/libtiermem.so"
 [ -x "$GEN" ] && [ -f "$TIERMEM" ] || fail "build first: $GEN, $TIERMEM"
 
+# check NAME POLICY MIN-MIGRATIONS VAR=VALUE...
 check() {
-	local name=$1 policy=$2; shift 2
+	local name=$1 policy=$2 min=$3; shift 3
 	mkdir -p "$scratch/$name"
 	expect_exit 0 env LD_PRELOAD="$TIERMEM" TIERLAB_POLICY="$policy" TIERLAB_RATE=500Hz \
 		TIERLAB_THRESHOLD=1M TIERLAB_FAST_NODES=0 TIERLAB_SLOW_NODES=0 TIERLAB_LOG=log \
@@ -36,7 +40,7 @@ check() {
 	samples=$(grep -c '^S' "$scratch/$name/live.txt")
 	moves=$(grep -cE '^M.*(slow-to-fast|fast-to-slow)' "$scratch/$name/live.txt")
 	[ "$samples" -ge 100 ] || fail "$name: only $samples samples"
-	[ "$moves" -ge 10 ] || fail "$name: only $moves migrations: nothing to compare"
+	[ "$moves" -ge "$min" ] || fail "$name: only $moves migrations: nothing to compare"
 	diff "$scratch/$name/live.txt" "$scratch/$name/replay.txt" >"$scratch/$name/diff.txt" ||
 		fail "$name: replay differs from the run: $(head -5 "$scratch/$name/diff.txt")"
 	# a changed log must be refused: flip the hit of the 50th sample, drop the 5th migration
@@ -48,8 +52,12 @@ check() {
 	expect_contains "$out" "replay differs from the run"
 }
 
-check lru-chunks lru TIERLAB_FAST_MEM=16M TIERLAB_CHUNKS=8
-check window-chunks window TIERLAB_FAST_MEM=16M TIERLAB_CHUNKS=8 TIERLAB_WINDOW=16
-check lru-percent lru TIERLAB_FAST_MEM=40% TIERLAB_CHUNK_SIZE=1M
-check window-percent window TIERLAB_FAST_MEM=40% TIERLAB_CHUNK_SIZE=1M TIERLAB_WINDOW=128
+check lru-chunks lru 10 TIERLAB_FAST_MEM=16M TIERLAB_CHUNKS=8
+check window-chunks window 10 TIERLAB_FAST_MEM=16M TIERLAB_CHUNKS=8 TIERLAB_WINDOW=16
+check lru-percent lru 10 TIERLAB_FAST_MEM=40% TIERLAB_CHUNK_SIZE=1M
+check window-percent window 10 TIERLAB_FAST_MEM=40% TIERLAB_CHUNK_SIZE=1M TIERLAB_WINDOW=128
+# a plugin by path, loaded by the runtime and by the replay with dlopen: the example of docs/policies.md
+PLUGIN="$B/obj/policies-doc/policy-first-touch.so"
+[ -f "$PLUGIN" ] || fail "build first: $PLUGIN"
+check plugin-path "$PLUGIN" 5 TIERLAB_FAST_MEM=16M TIERLAB_CHUNKS=8
 echo ok
