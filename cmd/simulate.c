@@ -327,6 +327,7 @@ static int replay_config(const struct sim_opts *o, const struct tl_trace *t, con
 
 		snprintf(pv, sizeof(pv), "TIERLAB_POLICY=%s", policy);
 		rc = tl_sim_setup_env(&s, env, why, sizeof(why));
+		s.c.rate_hz = 0;	/* no sampler runs with them: every recorded sample counts */
 	} else {
 		rc = tl_launch_build(plan->spec, c, ".", spec_dir, tl_trace_footprint(t), &re, &err);
 		if (rc)
