@@ -87,8 +87,9 @@ struct tl_trace {
 
 /*
  * Adds the log of one process (its text, len bytes; reading stops at the
- * first NUL) to t. Malformed lines are skipped, as ingest does. 0,
- * -ENOMEM, or -EINVAL with why (a sample or free of an unknown allocation).
+ * first NUL) to t. Malformed lines are skipped, as ingest does, and so is
+ * the free of an allocation the log never made (a fork child's of its
+ * parent's). 0, -ENOMEM, or -EINVAL with why (allocations out of order).
  */
 int tl_trace_add_log(struct tl_trace *t, int pid, const char *text, size_t len, char *why, size_t whylen);
 /* Reads a trace file or a bare log. 0, or -errno with why. */
