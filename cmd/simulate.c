@@ -329,7 +329,11 @@ static int replay_config(const struct sim_opts *o, const struct tl_trace *t, con
 		rc = tl_sim_setup_env(&s, env, why, sizeof(why));
 		s.c.rate_hz = 0;	/* no sampler runs with them: every recorded sample counts */
 	} else {
-		rc = tl_launch_build(plan->spec, c, ".", spec_dir, tl_trace_footprint(t), &re, &err);
+		uint64_t threshold = 0;
+
+		if (c->values[TL_AXIS_THRESHOLD])
+			tl_parse_size(c->values[TL_AXIS_THRESHOLD], &threshold);
+		rc = tl_launch_build(plan->spec, c, ".", spec_dir, tl_trace_footprint(t, threshold), &re, &err);
 		if (rc)
 			return error("%s: %s", label, err.msg);
 		rc = tl_sim_setup_env(&s, re.envp, why, sizeof(why));
@@ -337,6 +341,9 @@ static int replay_config(const struct sim_opts *o, const struct tl_trace *t, con
 	}
 	if (rc)
 		return error("%s: %s", label, why);
+	if (t->nprocs && t->procs[0].p.known && s.c.threshold < t->procs[0].p.threshold)
+		warning("%s: threshold %llu is below the recording's (%llu): allocations in between were not recorded",
+			label, (unsigned long long)s.c.threshold, (unsigned long long)t->procs[0].p.threshold);
 	t0 = now_s();
 	rc = tl_sim_replay(t, &s.c, NULL, &r, why, sizeof(why));
 	if (rc)

@@ -135,7 +135,7 @@ int main(int argc, char **argv)
 		}
 		free(text);
 	}
-	footprint = tl_trace_footprint(&t);
+	footprint = tl_trace_footprint(&t, 0);
 	n = tl_trace_samples(&t);
 	printf("trace: %zu samples, footprint %.0f MiB\n", tl_trace_samples(&t), (double)footprint / MIB);
 	printf("%-34s %8s %10s %10s %14s\n", "configuration", "hit%", "s->f", "f->s", "samples/s");

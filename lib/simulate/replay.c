@@ -141,8 +141,11 @@ static void on_alloc(struct sim *s, uint32_t seq)
 	uint32_t n = (uint32_t)((len + cs - 1) / cs);
 	struct tlp_decisions d;
 	struct tlp_alloc ta;
-	long first = n ? take_ids(s, n) : -1;
+	long first;
 
+	if (a->bytes < s->c->threshold)
+		return;		/* below this configuration's threshold: not managed, its samples outside */
+	first = n ? take_ids(s, n) : -1;
 	if (first < 0)
 		return;		/* the runtime would not have managed it */
 	s->first[seq] = (uint32_t)first;

@@ -33,6 +33,7 @@ struct tl_sim_config {
 	const double *fractions;
 	uint32_t nfractions;
 	double rate_hz;			/* thin the samples to this rate; 0 or >= the recorded rate: all of them */
+	uint64_t threshold;		/* allocations below it are not managed (0: every recorded one is) */
 	uint64_t seed;			/* of the thinned ticks' jitter */
 };
 

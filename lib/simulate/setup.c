@@ -86,6 +86,7 @@ int tl_sim_setup_env(struct tl_sim_setup *s, char *const *envp, char *why, size_
 	s->c.fractions = s->opt.fractions;
 	s->c.nfractions = s->opt.nfractions;
 	s->c.rate_hz = s->opt.rate_hz;
+	s->c.threshold = s->opt.threshold;
 	return 0;
 }
 

@@ -588,11 +588,26 @@ size_t tl_trace_samples(const struct tl_trace *t)
 	return n;
 }
 
-uint64_t tl_trace_footprint(const struct tl_trace *t)
+uint64_t tl_trace_footprint(const struct tl_trace *t, uint64_t threshold)
 {
 	uint64_t n = 0;
 
-	for (size_t i = 0; i < t->nprocs; i++)
-		n += t->procs[i].peak_bytes;
+	for (size_t i = 0; i < t->nprocs; i++) {
+		const struct tl_trace_proc *p = &t->procs[i];
+		uint64_t cur = 0, peak = 0;
+
+		for (size_t e = 0; e < p->nev; e++) {
+			const struct tl_trace_event *ev = &p->ev[e];
+			uint64_t bytes;
+
+			if (ev->kind == TL_EV_SAMPLE || (bytes = p->allocs[ev->seq].bytes) < threshold)
+				continue;
+			if (ev->kind == TL_EV_ALLOC && (cur += bytes) > peak)
+				peak = cur;
+			else if (ev->kind == TL_EV_FREE)
+				cur -= bytes;
+		}
+		n += peak;
+	}
 	return n;
 }

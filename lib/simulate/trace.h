@@ -106,8 +106,13 @@ int tl_trace_split_file(const char *path, const char *dir, char *why, size_t why
 int tl_trace_export_dir(const char *dir, FILE *out, char *why, size_t whylen);
 void tl_trace_release(struct tl_trace *t);
 
-/* Samples over all processes, and the managed footprint (sum of the processes' peaks). */
+/* Samples over all processes. */
 size_t tl_trace_samples(const struct tl_trace *t);
-uint64_t tl_trace_footprint(const struct tl_trace *t);
+/*
+ * The managed footprint a percentage budget refers to: the sum over
+ * processes of the most bytes live at once in allocations of at least
+ * threshold bytes.
+ */
+uint64_t tl_trace_footprint(const struct tl_trace *t, uint64_t threshold);
 
 #endif
