@@ -14,6 +14,8 @@
  *   - thinning: 10 s of samples every millisecond thinned to 100 Hz keep
  *     about 1000 (ticks every 5-15 ms), the same ones every time; a rate
  *     at or above the recorded one keeps all;
+ *   - a configuration's threshold: smaller allocations unmanaged, the
+ *     footprint of the larger ones;
  *   - the tier model's estimate at hit rates 1 and 0 and with migration.
  */
 #include <setjmp.h>
@@ -286,6 +288,41 @@ static void test_thinning(void **state)
 	free(x.s);
 }
 
+/* ---- a configuration's threshold ---- */
+
+static void test_threshold(void **state)
+{
+	struct text x = { 0 };
+	struct tl_trace t;
+	struct tl_sim_result r;
+	char why[256] = "";
+	struct tl_sim_config c = { .pol = tlp_policy_find("all-fast"), .chunk_size = 2 * MIB,
+				   .budget_chunks = TLP_UNLIMITED };
+	(void)state;
+
+	put(&x, "A\t1\t0\t0x10000000\t%llu\t0\t1\t0x0\t-\n", (unsigned long long)MIB);
+	put(&x, "A\t2\t1\t0x20000000\t%llu\t1\t2\t0x0\t-\n", (unsigned long long)(4 * MIB));
+	put(&x, "F\t3\t0\n");
+	put(&x, "A\t4\t2\t0x30000000\t%llu\t0\t3\t0x0\t-\n", (unsigned long long)(6 * MIB));
+	for (int i = 0; i < 10; i++)
+		put(&x, "S\t%d\t0x%x\t0x0\t1\t0\t1\t0\n", 10 + i, i % 2 ? 0x20000000 : 0x30000000);
+	load(&t, &x);
+	/* peaks: 1 + 4 live at once, then 4 + 6; at 2 MiB only the 4 and 6 MiB ones count */
+	assert_int_equal(tl_trace_footprint(&t, 0), 10 * MIB);
+	assert_int_equal(tl_trace_footprint(&t, 2 * MIB), 10 * MIB);
+	assert_int_equal(tl_trace_footprint(&t, 5 * MIB), 6 * MIB);
+	c.threshold = 5 * MIB;
+	assert_int_equal(tl_sim_replay(&t, &c, NULL, &r, why, sizeof(why)), 0);
+	assert_int_equal(r.samples, 10);
+	assert_int_equal(r.samples_managed, 5);
+	assert_int_equal(r.moves[TL_SIM_INITIAL_FAST], 3);
+	c.threshold = 0;
+	assert_int_equal(tl_sim_replay(&t, &c, NULL, &r, why, sizeof(why)), 0);
+	assert_int_equal(r.samples_managed, 10);
+	tl_trace_release(&t);
+	free(x.s);
+}
+
 /* ---- the estimate ---- */
 
 static void test_estimate(void **state)
@@ -318,6 +355,7 @@ int main(void)
 		cmocka_unit_test(test_trace_parse),
 		cmocka_unit_test(test_replay_vs_model),
 		cmocka_unit_test(test_thinning),
+		cmocka_unit_test(test_threshold),
 		cmocka_unit_test(test_estimate),
 	};
 
