@@ -12,6 +12,7 @@
 #include "simulate/replay.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -335,6 +336,13 @@ static int replay_proc(const struct tl_trace_proc *p, const struct tl_sim_config
 				/* the first recorded access at or after a tick stands for that tick's sample */
 				if (e->t_ns < tick)
 					break;
+				/*
+				 * A gap of many periods with no sample (or a log's
+				 * time jumping) takes no tick's sample: skip to a
+				 * few periods before, at the intervals' mean.
+				 */
+				if ((double)(e->t_ns - tick) > 64 * period)
+					tick += (uint64_t)(floor((double)(e->t_ns - tick) / period) - 2) * (uint64_t)period;
 				while (tick <= e->t_ns)
 					tick += next_interval(&x, period);
 			}

@@ -31,7 +31,7 @@ struct loader {
 	struct tl_trace_proc *p;
 	uint32_t *live;		/* seqs, sorted by addr */
 	size_t nlive, caplive;
-	size_t capev, capmoves;
+	size_t capev, capmoves, capallocs;
 	uint64_t cur_bytes;
 	char *why;
 	size_t whylen;
@@ -194,21 +194,14 @@ static int alloc_line(struct loader *ld, const struct field *f, int n)
 	if (n < 7 || !number(&f[1], &v[0]) || !number(&f[2], &v[1]) || !number(&f[3], &v[2]) ||
 	    !number(&f[4], &v[3]) || !number(&f[5], &v[4]) || !number(&f[6], &v[5]))
 		return 0;
-	if (v[1] < p->nallocs || v[1] >= UINT32_MAX / 2)
+	if (v[1] < p->nallocs || v[1] >= TL_TRACE_MAX_ALLOCS)
 		return snprintf(ld->why, ld->whylen, "allocation %" PRIu64 " out of order (expected %u)", v[1],
 				p->nallocs), -EINVAL;
+	if (grow((void **)&p->allocs, &ld->capallocs, v[1] + 1, sizeof(*p->allocs)))
+		return -ENOMEM;
 	/* a fork child's seqs go on from its parent's: the ones before it are not its own */
-	while (p->nallocs <= v[1]) {
-		if (p->nallocs % 64 == 0) {
-			void *nv = realloc(p->allocs, (p->nallocs + 64) * sizeof(*p->allocs));
-
-			if (!nv)
-				return -ENOMEM;
-			p->allocs = nv;
-		}
+	while (p->nallocs < v[1])
 		p->allocs[p->nallocs++] = (struct tl_trace_alloc){ .freed = true };
-	}
-	p->nallocs--;
 	a = &p->allocs[p->nallocs];
 	*a = (struct tl_trace_alloc){ .t_ns = v[0], .addr = v[2], .bytes = v[3], .first_chunk = (uint32_t)v[4],
 				      .nchunks = (uint32_t)v[5] };

@@ -22,6 +22,7 @@
 
 #define TL_TRACE_MAGIC "# tierlab trace 1"
 #define TL_TRACE_NONE UINT32_MAX
+#define TL_TRACE_MAX_ALLOCS (1U << 24)	/* allocation seqs a trace may use */
 
 enum tl_trace_kind { TL_EV_ALLOC, TL_EV_FREE, TL_EV_SAMPLE };
 
