@@ -36,6 +36,7 @@ struct sim {
 	uint8_t *tier, *live, *placed;
 	uint64_t *len;
 	uint32_t *first;		/* per allocation seq: its first chunk, or TL_TRACE_NONE */
+	uint32_t *nch;			/* per allocation seq: its chunks */
 	uint32_t live_chunks, fast_chunks, budget;
 	struct tlp_move *moves;
 	int shift;			/* log2 of the chunk size, or -1 */
@@ -150,6 +151,7 @@ static void on_alloc(struct sim *s, uint32_t seq)
 	if (first < 0)
 		return;		/* the runtime would not have managed it */
 	s->first[seq] = (uint32_t)first;
+	s->nch[seq] = n;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t id = (uint32_t)first + i;
 
@@ -239,8 +241,9 @@ static int setup(struct sim *s, char *why, size_t whylen)
 	s->placed = calloc(max, 1);
 	s->len = calloc(max, sizeof(*s->len));
 	s->first = malloc((p->nallocs + 1) * sizeof(*s->first));
+	s->nch = malloc((p->nallocs + 1) * sizeof(*s->nch));
 	s->moves = calloc(s->moves_cap, sizeof(*s->moves));
-	if (!s->tier || !s->live || !s->placed || !s->len || !s->first || !s->moves)
+	if (!s->tier || !s->live || !s->placed || !s->len || !s->first || !s->nch || !s->moves)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < p->nallocs; i++)
 		s->first[i] = TL_TRACE_NONE;
@@ -269,6 +272,7 @@ static void teardown(struct sim *s)
 	free(s->placed);
 	free(s->len);
 	free(s->first);
+	free(s->nch);
 	free(s->moves);
 }
 
@@ -282,12 +286,13 @@ static void sample(struct sim *s, size_t i)
 	int hit;
 
 	res->samples++;
-	if (e->seq == TL_TRACE_NONE || (first = s->first[e->seq]) == TL_TRACE_NONE) {
+	if (e->seq == TL_TRACE_NONE || (first = s->first[e->seq]) == TL_TRACE_NONE ||
+	    (idx = s->shift >= 0 ? e->off >> s->shift : e->off / s->c->chunk_size) >= s->nch[e->seq]) {
+		/* outside managed memory, or in the allocation's last unit beyond its last chunk */
 		if (s->h && s->h->sample)
 			s->h->sample(s->h->ctx, s->p, i, -1, 0);
 		return;
 	}
-	idx = s->shift >= 0 ? e->off >> s->shift : e->off / s->c->chunk_size;
 	chunk = first + (uint32_t)idx;
 	hit = s->tier[chunk] == TLP_FAST;
 	res->samples_managed++;

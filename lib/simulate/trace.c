@@ -19,6 +19,7 @@
 #include "simulate/replay.h"
 
 #define PAGE 4096ULL
+#define UNIT (2ULL << 20)	/* TLRT_UNIT: regions are whole units */
 #define MAX_FIELDS 14
 
 struct field {
@@ -253,7 +254,12 @@ static int sample_line(struct loader *ld, const struct field *f, int n)
 	at = live_after(ld, addr);
 	if (at) {
 		const struct tl_trace_alloc *a = &ld->p->allocs[ld->live[at - 1]];
-		uint64_t len = (a->bytes + PAGE - 1) / PAGE * PAGE;
+		/*
+		 * The runtime's region is whole 2 MiB units; an address there is
+		 * managed when its chunk is one of the allocation's, which
+		 * depends on the chunk size: the replay decides (replay.c).
+		 */
+		uint64_t len = (a->bytes + UNIT - 1) / UNIT * UNIT;
 
 		if (addr - a->addr < len) {
 			e.seq = ld->live[at - 1];

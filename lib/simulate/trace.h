@@ -29,7 +29,7 @@ enum tl_trace_kind { TL_EV_ALLOC, TL_EV_FREE, TL_EV_SAMPLE };
 /* 24 bytes: the replay's inner loop walks these. */
 struct tl_trace_event {
 	uint64_t t_ns;
-	uint64_t off;		/* sample: byte offset in its allocation */
+	uint64_t off;		/* sample: byte offset in its allocation's 2 MiB units (maybe past its last chunk) */
 	uint32_t seq;		/* alloc/free: the allocation; sample: it, or TL_TRACE_NONE outside managed memory */
 	uint8_t kind;		/* enum tl_trace_kind */
 	uint8_t hit;		/* sample: as recorded */

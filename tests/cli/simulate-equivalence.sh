@@ -13,7 +13,8 @@
 #     with one migration dropped, is refused (exit 1).
 # Then the same for a plugin given by path (the example policy of
 # docs/policies.md, first-touch): the replay opens it with dlopen as the
-# runtime does.
+# runtime does. Last, the multi-threaded allocation stress with injected
+# samples (tests/tiermem/stress.c): its run directory replays exactly.
 . "$(dirname "$0")/lib.sh"
 GEN="$B/bench/fidelity/accessgen"
 TIERMEM="$B/lib/tierlab/libtiermem.so"
@@ -60,4 +61,21 @@ check window-percent window 10 TIERLAB_FAST_MEM=40% TIERLAB_CHUNK_SIZE=1M TIERLA
 PLUGIN="$B/obj/policies-doc/policy-first-touch.so"
 [ -f "$PLUGIN" ] || fail "build first: $PLUGIN"
 check plugin-path "$PLUGIN" 5 TIERLAB_FAST_MEM=16M TIERLAB_CHUNKS=8
+
+# the allocation stress of tests/cli/tiermem-stress.sh: 4 threads allocating, reallocating and
+# freeing across the threshold while a fifth injects samples anywhere (also past the ends of
+# blocks and outside managed memory), then a fork; the run's directory replays as it ran
+STRESS="$B/tests/tiermem/stress"
+[ -x "$STRESS" ] || fail "build first: $STRESS"
+mkdir -p "$scratch/stress"
+expect_exit 0 env LD_PRELOAD="$TIERMEM" TIERLAB_POLICY=lru TIERLAB_FAST_NODES=0 TIERLAB_SLOW_NODES=0 \
+	TIERLAB_SAMPLER=fault TIERLAB_RATE=100Hz TIERLAB_THRESHOLD=256KiB TIERLAB_CHUNKS=8 TIERLAB_CHUNK_SIZE=1MiB \
+	TIERLAB_LOG=log TIERLAB_OUT="$scratch/stress" "$STRESS" 4 800
+expect_contains "$out" "0 failures"
+expect_exit 0 "$TIERLAB" simulate --trace "$scratch/stress" --verify
+expect_contains "$out" "replay matches the run"
+# the fork child's log starts from its parent's state, which no log holds: said, not replayed
+expect_contains "$out" "a fork child"
+moves=$(sed -n 's/.* samples, \([0-9]*\) placements and migrations.*/\1/p' <<<"$out")
+[ "${moves:-0}" -ge 1000 ] || fail "stress: only ${moves:-0} placements and migrations compared"
 echo ok

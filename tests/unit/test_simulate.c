@@ -3,7 +3,9 @@
  * hand or by a naive model:
  *   - the trace loader: the P record, samples resolved against the
  *     allocations live at their moment (a freed range reused by a later
- *     allocation, an address past the page-rounded size, outside memory),
+ *     allocation, an address past the page-rounded size but in the last
+ *     2 MiB unit, managed or not by the chunk size as the runtime decides,
+ *     outside memory),
  *     malformed lines skipped, reading stopping at a NUL;
  *   - the replay engine on random streams (allocations and frees of random
  *     sizes at reused addresses, skewed samples) against a naive LRU model
@@ -77,7 +79,7 @@ static void test_trace_parse(void **state)
 	put(&x, "P\t1099511627776\t524288\t1048576\t2097152\t8\t0\t16\t1000\t1048576\tlru\twindow=4\t0.5,1\n");
 	put(&x, "A\t100\t0\t0x10000000\t5000000\t0\t3\t0x1234\tapp+0x10\n");	/* 4886 KiB, pages to 5001216 */
 	put(&x, "S\t110\t0x10000010\t0x1\t5\t0\t1\t0\n");				/* offset 16 */
-	put(&x, "S\t120\t0x104c5000\t0x1\t5\t-1\t0\t0\n");			/* past the last page: outside */
+	put(&x, "S\t120\t0x105f0000\t0x1\t5\t2\t0\t0\n");			/* past the last page, in the last unit */
 	put(&x, "S\t130\t0x90000000\t0x1\t5\t-1\t0\t0\n");			/* no allocation */
 	put(&x, "S\tgarbage\n");						/* skipped */
 	put(&x, "F\t140\t0\n");
@@ -104,7 +106,8 @@ static void test_trace_parse(void **state)
 	assert_int_equal(p->ev[1].seq, 0);
 	assert_int_equal(p->ev[1].off, 16);
 	assert_int_equal(p->ev[1].hit, 1);
-	assert_int_equal(p->ev[2].seq, TL_TRACE_NONE);
+	assert_int_equal(p->ev[2].seq, 0);
+	assert_int_equal(p->ev[2].off, 0x5f0000);
 	assert_int_equal(p->ev[3].seq, TL_TRACE_NONE);
 	assert_int_equal(p->ev[4].kind, TL_EV_FREE);
 	assert_int_equal(p->ev[6].seq, 1);
@@ -113,6 +116,24 @@ static void test_trace_parse(void **state)
 	assert_int_equal(p->moves[0].dir, TL_SIM_SLOW_TO_FAST);
 	assert_int_equal(p->peak_bytes, 5000000);
 	assert_string_equal(p->allocs[0].callsite, "app+0x10");
+	{
+		/*
+		 * As the runtime's chunk lookup: 0x5f0000 into a 5,001,216-byte
+		 * allocation is in its third 2 MiB chunk (the runtime logged
+		 * chunk 2), but past its fifth and last 1 MiB chunk.
+		 */
+		struct tl_sim_config c = { .pol = tlp_policy_find("all-slow"), .chunk_size = 2 * MIB,
+					   .budget_chunks = TLP_UNLIMITED };
+		struct tl_sim_result r;
+		char why[256];
+
+		assert_int_equal(tl_sim_replay(&t, &c, NULL, &r, why, sizeof(why)), 0);
+		assert_int_equal(r.samples, 4);
+		assert_int_equal(r.samples_managed, 3);
+		c.chunk_size = MIB;
+		assert_int_equal(tl_sim_replay(&t, &c, NULL, &r, why, sizeof(why)), 0);
+		assert_int_equal(r.samples_managed, 2);
+	}
 	tl_trace_release(&t);
 	free(x.s);
 }
