@@ -13,7 +13,6 @@
  *                        accesses in a --budget.
  */
 #include <errno.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +23,7 @@
 #include "parse-options.h"
 #include "plan/plan.h"
 #include "run/launch.h"
+#include "simulate/advise.h"
 #include "simulate/model.h"
 #include "simulate/setup.h"
 #include "simulate/sim-store.h"
@@ -192,13 +192,15 @@ static void print_result(const struct sim_opts *o, const char *label, const stru
 	printf(" %12.3g\n", rate);
 }
 
+/* The trace's length, T0 of the estimate: its processes run side by side (MPI ranks), so the longest. */
 static double trace_seconds(const struct tl_trace *t)
 {
-	struct tl_sim_result r = { 0 };
+	uint64_t longest = 0;
 
 	for (size_t i = 0; i < t->nprocs; i++)
-		r.duration_ns += t->procs[i].nev ? t->procs[i].t_last - t->procs[i].t_first : 0;
-	return (double)r.duration_ns / 1e9;
+		if (t->procs[i].nev && t->procs[i].t_last - t->procs[i].t_first > longest)
+			longest = t->procs[i].t_last - t->procs[i].t_first;
+	return (double)longest / 1e9;
 }
 
 /* ---- the trace's own configuration: --verify and --events ---- */
@@ -438,26 +440,11 @@ out:
 
 /* ---- the static-placement advisor ---- */
 
-struct cand {
-	uint32_t seq;
-	uint64_t bytes, samples;
-};
-
-static int by_density(const void *a, const void *b)
-{
-	const struct cand *x = a, *y = b;
-	/* samples per byte, compared without division */
-	long double l = (long double)x->samples * y->bytes, r = (long double)y->samples * x->bytes;
-
-	return l > r ? -1 : l < r ? 1 : x->seq < y->seq ? -1 : 1;
-}
-
 static int advise(const struct sim_opts *o, const struct tl_trace *t)
 {
 	const struct tl_trace_proc *p = &t->procs[0];
 	struct tl_budget b;
-	uint64_t budget, left;
-	struct cand *cv;
+	uint64_t budget;
 	double *frac;
 	char why[1024] = "", fracs[8192] = "";
 	struct tl_sim_config c = { 0 };
@@ -470,33 +457,19 @@ static int advise(const struct sim_opts *o, const struct tl_trace *t)
 	if (t->nprocs > 1)
 		warning("the trace has %zu processes: advising for the first (pid %d)", t->nprocs, p->pid);
 	budget = b.is_percent ? (uint64_t)(b.fraction * (double)p->peak_bytes) : b.bytes;
-	cv = calloc(p->nallocs + 1, sizeof(*cv));
 	frac = calloc(p->nallocs + 1, sizeof(*frac));
-	if (!cv || !frac)
+	if (!frac || tl_sim_advise(p, budget, frac)) {
+		free(frac);
 		return error("out of memory");
-	for (uint32_t i = 0; i < p->nallocs; i++)
-		cv[i] = (struct cand){ i, p->allocs[i].bytes ? p->allocs[i].bytes : 1, 0 };
-	for (size_t i = 0; i < p->nev; i++)
-		if (p->ev[i].kind == TL_EV_SAMPLE && p->ev[i].seq != TL_TRACE_NONE)
-			cv[p->ev[i].seq].samples++;
-	/* fractional knapsack: the densest allocations whole, the next one in part */
-	qsort(cv, p->nallocs, sizeof(*cv), by_density);
-	left = budget;
-	for (uint32_t i = 0; i < p->nallocs && left; i++) {
-		if (!cv[i].samples)
-			break;
-		frac[cv[i].seq] = cv[i].bytes <= left ? 1.0 : (double)left / (double)cv[i].bytes;
-		left -= cv[i].bytes <= left ? cv[i].bytes : left;
 	}
 	for (uint32_t i = 0; i < p->nallocs && used + 16 < sizeof(fracs); i++)
 		used += (size_t)snprintf(fracs + used, sizeof(fracs) - used, "%s%.4g", i ? ", " : "",
-					 frac[i] > 0 ? floor(frac[i] * 1e4) / 1e4 : 0.0);
+					 frac[i]);
 	/* 4 KiB chunks: the fractions as chosen, not rounded down to the run's chunks */
 	c = (struct tl_sim_config){ .chunk_size = 4096, .fractions = frac, .nfractions = p->nallocs, .window = 16 };
 	c.budget_chunks = (uint32_t)(budget / c.chunk_size);
 	c.pol = tl_sim_policy_open("static", &dl, why, sizeof(why));
 	if (!c.pol || tl_sim_replay(t, &c, NULL, &r, why, sizeof(why))) {
-		free(cv);
 		free(frac);
 		return error("%s", why);
 	}
@@ -510,7 +483,6 @@ static int advise(const struct sim_opts *o, const struct tl_trace *t)
 	printf("policy: [{static: [%s]}]\n", fracs);
 	printf("# replayed hit rate %.1f%% (chunk size %llu bytes)\n", 100 * tl_sim_hit_rate(&r),
 	       (unsigned long long)c.chunk_size);
-	free(cv);
 	free(frac);
 	return 0;
 }

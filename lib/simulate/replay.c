@@ -378,10 +378,8 @@ int tl_sim_replay(const struct tl_trace *t, const struct tl_sim_config *c, const
 		if (t->procs[i].t_last > t1)
 			t1 = t->procs[i].t_last;
 	}
-	for (size_t i = 0; i < t->nprocs && !rc; i++) {
-		res->duration_ns += t->procs[i].nev ? t->procs[i].t_last - t->procs[i].t_first : 0;
+	for (size_t i = 0; i < t->nprocs && !rc; i++)
 		rc = replay_proc(&t->procs[i], c, hooks, res, t0, t1 > t0 ? t1 - t0 : 0, why, whylen);
-	}
 	return rc;
 }
 

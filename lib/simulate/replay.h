@@ -41,7 +41,6 @@ struct tl_sim_result {
 	uint64_t samples, samples_managed, hits, misses;
 	uint64_t moves[TL_SIM__DIRS], bytes[TL_SIM__DIRS];
 	uint64_t refused;		/* promotions refused for the budget */
-	uint64_t duration_ns;		/* of the trace (summed over processes) */
 	double occupancy[TL_SIM_OCC_POINTS];	/* fast-tier bytes, at evenly spaced times */
 	uint64_t fast_peak_bytes;
 };

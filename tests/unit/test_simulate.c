@@ -18,6 +18,7 @@
  *     at or above the recorded one keeps all;
  *   - a configuration's threshold: smaller allocations unmanaged, the
  *     footprint of the larger ones;
+ *   - the advisor's knapsack on allocations of known densities;
  *   - the tier model's estimate at hit rates 1 and 0 and with migration.
  */
 #include <setjmp.h>
@@ -30,6 +31,7 @@
 #include <cmocka.h>
 
 #include "policies/policies.h"
+#include "simulate/advise.h"
 #include "simulate/model.h"
 #include "simulate/replay.h"
 #include "simulate/trace.h"
@@ -344,6 +346,39 @@ static void test_threshold(void **state)
 	free(x.s);
 }
 
+/* ---- the advisor ---- */
+
+static void test_advise(void **state)
+{
+	struct text x = { 0 };
+	struct tl_trace t;
+	double frac[3];
+	(void)state;
+
+	/* A: 4 MiB, 40 samples (10/MiB); B: 2 MiB, 30 samples (15/MiB); C: 8 MiB, 8 samples (1/MiB) */
+	put(&x, "A\t1\t0\t0x10000000\t%llu\t0\t2\t0x0\t-\n", (unsigned long long)(4 * MIB));
+	put(&x, "A\t2\t1\t0x20000000\t%llu\t2\t1\t0x0\t-\n", (unsigned long long)(2 * MIB));
+	put(&x, "A\t3\t2\t0x30000000\t%llu\t3\t4\t0x0\t-\n", (unsigned long long)(8 * MIB));
+	for (int i = 0; i < 40; i++)
+		put(&x, "S\t%d\t0x%x\t0x0\t1\t0\t0\t0\n", 10 + i, 0x10000000 + i * 4096);
+	for (int i = 0; i < 30; i++)
+		put(&x, "S\t%d\t0x%x\t0x0\t1\t2\t0\t0\n", 100 + i, 0x20000000 + i * 4096);
+	for (int i = 0; i < 8; i++)
+		put(&x, "S\t%d\t0x%x\t0x0\t1\t3\t0\t0\n", 200 + i, 0x30000000 + i * 4096);
+	load(&t, &x);
+	/* 3 MiB: B whole (densest), then a quarter of A's 4 MiB */
+	assert_int_equal(tl_sim_advise(&t.procs[0], 3 * MIB, frac), 0);
+	assert_true(frac[0] == 0.25 && frac[1] == 1 && frac[2] == 0);
+	/* 7 MiB: B and A whole, then 1 MiB of C's 8 */
+	assert_int_equal(tl_sim_advise(&t.procs[0], 7 * MIB, frac), 0);
+	assert_true(frac[0] == 1 && frac[1] == 1 && frac[2] == 0.125);
+	/* 1 MiB in 3: rounded down to 1e-4, never above the budget */
+	assert_int_equal(tl_sim_advise(&t.procs[0], MIB / 3, frac), 0);
+	assert_true(frac[1] == 0.1666 && frac[0] == 0 && frac[2] == 0);
+	tl_trace_release(&t);
+	free(x.s);
+}
+
 /* ---- the estimate ---- */
 
 static void test_estimate(void **state)
@@ -377,6 +412,7 @@ int main(void)
 		cmocka_unit_test(test_replay_vs_model),
 		cmocka_unit_test(test_thinning),
 		cmocka_unit_test(test_threshold),
+		cmocka_unit_test(test_advise),
 		cmocka_unit_test(test_estimate),
 	};
 
