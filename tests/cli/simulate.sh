@@ -12,7 +12,9 @@
 #     is 100% and all-slow is the model's formula at hit rate 0;
 #   - every configuration is stored as a run marked simulated (the
 #     recording is not), report shows the source column and the note,
-#     csv a simulated column, show says so;
+#     csv a simulated column, show says so; a schema 2 database (before
+#     runs.simulated) is read as it is and migrated by the next replay
+#     stored in it;
 #   - --advise with the whole footprint places every sampled allocation
 #     whole and replays to a 100% hit rate; at 40% its placement fits the
 #     budget and its line is a matrix axis a spec takes (tierlab run
@@ -168,6 +170,17 @@ done
 sed 's/"fast": "1-2", "slow": "0"/"fast": "0", "slow": null/' "$scratch/probe.json" >"$scratch/one.json"
 expect_exit 2 "$TIERLAB" simulate --no-store --model "$scratch/one.json" "$key" "$scratch/sim.yaml"
 expect_contains "$out" "recommends no fast and slow tiers"
+
+# a database of schema 2 (no runs.simulated): readers read it as it is, a replay's store migrates it
+cp "$TIERLAB_DB" "$scratch/v2.db"
+sqlite3 "$scratch/v2.db" "pragma foreign_keys = on; delete from runs where simulated = 1; alter table runs drop column simulated; pragma user_version = 2" ||
+	fail "cannot make a schema 2 database"
+expect_exit 0 env TIERLAB_DB="$scratch/v2.db" "$TIERLAB" report --baseline policy=static:0
+expect_not_contains "$out" "source"
+[ "$(sqlite3 "$scratch/v2.db" 'pragma user_version')" = 2 ] || fail "a reader migrated the database"
+expect_exit 0 env TIERLAB_DB="$scratch/v2.db" "$TIERLAB" simulate "$key" "$scratch/sim.yaml" --policy lru --chunks 2 --rate 100Hz
+[ "$(sqlite3 "$scratch/v2.db" 'pragma user_version')" = 3 ] || fail "storing a replay did not migrate to schema 3"
+[ "$(sqlite3 "$scratch/v2.db" 'select count(*) from runs where simulated = 1')" = 1 ] || fail "no simulated run in the migrated database"
 
 # a bad model is refused where it is wrong
 sed 's/memory_fraction: 0.9/memory_fraction: 1.5/' "$MODEL" >"$scratch/bad.yaml"
