@@ -175,9 +175,7 @@ void tlrt_budget_update(void)
 {
 	void (*on_budget)(void *, uint32_t, struct tlp_decisions *);
 	struct tlp_decisions d;
-	uint32_t nb;
-
-	uint32_t cap;
+	uint32_t nb, cap;
 
 	if (!(tlrt.opt.dynamic_fraction > 0))
 		return;
