@@ -20,6 +20,7 @@ int cmd_report(int argc, const char **argv);
 int cmd_show(int argc, const char **argv);
 int cmd_list(int argc, const char **argv);
 int cmd_probe(int argc, const char **argv);
+int cmd_simulate(int argc, const char **argv);
 int cmd_help(int argc, const char **argv);
 
 /*

@@ -177,6 +177,8 @@ int cmd_show(int argc, const char **argv)
 		printf(")");
 	}
 	printf("\n");
+	if (r.simulated)
+		printf("%-14s %s\n", "simulated", "yes: replayed by tierlab simulate, not run (docs/simulate.md)");
 	if (r.has_fom) {
 		printf("%-14s %.6g ", "fom", r.fom);
 		put(r.fom_unit ? r.fom_unit : "");

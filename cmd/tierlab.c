@@ -22,6 +22,7 @@ static const struct cmd_struct commands[] = {
 	{ "show", cmd_show, "print one stored run whole" },
 	{ "list", cmd_list, "list known workloads, policies, allocators, samplers, axes, experiments" },
 	{ "probe", cmd_probe, "measure the machine's memory tiers: nodes, latency, bandwidth, counters" },
+	{ "simulate", cmd_simulate, "record accesses once, replay them through the policies offline" },
 	{ "help", cmd_help, "show help for tierlab or a command" },
 };
 

@@ -45,7 +45,7 @@ static void count(FILE *out, size_t n)
 	fprintf(out, ",%zu", n);
 }
 
-static void header(FILE *out)
+static void header(const struct tl_report *rep, FILE *out)
 {
 	field(out, "experiment", true);
 	field(out, "config_key", false);
@@ -54,7 +54,9 @@ static void header(FILE *out)
 	fputs(",fom_mean,fom_sd,fom_n,fom_unit,higher_is_better,pct_of_baseline,is_baseline", out);
 	for (int s = 0; s < TL_STATUS__COUNT; s++)
 		fprintf(out, ",runs_%s", tl_status_names[s]);
-	fputs(",hit_rate,migrated_gib,wall_s,rate_achieved_hz,rate_short\r\n", out);
+	fputs(",hit_rate,migrated_gib,wall_s,rate_achieved_hz,rate_short", out);
+	/* only beside simulated rows: the columns of a report of measured runs stay as they were */
+	fputs(rep->any_simulated ? ",simulated\r\n" : "\r\n", out);
 }
 
 static void row(const struct tl_report *rep, const struct tl_report_row *r, FILE *out)
@@ -77,12 +79,14 @@ static void row(const struct tl_report *rep, const struct tl_report_row *r, FILE
 	number(out, r->n_ok > 0, r->wall_mean);
 	number(out, r->n_achieved > 0, r->achieved.samples_hz);
 	field(out, !r->n_achieved ? NULL : r->rate_short ? "true" : "false", false);
+	if (rep->any_simulated)
+		field(out, r->simulated ? "true" : "false", false);
 	fputs("\r\n", out);
 }
 
 int tl_report_print_csv(const struct tl_report *rep, FILE *out)
 {
-	header(out);
+	header(rep, out);
 	for (size_t i = 0; i < rep->nrows; i++)
 		row(rep, &rep->rows[i], out);
 	return ferror(out) ? -EIO : 0;

@@ -79,7 +79,7 @@ static char *fmt(const char *f, ...)
 	return r < 0 ? NULL : s;
 }
 
-enum col_kind { COL_AXIS, COL_ACHIEVED, COL_FOM, COL_UNIT, COL_PCT, COL_STATUS, COL_HIT, COL_GIB, COL_WALL };
+enum col_kind { COL_AXIS, COL_ACHIEVED, COL_FOM, COL_UNIT, COL_PCT, COL_STATUS, COL_HIT, COL_GIB, COL_WALL, COL_SOURCE };
 
 struct col {
 	enum col_kind kind;
@@ -134,6 +134,8 @@ static char *cell(const struct tl_report_row *r, const struct col *c, bool markd
 		return num_cell(r->n_migrated > 0, r->migrated_gib, 3);
 	case COL_WALL:
 		return num_cell(r->n_ok > 0, r->wall_mean, 3);
+	case COL_SOURCE:
+		return strdup(r->simulated ? "simulated" : "measured");
 	}
 	return NULL;
 }
@@ -178,6 +180,7 @@ static char *header(const struct col *c, const char *unit, bool markdown)
 	case COL_HIT: return strdup("hit rate");
 	case COL_GIB: return strdup("GiB migrated");
 	case COL_WALL: return strdup("wall s");
+	case COL_SOURCE: return strdup("source");
 	}
 	return NULL;
 }
@@ -195,6 +198,9 @@ static size_t pick_columns(const struct tl_report *rep, struct col *cols, const 
 	size_t n = 0;
 	bool mixed;
 
+	/* only beside simulated rows: a report of measured runs stays as it was */
+	if (rep->any_simulated)
+		cols[n++] = (struct col){ COL_SOURCE, 0, false };
 	for (int a = 0; a < TL_AXIS__COUNT; a++) {
 		if (rep->axis_varies[a])
 			cols[n++] = (struct col){ COL_AXIS, a, false };
@@ -218,7 +224,7 @@ static size_t pick_columns(const struct tl_report *rep, struct col *cols, const 
 
 int tl_report_table_build(const struct tl_report *rep, bool markdown, struct tl_report_table *t)
 {
-	struct col cols[TL_AXIS__COUNT + 8];
+	struct col cols[TL_AXIS__COUNT + 9];
 	const char *unit;
 
 	memset(t, 0, sizeof(*t));
@@ -392,7 +398,7 @@ static void add_note(struct tl_report_notes *notes, const char *f, ...)
 void tl_report_notes(const struct tl_report *rep, struct tl_report_notes *notes)
 {
 	size_t nbase = 0, base_ok = 0, orphans = 0, base_failed = 0;
-	size_t no_ok = 0, bad_runs = 0, ok_no_fom = 0;
+	size_t no_ok = 0, bad_runs = 0, ok_no_fom = 0, simulated = 0;
 	bool inverted = false;
 
 	notes->n = 0;
@@ -404,7 +410,10 @@ void tl_report_notes(const struct tl_report *rep, struct tl_report_notes *notes)
 			total += r->status_count[s];
 		no_ok += !r->n_ok;
 		bad_runs += total - r->n_ok;
-		ok_no_fom += r->n_ok - r->n_fom;
+		simulated += r->simulated;
+		/* a replay has no figure of merit by nature: said once below, not as a missing result */
+		if (!r->simulated)
+			ok_no_fom += r->n_ok - r->n_fom;
 		if (r->is_baseline) {
 			nbase++;
 			base_ok += r->n_fom > 0;
@@ -436,6 +445,10 @@ void tl_report_notes(const struct tl_report *rep, struct tl_report_notes *notes)
 	if (ok_no_fom)
 		add_note(notes, "%zu successful %s no figure of merit", ok_no_fom,
 			 PLURAL(ok_no_fom, "run reported", "runs reported"));
+	if (simulated)
+		add_note(notes, "%zu %s simulated: replayed by tierlab simulate from recorded samples, not run; "
+			 "hit rate and GiB migrated are the replay's, there is no figure of merit (docs/simulate.md)",
+			 simulated, PLURAL(simulated, "configuration is", "configurations are"));
 	if (inverted)
 		add_note(notes, "lower is better for some figures of merit: their %% base is "
 				"base/mean, so above 100%% is better");

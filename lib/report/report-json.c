@@ -103,6 +103,8 @@ static void row(const struct tl_report_row *r, FILE *out)
 	fputs(",\n      \"rate_achieved_hz\": ", out);
 	number(out, r->n_achieved > 0, r->achieved.samples_hz);
 	fprintf(out, ",\n      \"rate_short\": %s", !r->n_achieved ? "null" : boolean(r->rate_short));
+	if (r->simulated)
+		fputs(",\n      \"simulated\": true", out);
 	fputs("\n    }", out);
 }
 

@@ -92,6 +92,8 @@ static int add_row(struct tl_report *rep, const struct tl_run_row *run)
 		r->values[a] = tl_strdup_or_null(run->values[a], &oom);
 	r->fom_unit = tl_strdup_or_null(run->fom_unit, &oom);
 	r->higher_is_better = run->higher_is_better;
+	r->simulated = run->simulated;
+	rep->any_simulated |= run->simulated;
 	rep->nrows++;	/* counted even when a copy failed, so release frees what was copied */
 	return oom ? -ENOMEM : 0;
 }

@@ -57,6 +57,7 @@ struct tl_report_row {
 	size_t n_achieved;		/* ok runs with an achieved sampling rate */
 	struct tl_sampling achieved;	/* their means */
 	bool rate_short;		/* achieved more than 10% below the rate asked (tl_rate_short) */
+	bool simulated;			/* its runs were replayed by tierlab simulate, not measured */
 };
 
 struct tl_report {
@@ -67,6 +68,7 @@ struct tl_report {
 						 * counts as one) across rows; workload always, rate
 						 * whenever a row has an achieved rate */
 	bool has_baseline;
+	bool any_simulated;		/* some row is simulated: show where each row comes from */
 	struct tl_selector baseline;
 	char *baseline_text;		/* as given, for the header */
 	char **extra_notes;		/* notes the caller knows of (tl_report_add_note) */

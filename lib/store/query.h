@@ -35,6 +35,7 @@ struct tl_run_row {
 	char *error;
 	char *out_dir;
 	char *command;
+	bool simulated;		/* replayed by tierlab simulate (schema 3), not measured */
 	/* Tier columns: from metrics "hit_rate" (0..1) and "migrated_bytes"; has_* false when absent. */
 	bool has_hit_rate, has_migrated;
 	double hit_rate, migrated_bytes;

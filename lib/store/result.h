@@ -146,6 +146,7 @@ struct tl_run_record {
 	double fom;
 	const char *fom_unit;
 	bool higher_is_better;
+	bool simulated;				/* replayed by tierlab simulate, not measured */
 
 	/* What was measured: owned by the record. */
 	TL_ROWS(struct tl_metric) metrics;

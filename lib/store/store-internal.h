@@ -30,6 +30,8 @@ struct tl_store {
 	bool readonly;
 	/* Which axis columns runs has (a reader of an older database selects NULL for the others). */
 	bool has_axis[TL_AXIS__COUNT];
+	/* runs has the simulated column (schema 3; a reader of an older database selects 0) */
+	bool has_simulated;
 	/* tl_store_wait_for_lock: wait for another process's write lock until *stop is set. */
 	bool wait_for_lock;
 	const volatile sig_atomic_t *stop;

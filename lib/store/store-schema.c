@@ -159,9 +159,14 @@ static const char migration_2[] =
 	"  json       TEXT\n"
 	");\n";
 
+/* Runs replayed by tierlab simulate rather than measured (docs/simulate.md). */
+static const char migration_3[] =
+	"ALTER TABLE runs ADD COLUMN simulated INTEGER NOT NULL DEFAULT 0 CHECK (simulated IN (0, 1));\n";
+
 const char *const tl_store_migrations[] = {
 	migration_1,
 	migration_2,
+	migration_3,
 };
 const size_t tl_store_nmigrations = ARRAY_SIZE(tl_store_migrations);
 
@@ -322,6 +327,8 @@ static int axis_columns(struct tl_store *st, bool found[TL_AXIS__COUNT], bool *h
 		const char *col = (const char *)sqlite3_column_text(s, 0);
 
 		*have_runs = true;
+		if (col && !strcmp(col, "simulated"))
+			st->has_simulated = true;
 		for (int a = 0; a < TL_AXIS__COUNT; a++)
 			if (col && !strcmp(col, tl_store_axis_columns[a]))
 				found[a] = true;

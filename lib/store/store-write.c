@@ -278,7 +278,7 @@ static char *insert_run_sql(void)
 {
 	char *sql = NULL;
 	size_t len = 0;
-	int params = 4 + TL_AXIS__COUNT + 15;
+	int params = 4 + TL_AXIS__COUNT + 16;
 	FILE *f = open_memstream(&sql, &len);
 
 	if (!f)
@@ -287,7 +287,7 @@ static char *insert_run_sql(void)
 	for (int a = 0; a < TL_AXIS__COUNT; a++)
 		fprintf(f, ", \"%s\"", tl_axes[a].name);
 	fputs(", command, out_dir, status, exit_code, signal, fom, fom_unit, higher_is_better,"
-	      " wall_s, user_s, sys_s, maxrss_kb, started_at, ended_at, error) VALUES (?", f);
+	      " wall_s, user_s, sys_s, maxrss_kb, started_at, ended_at, error, simulated) VALUES (?", f);
 	for (int i = 1; i < params; i++)
 		fputs(", ?", f);
 	fputc(')', f);
@@ -325,11 +325,11 @@ static void bind_run(sqlite3_stmt *s, const struct tl_run_record *r, const char 
 	for (int a = 0; a < TL_AXIS__COUNT; a++)
 		tl_store_bind_text(s, i++, r->values[a]);
 	/* NULL, not a sentinel, when the process did not exit or was not signalled */
-	tl_store_bind(s, i, "tttNNdtidddIddt", r->command, out_dir, tl_status_names[res->status],
+	tl_store_bind(s, i, "tttNNdtidddIddti", r->command, out_dir, tl_status_names[res->status],
 		      res->exit_code >= 0, (int64_t)res->exit_code, res->signal > 0, (int64_t)res->signal,
 		      r->has_fom ? r->fom : NAN, r->fom_unit, (int)r->higher_is_better, res->wall, res->user,
 		      res->sys, (int64_t)res->maxrss_kb, res->started_at, res->ended_at,
-		      res->error[0] ? res->error : NULL);
+		      res->error[0] ? res->error : NULL, (int)r->simulated);
 }
 
 static int check_run(struct tl_store *st, const struct tl_run_record *r)

@@ -7,9 +7,9 @@
  * record.c; this file decides what happens in which order.
  */
 #include "tiermem/rt.h"
+#include "policies/core-rules.h"
 
 #include <errno.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -128,6 +128,7 @@ static void activate(void)
 	if (tlrt_sampler_setup(why, sizeof(why)))
 		goto unload;
 	tlrt_record_header();
+	tlrt_log_params();
 	tlrt_atfork_register();
 	tlrt.start_ns = tlrt_now_ns();
 	atomic_store(&tlrt.state, TLRT_ACTIVE);
@@ -179,20 +180,15 @@ void tlrt_budget_update(void)
 {
 	void (*on_budget)(void *, uint32_t, struct tlp_decisions *);
 	struct tlp_decisions d;
-	uint32_t nb;
+	uint32_t nb, cap;
 
 	if (!(tlrt.opt.dynamic_fraction > 0))
 		return;
-	uint32_t change, cap;
-
-	nb = (uint32_t)floor(tlrt.opt.dynamic_fraction * (double)tlrt.live_chunks);
+	nb = tlp_core_dynamic_budget(tlrt.opt.dynamic_fraction, tlrt.live_chunks);
 	if (nb == tlrt.budget_chunks)
 		return;
 	/* a free can shrink the budget by many chunks at once: room to demote them all now */
-	change = nb > tlrt.budget_chunks ? nb - tlrt.budget_chunks : tlrt.budget_chunks - nb;
-	cap = change > TLP_SAMPLE_DECISIONS ? change : TLP_SAMPLE_DECISIONS;
-	if (cap > tlrt.moves_cap)
-		cap = tlrt.moves_cap;
+	cap = tlp_core_budget_room(tlrt.budget_chunks, nb, tlrt.moves_cap);
 	tlrt.budget_chunks = nb;
 	tlrt.params.budget_chunks = nb;
 	if (!(on_budget = TLRT_POL_FN(on_budget)))
@@ -215,14 +211,18 @@ void tlrt_apply(const struct tlp_move *v, uint32_t n, int initial)
 		struct tlrt_chunk *c;
 		int first;
 
-		if (id >= tlrt.max_chunks || !(c = &tlrt.chunks[id])->live)
+		if (id >= tlrt.max_chunks)
 			continue;
-		first = initial && !c->placed;
-		if (!first && c->tier == to)
+		c = &tlrt.chunks[id];
+		switch (tlp_core_step(c->live, c->placed, c->tier, to, initial, tlrt.fast_chunks,
+				      tlrt.budget_chunks, &first)) {
+		case TLP_STEP_SKIP:
 			continue;
-		if (to == TLP_FAST && tlrt.fast_chunks >= tlrt.budget_chunks) {
+		case TLP_STEP_REFUSED:
 			tlrt_stat_add(RT_STAT_budget_refused, 1);
 			continue;
+		case TLP_STEP_MOVE:
+			break;
 		}
 		if (tlrt_migrate(id, to, first) && !first)
 			continue;	/* the kernel refused: the chunk stays where it was */
@@ -285,9 +285,7 @@ static void *managed_alloc(size_t bytes, size_t align, uintptr_t callsite, int z
 	for (uint32_t i = 0; i < r->nchunks; i++)
 		tlrt.chunks[r->first_chunk + i].placed = 0;
 	a = alloc_desc(r);
-	d = (struct tlp_decisions){ tlrt.moves, 0, r->nchunks < tlrt.moves_cap ? r->nchunks : tlrt.moves_cap };
-	if (d.cap < TLP_SAMPLE_DECISIONS)
-		d.cap = TLP_SAMPLE_DECISIONS;
+	d = (struct tlp_decisions){ tlrt.moves, 0, tlp_core_alloc_room(r->nchunks, tlrt.moves_cap) };
 	tlrt.pol->on_alloc(tlrt.pol_state, &a, &d);
 	tlrt_apply(d.v, d.n, 1);
 	/* chunks the policy left undecided (or whose promotion was refused) go slow */

@@ -218,6 +218,34 @@ void tlrt_log_callsite(uintptr_t callsite, const char **module, uintptr_t *off)
 	}
 }
 
+/*
+ * Everything the offline replay (lib/simulate) needs besides the events:
+ * the reservation (it sizes max_chunks for any chunk size), the budget as
+ * resolved, and what the policy was started with.
+ */
+void tlrt_log_params(void)
+{
+	/* longer than log_line's buffer: up to TLRT_MAX_FRACTIONS fractions. Lock held. */
+	static char line[1536 + TLRT_MAX_FRACTIONS * 26];
+	size_t n, len = sizeof(line);
+
+	if (log_fd < 0)
+		return;
+	n = (size_t)snprintf(line, len, "P\t%zu\t%u\t%u\t%" PRIu64 "\t%u\t%.17g\t%u\t%.17g\t%" PRIu64 "\t%s\t%s\t",
+			     (size_t)atomic_load_explicit(&tlrt.size, memory_order_relaxed), tlrt.nunits,
+			     tlrt.max_chunks, tlrt.opt.chunk_size, tlrt.budget_chunks, tlrt.opt.dynamic_fraction,
+			     tlrt.opt.window, tlrt.opt.rate_hz, tlrt.opt.threshold, tlrt.opt.policy,
+			     tlrt.opt.have_policy_args && tlrt.opt.policy_args[0] ? tlrt.opt.policy_args : "-");
+	for (uint32_t i = 0; i < tlrt.opt.nfractions && n < len; i++)
+		n += (size_t)snprintf(line + n, len - n, "%s%.17g", i ? "," : "", tlrt.opt.fractions[i]);
+	if (n < len && !tlrt.opt.nfractions)
+		n += (size_t)snprintf(line + n, len - n, "-");
+	if (n < len - 1) {
+		line[n++] = '\n';
+		log_write(line, n);
+	}
+}
+
 void tlrt_log_alloc(const struct tlrt_region *r, uint64_t t_ns, const char *module, uintptr_t off)
 {
 	if (log_fd < 0)

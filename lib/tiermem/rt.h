@@ -279,6 +279,8 @@ void tlrt_record_discard(void);			/* stood aside: close and remove the files */
 void tlrt_record_child(void);			/* after fork: this process's own files */
 int tlrt_log_enabled(void);
 void tlrt_log_callsite(uintptr_t callsite, const char **module, uintptr_t *off);	/* lock NOT held */
+/* The parameters a replay needs to decide as this process does (a P record), once, before any A. */
+void tlrt_log_params(void);
 void tlrt_log_alloc(const struct tlrt_region *r, uint64_t t_ns, const char *module, uintptr_t off);
 void tlrt_log_free(const struct tlrt_region *r, uint64_t t_ns);
 void tlrt_log_sample(const struct rt_sample *s, uint32_t chunk, int hit);

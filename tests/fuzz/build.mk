@@ -14,8 +14,10 @@ FUZZ_CC ?= clang
 FUZZ_SAN := -O1 -g -fno-omit-frame-pointer -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_DEFS := -DFUZZ_WORKLOADS='"$(abspath workloads)"'
 FUZZ_HDR := tests/fuzz/fuzz.h
-# What the targets reach: the layers up to measure/, and the built-in policies the planner asks.
-FUZZ_LIB_SRC := $(foreach d,util axis spec plan store measure,$(wildcard lib/$(d)/*.c)) $(POLICY_SRC)
+# What the targets reach: the layers up to measure/, the built-in policies the planner asks,
+# and the trace loader and replay of lib/simulate.
+FUZZ_LIB_SRC := $(foreach d,util axis spec plan store measure,$(wildcard lib/$(d)/*.c)) $(POLICY_SRC) \
+	lib/simulate/trace.c lib/simulate/replay.c
 # The runtime's option parser stands alone, as in libtiermem.so.
 FUZZ_RT_SRC := lib/tiermem/options.c lib/util/units.c
 FUZZ_LIBS := -lyaml -lnuma -lpfm -lsqlite3 -lm

@@ -1,0 +1,644 @@
+/*
+ * tierlab simulate: record a workload's accesses once, then replay them
+ * through the policies offline (lib/simulate). Modes:
+ *   --record SPEC        run the spec once under the runtime, recording
+ *                        (policy static:0, log mode, a high rate);
+ *   RUN | --trace FILE   replay; with a spec (and --<axis> lists, as in
+ *                        sweep), every configuration of its matrix; without
+ *                        one, the trace's own configuration (--verify
+ *                        checks it decides as the live run did, --events
+ *                        prints what it decides);
+ *   --export RUN         the run's logs as one trace file;
+ *   --advise RUN         the static placement that keeps the most sampled
+ *                        accesses in a --budget.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <sys/stat.h>
+#include "axis/axis.h"
+#include "builtin.h"
+#include "parse-options.h"
+#include "plan/plan.h"
+#include "run/launch.h"
+#include "simulate/advise.h"
+#include "simulate/model.h"
+#include "simulate/setup.h"
+#include "simulate/sim-store.h"
+#include "spec/spec.h"
+#include "spec/spec-internal.h"
+#include "store/query.h"
+#include "util/array.h"
+#include "util/error.h"
+#include "util/paths.h"
+#include "util/units.h"
+
+struct sim_opts {
+	const char *db, *trace, *record, *export, *import, *output, *advise, *model, *format;
+	double memory_fraction;
+	int events, verify, no_store;
+	char *source;			/* what the trace is: the run's key, or the trace file's path */
+	int64_t source_id;		/* the run's id, 0 for a trace file */
+	size_t nsamples;		/* in the trace: what a replay walks */
+	const char *lists[TL_AXIS__COUNT];
+	struct tl_tier_model tm;
+	int have_model;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The output directory of a stored run; its key into *key when key is not NULL. */
+static char *run_dir(const char *db, const char *which, char **key, int64_t *id)
+{
+	struct tl_store *st = NULL;
+	struct tl_run_row r = { 0 };
+	char *dir = NULL;
+
+	if (tl_store_open_existing(db, &st))
+		return NULL;
+	if (!tl_store_get_run(st, which, &r)) {
+		if (r.out_dir) {
+			dir = strdup(r.out_dir);
+			if (key)
+				*key = r.run_key ? strdup(r.run_key) : NULL;
+			if (id)
+				*id = r.id;
+		} else
+			error("run '%s' has no output directory", which);
+	}
+	tl_run_row_release(&r);
+	tl_store_close(st);
+	return dir;
+}
+
+static int load_trace(struct sim_opts *o, const char *run, struct tl_trace *t)
+{
+	char why[1024] = "";
+	char *dir;
+	int rc;
+
+	if (o->trace) {
+		struct stat sb;
+
+		/* a directory: the tiermem-PID.log files a run left there */
+		if (!stat(o->trace, &sb) && S_ISDIR(sb.st_mode))
+			rc = tl_trace_load_dir(t, o->trace, why, sizeof(why));
+		else
+			rc = tl_trace_load_file(t, o->trace, why, sizeof(why));
+		o->source = realpath(o->trace, NULL);
+	} else if (!(dir = run_dir(o->db, run, &o->source, &o->source_id)))
+		return -1;
+	else {
+		rc = tl_trace_load_dir(t, dir, why, sizeof(why));
+		free(dir);
+	}
+	if (rc)
+		return error("%s", why[0] ? why : strerror(-rc));
+	return 0;
+}
+
+/*
+ * --model: a tier model file (YAML), a probe's JSON output (a file whose
+ * text starts with '{'), or profile:NAME, a profile saved in the store.
+ */
+static int load_model(struct sim_opts *o)
+{
+	struct tl_error err = { { 0 } };
+	char *text = NULL;
+	int rc;
+
+	if (!strncmp(o->model, "profile:", 8)) {
+		struct tl_store *st = NULL;
+
+		if (tl_store_open_existing(o->db, &st))
+			return -1;
+		rc = tl_store_profile(st, o->model + 8, &text);
+		tl_store_close(st);
+		if (rc)
+			return -1;
+		rc = tl_tier_model_from_probe(o->model, text, &o->tm, &err);
+	} else {
+		FILE *f = fopen(o->model, "r");
+		int c = ' ';
+
+		while (f && (c = fgetc(f)) != EOF && (c == ' ' || c == '\n' || c == '\t' || c == '\r'))
+			;
+		if (f)
+			fclose(f);
+		if (c == '{') {
+			rc = tl_spec_read_file(o->model, &text, &err);
+			rc = rc ?: tl_tier_model_from_probe(o->model, text, &o->tm, &err);
+		} else {
+			rc = tl_tier_model_load(o->model, &o->tm, &err);
+		}
+	}
+	free(text);
+	if (rc)
+		return error("%s", err.msg);
+	o->have_model = 1;
+	return 0;
+}
+
+/* ---- printing ---- */
+
+static void print_header(const struct sim_opts *o)
+{
+	if (!strcmp(o->format, "csv")) {
+		printf("config,samples,samples_managed,hit_rate,mig_slow_to_fast,bytes_slow_to_fast,mig_fast_to_slow,"
+		       "bytes_fast_to_slow,budget_refused,fast_peak_bytes,fast_mean_bytes,occupancy,%ssamples_per_s\n",
+		       o->have_model ? "estimate," : "");
+		return;
+	}
+	printf("%-56s %9s %7s %10s %10s %10s %10s %8s %10s%s %12s\n", "simulated configuration", "samples", "hit%",
+	       "s->f", "s->f MiB", "f->s", "f->s MiB", "refused", "fast MiB", o->have_model ? "  est%fast" : "",
+	       "samples/s");
+}
+
+static void print_result(const struct sim_opts *o, const char *label, const struct tl_sim_result *r,
+			 double seconds, double t0_s)
+{
+	double mean = 0, rate = seconds > 0 ? (double)o->nsamples / seconds : 0;
+
+	for (int i = 0; i < TL_SIM_OCC_POINTS; i++)
+		mean += r->occupancy[i] / TL_SIM_OCC_POINTS;
+	if (!strcmp(o->format, "csv")) {
+		printf("\"%s\",%llu,%llu,%.6f,%llu,%llu,%llu,%llu,%llu,%llu,%.0f,", label,
+		       (unsigned long long)r->samples, (unsigned long long)r->samples_managed, tl_sim_hit_rate(r),
+		       (unsigned long long)r->moves[TL_SIM_SLOW_TO_FAST], (unsigned long long)r->bytes[TL_SIM_SLOW_TO_FAST],
+		       (unsigned long long)r->moves[TL_SIM_FAST_TO_SLOW], (unsigned long long)r->bytes[TL_SIM_FAST_TO_SLOW],
+		       (unsigned long long)r->refused, (unsigned long long)r->fast_peak_bytes, mean);
+		for (int i = 0; i < TL_SIM_OCC_POINTS; i++)
+			printf("%s%.0f", i ? ";" : "", r->occupancy[i]);
+		if (o->have_model)
+			printf(",%.4f", tl_tier_model_estimate(&o->tm, r, t0_s));
+		printf(",%.0f\n", rate);
+		return;
+	}
+	printf("%-56.56s %9llu %6.1f%% %10llu %10.1f %10llu %10.1f %8llu %10.1f", label, (unsigned long long)r->samples,
+	       100 * tl_sim_hit_rate(r), (unsigned long long)r->moves[TL_SIM_SLOW_TO_FAST],
+	       (double)r->bytes[TL_SIM_SLOW_TO_FAST] / 1048576.0, (unsigned long long)r->moves[TL_SIM_FAST_TO_SLOW],
+	       (double)r->bytes[TL_SIM_FAST_TO_SLOW] / 1048576.0, (unsigned long long)r->refused,
+	       mean / 1048576.0);
+	if (o->have_model)
+		printf(" %9.1f%%", 100 * tl_tier_model_estimate(&o->tm, r, t0_s));
+	printf(" %12.3g\n", rate);
+}
+
+/* The trace's length, T0 of the estimate: its processes run side by side (MPI ranks), so the longest. */
+static double trace_seconds(const struct tl_trace *t)
+{
+	uint64_t longest = 0;
+
+	for (size_t i = 0; i < t->nprocs; i++)
+		if (t->procs[i].nev && t->procs[i].t_last - t->procs[i].t_first > longest)
+			longest = t->procs[i].t_last - t->procs[i].t_first;
+	return (double)longest / 1e9;
+}
+
+/* ---- the trace's own configuration: --verify and --events ---- */
+
+struct verify_ctx {
+	size_t mismatches, move_at;
+	const struct tl_trace_proc *cur;
+	int events;
+};
+
+static void note_proc(struct verify_ctx *v, const struct tl_trace_proc *p)
+{
+	if (v->cur != p) {
+		v->cur = p;
+		v->move_at = 0;
+	}
+}
+
+static void on_sample(void *ctx, const struct tl_trace_proc *p, size_t ev, int32_t chunk, int hit)
+{
+	struct verify_ctx *v = ctx;
+
+	note_proc(v, p);
+	if (v->events)
+		printf("S\t%d\t%d\n", (int)chunk, hit);
+	else if ((p->chunks[ev] != chunk || p->ev[ev].hit != hit) && !v->mismatches++)
+		error("pid %d: sample %zu: replay chunk %d hit %d, recorded chunk %d hit %d", p->pid, ev, chunk, hit,
+		      p->chunks[ev], p->ev[ev].hit);
+}
+
+static void on_move(void *ctx, const struct tl_trace_proc *p, uint32_t chunk, enum tl_sim_dir dir)
+{
+	struct verify_ctx *v = ctx;
+	size_t at;
+
+	note_proc(v, p);
+	at = v->move_at++;
+	if (v->events)
+		printf("M\t%u\t%s\n", chunk, tl_sim_dir_names[dir]);
+	else if ((at >= p->nmoves || p->moves[at].chunk != chunk || p->moves[at].dir != dir) && !v->mismatches++)
+		error("pid %d: migration %zu: replay chunk %u %s, recorded %s", p->pid, at + 1, chunk,
+		      tl_sim_dir_names[dir], at >= p->nmoves ? "none" : tl_sim_dir_names[p->moves[at].dir]);
+}
+
+static int replay_own(const struct sim_opts *o, const struct tl_trace *t)
+{
+	struct verify_ctx v = { .events = o->events };
+	struct tl_sim_hooks hooks = { &v, on_sample, on_move };
+	struct tl_sim_result total = { 0 };
+	char why[1024] = "";
+	double t0 = now_s();
+
+	size_t replayed = 0;
+
+	for (size_t i = 0; i < t->nprocs; i++) {
+		const struct tl_trace_proc *p = &t->procs[i];
+		struct tl_trace one = { (struct tl_trace_proc *)p, 1 };
+		struct tl_sim_config c = { 0 };
+		struct tl_sim_result r;
+		void *dl;
+
+		if (!p->p.known) {
+			/* a fork child's log: it started from its parent's chunks and policy state, which no log holds */
+			warning("pid %d: no P record (a fork child, or a log from before the runtime wrote one): not replayed",
+				p->pid);
+			continue;
+		}
+		replayed++;
+		c = (struct tl_sim_config){ .chunk_size = p->p.chunk_size, .budget_chunks = p->p.budget_chunks,
+					    .dynamic_fraction = p->p.dynamic_fraction, .window = p->p.window,
+					    .args = p->p.args, .fractions = p->p.fractions, .nfractions = p->p.nfractions };
+		if (!(c.pol = tl_sim_policy_open(p->p.policy, &dl, why, sizeof(why))) ||
+		    tl_sim_replay(&one, &c, o->verify || o->events ? &hooks : NULL, &r, why, sizeof(why)))
+			return error("%s", why);
+		if (o->verify && v.move_at != p->nmoves && !v.mismatches++)
+			error("pid %d: the replay made %zu placements and migrations, the run %zu", p->pid, v.move_at,
+			      p->nmoves);
+		v.cur = NULL;
+		total.samples += r.samples;
+		total.samples_managed += r.samples_managed;
+		total.hits += r.hits;
+		total.misses += r.misses;
+		total.refused += r.refused;
+		for (int d = 0; d < TL_SIM__DIRS; d++) {
+			total.moves[d] += r.moves[d];
+			total.bytes[d] += r.bytes[d];
+		}
+		for (int k = 0; k < TL_SIM_OCC_POINTS; k++)
+			total.occupancy[k] += r.occupancy[k];
+		total.fast_peak_bytes += r.fast_peak_bytes;
+	}
+	if (!replayed)
+		return error("no process of the trace can be replayed with its own configuration");
+	if (o->events)
+		return 0;
+	if (o->verify) {
+		if (v.mismatches)
+			return error("replay differs from the run (%zu differences)", v.mismatches);
+		printf("replay matches the run: %llu samples, %llu placements and migrations, same order\n",
+		       (unsigned long long)total.samples,
+		       (unsigned long long)(total.moves[0] + total.moves[1] + total.moves[2] + total.moves[3]));
+		return 0;
+	}
+	print_header(o);
+	print_result(o, t->nprocs ? t->procs[0].p.policy ? t->procs[0].p.policy : "?" : "?", &total, now_s() - t0,
+		     trace_seconds(t));
+	return 0;
+}
+
+/* ---- a spec's matrix ---- */
+
+static char *dir_of(const char *path)
+{
+	char *copy = strdup(path), *slash;
+
+	if (!copy)
+		return NULL;
+	slash = strrchr(copy, '/');
+	if (slash)
+		*(slash == copy ? slash + 1 : slash) = '\0';
+	else
+		strcpy(copy, ".");
+	return copy;
+}
+
+static int replay_config(const struct sim_opts *o, const struct tl_trace *t, const struct tl_plan *plan,
+			 const struct tl_config *c, const char *spec_dir, struct tl_store *st, int64_t exp_id)
+{
+	const char *policy = c->values[TL_AXIS_POLICY];
+	struct tl_launch re = { 0 };
+	struct tl_error err = { { 0 } };
+	struct tl_sim_setup s;
+	struct tl_sim_result r;
+	char why[1024] = "", label[256];
+	double t0;
+	int rc;
+
+	tl_config_describe(plan, c, label, sizeof(label));
+	if (policy && !tl_policy_uses_runtime(policy)) {
+		/* all-fast and all-slow run without the runtime: their built-ins, no budget */
+		char pv[80];
+		char *env[] = { pv, NULL };
+
+		snprintf(pv, sizeof(pv), "TIERLAB_POLICY=%s", policy);
+		rc = tl_sim_setup_env(&s, env, why, sizeof(why));
+		s.c.rate_hz = 0;	/* no sampler runs with them: every recorded sample counts */
+	} else {
+		uint64_t threshold = 0;
+
+		if (c->values[TL_AXIS_THRESHOLD])
+			tl_parse_size(c->values[TL_AXIS_THRESHOLD], &threshold);
+		rc = tl_launch_build(plan->spec, c, ".", spec_dir, tl_trace_footprint(t, threshold), &re, &err);
+		if (rc)
+			return error("%s: %s", label, err.msg);
+		rc = tl_sim_setup_env(&s, re.envp, why, sizeof(why));
+		tl_launch_release(&re);
+	}
+	if (rc)
+		return error("%s: %s", label, why);
+	if (t->nprocs && t->procs[0].p.known && s.c.threshold < t->procs[0].p.threshold)
+		warning("%s: threshold %llu is below the recording's (%llu): allocations in between were not recorded",
+			label, (unsigned long long)s.c.threshold, (unsigned long long)t->procs[0].p.threshold);
+	t0 = now_s();
+	rc = tl_sim_replay(t, &s.c, NULL, &r, why, sizeof(why));
+	if (rc)
+		return error("%s: %s", label, why);
+	t0 = now_s() - t0;
+	print_result(o, label, &r, t0, trace_seconds(t));
+	tl_sim_setup_release(&s);
+	if (st) {
+		char command[1024];
+
+		snprintf(command, sizeof(command), "tierlab simulate %s %s (%s)", o->trace ? "--trace" : "",
+			 o->source ? o->source : "-", label);
+		if (tl_sim_store_run(st, exp_id, c, o->source ? o->source : "-", command, &r,
+				     o->have_model ? &o->tm : NULL, trace_seconds(t), t0))
+			return -1;
+	}
+	return 0;
+}
+
+static int replay_spec(const struct sim_opts *o, const struct tl_trace *t, const char *spec_path)
+{
+	struct tl_spec spec = { 0 };
+	struct tl_plan plan = { 0 };
+	struct tl_error err = { { 0 } };
+	char *spec_dir = dir_of(spec_path);
+	struct tl_store *st = NULL;
+	int64_t exp_id = 0;
+	int rc = -1;
+
+	if (!spec_dir)
+		return error("out of memory");
+	if (tl_spec_load(spec_path, tl_path_workloads(), &spec, &err)) {
+		error("%s", err.msg);
+		goto out;
+	}
+	for (int a = 0; a < TL_AXIS__COUNT; a++) {
+		if (o->lists[a] && tl_spec_set_axis(&spec, a, o->lists[a], &err)) {
+			error("%s", err.msg);
+			goto out;
+		}
+	}
+	if (tl_plan_build(&spec, &plan, &err)) {
+		error("%s", err.msg);
+		goto out;
+	}
+	if (!o->no_store) {
+		struct tl_env env = { 0 };
+		int64_t eid;
+
+		if (tl_store_open(o->db, &st))
+			goto out;
+		/* the recording's environment: the simulated runs were "taken" under it */
+		if (o->source_id && (tl_store_run_experiment(st, o->source_id, &eid) ||
+				     tl_store_env_load(st, eid, 0, &env)))
+			goto out;
+		rc = tl_sim_store_experiment(st, &spec, o->source ? o->source : "-", &env, &exp_id);
+		tl_env_release(&env);
+		if (rc)
+			goto out;
+	}
+	print_header(o);
+	rc = 0;
+	for (size_t i = 0; i < plan.nconfigs && !rc; i++)
+		rc = replay_config(o, t, &plan, &plan.configs[i], spec_dir, st, exp_id);
+	if (!rc && st)
+		fprintf(stderr, "%s: %zu simulated configurations stored in %s\n", spec.name, plan.nconfigs, o->db);
+out:
+	if (st)
+		tl_store_close(st);
+	tl_plan_release(&plan);
+	tl_spec_release(&spec);
+	free(spec_dir);
+	return rc;
+}
+
+/* ---- the static-placement advisor ---- */
+
+static int advise(const struct sim_opts *o, const struct tl_trace *t)
+{
+	const struct tl_trace_proc *p = &t->procs[0];
+	struct tl_budget b;
+	uint64_t budget;
+	double *frac;
+	char why[1024] = "", fracs[8192] = "";
+	struct tl_sim_config c = { 0 };
+	struct tl_sim_result r;
+	size_t used = 0;
+	void *dl;
+
+	if (!o->lists[TL_AXIS_BUDGET] || tl_parse_budget(o->lists[TL_AXIS_BUDGET], &b))
+		return error("--advise needs one --budget (a size or a percentage of the footprint)");
+	if (t->nprocs > 1)
+		warning("the trace has %zu processes: advising for the first (pid %d)", t->nprocs, p->pid);
+	budget = b.is_percent ? (uint64_t)(b.fraction * (double)p->peak_bytes) : b.bytes;
+	frac = calloc(p->nallocs + 1, sizeof(*frac));
+	if (!frac || tl_sim_advise(p, budget, frac)) {
+		free(frac);
+		return error("out of memory");
+	}
+	for (uint32_t i = 0; i < p->nallocs && used + 16 < sizeof(fracs); i++)
+		used += (size_t)snprintf(fracs + used, sizeof(fracs) - used, "%s%.4g", i ? ", " : "",
+					 frac[i]);
+	/* 4 KiB chunks: the fractions as chosen, not rounded down to the run's chunks */
+	c = (struct tl_sim_config){ .chunk_size = 4096, .fractions = frac, .nfractions = p->nallocs, .window = 16 };
+	c.budget_chunks = (uint32_t)(budget / c.chunk_size);
+	c.pol = tl_sim_policy_open("static", &dl, why, sizeof(why));
+	if (!c.pol || tl_sim_replay(t, &c, NULL, &r, why, sizeof(why))) {
+		free(frac);
+		return error("%s", why);
+	}
+	printf("# budget %llu bytes of a %llu-byte footprint; %u allocations, %zu samples\n",
+	       (unsigned long long)budget, (unsigned long long)p->peak_bytes, p->nallocs, p->nsamples);
+	for (uint32_t i = 0; i < p->nallocs; i++)
+		if (frac[i] > 0)
+			printf("#   allocation %u (%llu bytes, %s): fraction %.4g\n", i,
+			       (unsigned long long)p->allocs[i].bytes,
+			       p->allocs[i].callsite ? p->allocs[i].callsite : "-", frac[i]);
+	printf("policy: [{static: [%s]}]\n", fracs);
+	printf("# replayed hit rate %.1f%% (chunk size %llu bytes)\n", 100 * tl_sim_hit_rate(&r),
+	       (unsigned long long)c.chunk_size);
+	free(frac);
+	return 0;
+}
+
+/* ---- recording and export ---- */
+
+static int record(const struct sim_opts *o)
+{
+	struct run_options ro = { .command = "simulate --record", .db = o->db };
+	const char *lists[TL_AXIS__COUNT] = { 0 };
+
+	lists[TL_AXIS_POLICY] = "static:0";
+	lists[TL_AXIS_LOG] = "log";
+	lists[TL_AXIS_RATE] = o->lists[TL_AXIS_RATE] ? o->lists[TL_AXIS_RATE] : "1kHz";
+	lists[TL_AXIS_SAMPLER] = o->lists[TL_AXIS_SAMPLER];
+	return run_spec(o->record, &ro, lists);
+}
+
+static int export(const struct sim_opts *o)
+{
+	char why[1024] = "";
+	char *dir = run_dir(o->db, o->export, NULL, NULL);
+	FILE *out;
+	int rc;
+
+	if (!dir)
+		return -1;
+	out = o->output && strcmp(o->output, "-") ? fopen(o->output, "w") : stdout;
+	if (!out) {
+		free(dir);
+		return error("'%s': %s", o->output, strerror(errno));
+	}
+	rc = tl_trace_export_dir(dir, out, why, sizeof(why));
+	if (out != stdout && fclose(out) && !rc)
+		rc = -errno;
+	free(dir);
+	return rc ? error("%s", why[0] ? why : strerror(-rc)) : 0;
+}
+
+/* The experiment an imported trace goes under: its file name without directory and extension. */
+static void import_name(const char *path, char *buf, size_t len)
+{
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	char *dot;
+
+	snprintf(buf, len, "%s", *base ? base : "trace");
+	if ((dot = strrchr(buf, '.')) && dot != buf)
+		*dot = '\0';
+}
+
+static int import(const struct sim_opts *o)
+{
+	struct tl_trace t = { 0 };
+	struct tl_store *st = NULL;
+	char why[1024] = "", name[256], key[TL_KEY_LEN + 8];
+	int rc = tl_trace_load_file(&t, o->import, why, sizeof(why));
+
+	if (rc) {
+		tl_trace_release(&t);
+		return error("%s", why);
+	}
+	import_name(o->import, name, sizeof(name));
+	rc = tl_store_open(o->db, &st);
+	if (!rc && (rc = tl_sim_store_import(st, o->import, name, &t, key, why, sizeof(why))))
+		error("%s", why);
+	tl_store_close(st);
+	tl_trace_release(&t);
+	if (!rc)
+		printf("imported '%s' as run %s (experiment %s); replay it with: tierlab simulate %s SPEC\n", o->import,
+		       key, name, key);
+	return rc;
+}
+
+int cmd_simulate(int argc, const char **argv)
+{
+	struct sim_opts o = { .format = "text", .memory_fraction = -1 };
+	static const char *const usage[] = {
+		"tierlab simulate [<options>] (<run> | --trace <file>) [<spec.yaml>] [--<axis> <v1,v2,...>]...",
+		"tierlab simulate --record <spec.yaml> [--rate <rate>]",
+		"tierlab simulate --export <run> [-o <file>]",
+		"tierlab simulate --import <file>",
+		"tierlab simulate --advise (<run> | --trace <file>) --budget <budget>",
+		NULL
+	};
+	const struct option common[] = {
+		OPT_STRING(0, "trace", &o.trace, "file", "replay a trace file (from --export), a tiermem log, or a directory of them, instead of a run"),
+		OPT_STRING(0, "record", &o.record, "spec", "run the spec once recording accesses (static:0, log mode, 1kHz)"),
+		OPT_STRING(0, "export", &o.export, "run", "write the run's logs as one trace file"),
+		OPT_STRING('o', "output", &o.output, "file", "where --export writes (default: stdout)"),
+		OPT_STRING(0, "import", &o.import, "file", "store a trace file as a recorded run, to replay by its key"),
+		OPT_BOOL(0, "advise", &o.advise, "print the static placement that keeps the most samples in --budget"),
+		OPT_STRING(0, "model", &o.model, "file", "tier model (experiments/machines/*.yaml, a probe's JSON, or profile:NAME): add the estimate"),
+		OPT_DOUBLE(0, "memory-fraction", &o.memory_fraction, "m", "the model's share of time waiting on memory"),
+		OPT_BOOL(0, "verify", &o.verify, "replay the run's own configuration and compare with what it did"),
+		OPT_BOOL(0, "events", &o.events, "print the replay's samples and migrations (own configuration)"),
+		OPT_STRING(0, "format", &o.format, "text|csv", "output format"),
+		OPT_BOOL(0, "no-store", &o.no_store, "with a spec: print only, store no simulated runs"),
+		OPT_STRING(0, "db", &o.db, "file", "results database (default $TIERLAB_DB or results/tierlab.db)"),
+	};
+	struct option options[ARRAY_SIZE(common) + TL_AXIS__COUNT + 2];
+	struct tl_trace t = { 0 };
+	size_t n = 0;
+	int rc;
+
+	for (size_t i = 0; i < ARRAY_SIZE(common); i++)
+		options[n++] = common[i];
+	options[n++] = (struct option)OPT_GROUP("axes (each replaces the spec's matrix axis; comma-separated values)");
+	for (int a = 0; a < TL_AXIS__COUNT; a++)
+		options[n++] = (struct option)OPT_STRING(0, tl_axes[a].name, &o.lists[a], "list", tl_axis_help(a));
+	options[n] = (struct option)OPT_END();
+
+	argc = parse_options(argc, argv, options, usage);
+	if (!o.db)
+		o.db = tl_path_default_db();
+	if (strcmp(o.format, "text") && strcmp(o.format, "csv")) {
+		error("--format: '%s': expected text or csv", o.format);
+		return 2;
+	}
+	if (o.record) {
+		if (argc)
+			usage_with_options(usage, options);
+		return record(&o);
+	}
+	if (o.export) {
+		if (argc)
+			usage_with_options(usage, options);
+		return export(&o) ? 2 : 0;
+	}
+	if (o.import) {
+		if (argc)
+			usage_with_options(usage, options);
+		return import(&o) ? 2 : 0;
+	}
+	if (argc > (o.trace ? 1 : 2) || (!o.trace && argc < 1))
+		usage_with_options(usage, options);
+	if (o.model) {
+		if (load_model(&o))
+			return 2;
+		if (o.memory_fraction >= 0)
+			o.tm.memory_fraction = o.memory_fraction > 1 ? 1 : o.memory_fraction;
+	}
+	if (load_trace(&o, o.trace ? NULL : argv[0], &t)) {
+		rc = 2;
+		goto out;
+	}
+	o.nsamples = tl_trace_samples(&t);
+	if (o.advise)
+		rc = advise(&o, &t) ? 2 : 0;
+	else if (argc == (o.trace ? 1 : 2))
+		rc = replay_spec(&o, &t, argv[o.trace ? 0 : 1]) ? 2 : 0;
+	else
+		rc = replay_own(&o, &t) ? (o.verify ? 1 : 2) : 0;
+out:
+	free(o.source);
+	tl_trace_release(&t);
+	if (o.have_model)
+		tl_tier_model_release(&o.tm);
+	return rc;
+}

@@ -1,0 +1,66 @@
+/*
+ * Replay: a trace's events through a policy, as the runtime's core would
+ * have handled them, with a placement map instead of memory. The policy is
+ * the same code the runtime loads (a built-in from libpolicies.a, or a
+ * plugin opened with dlopen as policy-load.c does); the rules for applying
+ * its decisions are the runtime's own (policies/core-rules.h). Nothing is
+ * moved: a migration is a counter and a changed map entry.
+ *
+ * One configuration at a time; a replay allocates its placement map and
+ * the policy's state, and frees both before it returns.
+ */
+#ifndef TL_SIMULATE_REPLAY_H
+#define TL_SIMULATE_REPLAY_H
+
+#include <stdint.h>
+
+#include "policies/tierlab-policy.h"
+#include "simulate/trace.h"
+
+/* Placement and migration directions, in the runtime's order (its log's names). */
+enum tl_sim_dir { TL_SIM_INITIAL_FAST, TL_SIM_INITIAL_SLOW, TL_SIM_SLOW_TO_FAST, TL_SIM_FAST_TO_SLOW, TL_SIM__DIRS };
+extern const char *const tl_sim_dir_names[TL_SIM__DIRS];
+
+#define TL_SIM_OCC_POINTS 32	/* fast-tier occupancy: this many points over the trace's time */
+
+struct tl_sim_config {
+	const struct tlp_policy *pol;
+	uint64_t chunk_size;		/* bytes, a multiple of 4 KiB */
+	uint32_t budget_chunks;		/* TLP_UNLIMITED: no budget */
+	double dynamic_fraction;	/* > 0: budget = floor(f * live chunks), as the runtime does */
+	uint32_t window;
+	const char *args;		/* may be NULL */
+	const double *fractions;
+	uint32_t nfractions;
+	double rate_hz;			/* thin the samples to this rate; 0 or >= the recorded rate: all of them */
+	uint64_t threshold;		/* allocations below it are not managed (0: every recorded one is) */
+	uint64_t seed;			/* of the thinned ticks' jitter */
+};
+
+struct tl_sim_result {
+	uint64_t samples, samples_managed, hits, misses;
+	uint64_t moves[TL_SIM__DIRS], bytes[TL_SIM__DIRS];
+	uint64_t refused;		/* promotions refused for the budget */
+	double occupancy[TL_SIM_OCC_POINTS];	/* fast-tier bytes, at evenly spaced times */
+	uint64_t fast_peak_bytes;
+};
+
+/* What a replay decides, as it decides it (for the equivalence check); any may be NULL. */
+struct tl_sim_hooks {
+	void *ctx;
+	void (*sample)(void *ctx, const struct tl_trace_proc *p, size_t ev, int32_t chunk, int hit);
+	void (*move)(void *ctx, const struct tl_trace_proc *p, uint32_t chunk, enum tl_sim_dir dir);
+};
+
+/*
+ * Replays every process of t under c into *res (zeroed first). 0, or
+ * -ENOMEM, or -EINVAL with why (the policy's init refused its parameters,
+ * a policy without on_alloc).
+ */
+int tl_sim_replay(const struct tl_trace *t, const struct tl_sim_config *c, const struct tl_sim_hooks *hooks,
+		  struct tl_sim_result *res, char *why, size_t whylen);
+
+/* hits / samples_managed, or 0 when there were none. */
+double tl_sim_hit_rate(const struct tl_sim_result *r);
+
+#endif

@@ -1,0 +1,612 @@
+/*
+ * Reading traces: the runtime's log lines (lib/tiermem/record.c writes
+ * them, docs/runtime.md describes them) into struct tl_trace. Samples are
+ * resolved against the allocations live at their moment, as the runtime's
+ * chunk lookup did, so the replay never searches.
+ */
+#include "simulate/trace.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "simulate/replay.h"
+
+#define PAGE 4096ULL
+#define UNIT (2ULL << 20)	/* TLRT_UNIT: regions are whole units */
+#define MAX_FIELDS 14
+
+struct field {
+	const char *s;
+	size_t n;
+};
+
+/* What loading one process needs besides the trace: the live allocations by address. */
+struct loader {
+	struct tl_trace_proc *p;
+	uint32_t *live;		/* seqs, sorted by addr */
+	size_t nlive, caplive;
+	size_t capev, capmoves, capallocs;
+	uint64_t cur_bytes;
+	char *why;
+	size_t whylen;
+};
+
+static int split(const char *p, const char *end, struct field *f, int max)
+{
+	int n = 0;
+
+	while (n < max) {
+		const char *tab = memchr(p, '\t', (size_t)(end - p));
+
+		f[n].s = p;
+		f[n].n = (size_t)((tab ? tab : end) - p);
+		n++;
+		if (!tab)
+			break;
+		p = tab + 1;
+	}
+	return n;
+}
+
+/* A whole field as an unsigned number, decimal or 0x hex; -1 as a chunk is kept as UINT64_MAX. */
+static bool number(const struct field *f, uint64_t *out)
+{
+	char buf[32], *end;
+
+	if (!f->n || f->n >= sizeof(buf))
+		return false;
+	memcpy(buf, f->s, f->n);
+	buf[f->n] = '\0';
+	errno = 0;
+	*out = buf[0] == '-' ? (uint64_t)strtoll(buf, &end, 0) : strtoull(buf, &end, 0);
+	return !errno && *end == '\0';
+}
+
+static bool real(const struct field *f, double *out)
+{
+	char buf[40], *end;
+
+	if (!f->n || f->n >= sizeof(buf))
+		return false;
+	memcpy(buf, f->s, f->n);
+	buf[f->n] = '\0';
+	*out = strtod(buf, &end);
+	return *end == '\0';
+}
+
+static char *dup_field(const struct field *f)
+{
+	return strndup(f->s, f->n);
+}
+
+static int grow(void **v, size_t *cap, size_t need, size_t size)
+{
+	void *nv;
+	size_t nc;
+
+	if (need <= *cap)
+		return 0;
+	nc = *cap ? *cap * 2 : 1024;
+	while (nc < need)
+		nc *= 2;
+	nv = realloc(*v, nc * size);
+	if (!nv)
+		return -ENOMEM;
+	*v = nv;
+	*cap = nc;
+	return 0;
+}
+
+static int add_event(struct loader *ld, const struct tl_trace_event *e, int32_t chunk)
+{
+	struct tl_trace_proc *p = ld->p;
+	size_t cap = ld->capev;
+
+	if (grow((void **)&p->ev, &cap, p->nev + 1, sizeof(*p->ev)) ||
+	    grow((void **)&p->chunks, &ld->capev, p->nev + 1, sizeof(*p->chunks)))
+		return -ENOMEM;
+	p->ev[p->nev] = *e;
+	p->chunks[p->nev] = chunk;
+	if (!p->nev || e->t_ns < p->t_first)
+		p->t_first = e->t_ns;
+	if (e->t_ns > p->t_last)
+		p->t_last = e->t_ns;
+	p->nev++;
+	return 0;
+}
+
+/* Index in ld->live of the first allocation whose address is > addr. */
+static size_t live_after(const struct loader *ld, uint64_t addr)
+{
+	size_t lo = 0, hi = ld->nlive;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (ld->p->allocs[ld->live[mid]].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static int params_line(struct tl_trace_params *pp, const struct field *f, int n)
+{
+	uint64_t v[6];
+	double d[2];
+	bool none;
+
+	if (n < 13 || !number(&f[1], &v[0]) || !number(&f[2], &v[1]) || !number(&f[3], &v[2]) ||
+	    !number(&f[4], &v[3]) || !number(&f[5], &v[4]) || !real(&f[6], &d[0]) || !number(&f[7], &v[5]) ||
+	    !real(&f[8], &d[1]) || !number(&f[9], &pp->threshold))
+		return 0;
+	pp->reserve_bytes = v[0];
+	pp->nunits = (uint32_t)v[1];
+	pp->max_chunks = (uint32_t)v[2];
+	pp->chunk_size = v[3];
+	pp->budget_chunks = (uint32_t)v[4];
+	pp->dynamic_fraction = d[0];
+	pp->window = (uint32_t)v[5];
+	pp->rate_hz = d[1];
+	free(pp->policy);
+	free(pp->args);
+	free(pp->fractions);
+	none = f[11].n == 1 && f[11].s[0] == '-';
+	pp->policy = dup_field(&f[10]);
+	pp->args = none ? NULL : dup_field(&f[11]);
+	pp->fractions = NULL;
+	pp->nfractions = 0;
+	if (!(f[12].n == 1 && f[12].s[0] == '-')) {
+		const char *s = f[12].s, *end = f[12].s + f[12].n;
+
+		pp->fractions = calloc(f[12].n + 1, sizeof(double));
+		if (!pp->fractions)
+			return -ENOMEM;
+		while (s < end) {
+			const char *comma = memchr(s, ',', (size_t)(end - s));
+			struct field one = { s, (size_t)((comma ? comma : end) - s) };
+
+			if (real(&one, &pp->fractions[pp->nfractions]))
+				pp->nfractions++;
+			s = comma ? comma + 1 : end;
+		}
+	}
+	if (!pp->policy || (!none && !pp->args))
+		return -ENOMEM;
+	pp->known = true;
+	return 0;
+}
+
+static int alloc_line(struct loader *ld, const struct field *f, int n)
+{
+	struct tl_trace_proc *p = ld->p;
+	uint64_t v[6];
+	struct tl_trace_alloc *a;
+	size_t at;
+
+	if (n < 7 || !number(&f[1], &v[0]) || !number(&f[2], &v[1]) || !number(&f[3], &v[2]) ||
+	    !number(&f[4], &v[3]) || !number(&f[5], &v[4]) || !number(&f[6], &v[5]))
+		return 0;
+	if (v[1] < p->nallocs || v[1] >= TL_TRACE_MAX_ALLOCS)
+		return snprintf(ld->why, ld->whylen, "allocation %" PRIu64 " out of order (expected %u)", v[1],
+				p->nallocs), -EINVAL;
+	if (grow((void **)&p->allocs, &ld->capallocs, v[1] + 1, sizeof(*p->allocs)))
+		return -ENOMEM;
+	/* a fork child's seqs go on from its parent's: the ones before it are not its own */
+	while (p->nallocs < v[1])
+		p->allocs[p->nallocs++] = (struct tl_trace_alloc){ .freed = true };
+	a = &p->allocs[p->nallocs];
+	*a = (struct tl_trace_alloc){ .t_ns = v[0], .addr = v[2], .bytes = v[3], .first_chunk = (uint32_t)v[4],
+				      .nchunks = (uint32_t)v[5] };
+	if (n >= 9 && f[8].n && !(a->callsite = dup_field(&f[8])))
+		return -ENOMEM;
+	p->nallocs++;
+	if (grow((void **)&ld->live, &ld->caplive, ld->nlive + 1, sizeof(*ld->live)))
+		return -ENOMEM;
+	at = live_after(ld, a->addr);
+	memmove(&ld->live[at + 1], &ld->live[at], (ld->nlive - at) * sizeof(*ld->live));
+	ld->live[at] = (uint32_t)v[1];
+	ld->nlive++;
+	ld->cur_bytes += a->bytes;
+	if (ld->cur_bytes > p->peak_bytes)
+		p->peak_bytes = ld->cur_bytes;
+	return add_event(ld, &(struct tl_trace_event){ .t_ns = v[0], .seq = (uint32_t)v[1], .kind = TL_EV_ALLOC }, -1);
+}
+
+static int free_line(struct loader *ld, const struct field *f, int n)
+{
+	struct tl_trace_proc *p = ld->p;
+	uint64_t t, seq;
+
+	if (n < 3 || !number(&f[1], &t) || !number(&f[2], &seq))
+		return 0;
+	if (seq >= p->nallocs || p->allocs[seq].freed)
+		return 0;	/* a fork child freeing its parent's allocation: not in this trace */
+	for (size_t i = 0; i < ld->nlive; i++) {
+		if (ld->live[i] == seq) {
+			memmove(&ld->live[i], &ld->live[i + 1], (ld->nlive - i - 1) * sizeof(*ld->live));
+			ld->nlive--;
+			break;
+		}
+	}
+	p->allocs[seq].freed = true;
+	ld->cur_bytes -= p->allocs[seq].bytes;
+	return add_event(ld, &(struct tl_trace_event){ .t_ns = t, .seq = (uint32_t)seq, .kind = TL_EV_FREE }, -1);
+}
+
+static int sample_line(struct loader *ld, const struct field *f, int n)
+{
+	struct tl_trace_event e = { .kind = TL_EV_SAMPLE, .seq = TL_TRACE_NONE };
+	uint64_t addr, chunk, hit;
+	size_t at;
+
+	if (n < 7 || !number(&f[1], &e.t_ns) || !number(&f[2], &addr) || !number(&f[5], &chunk) ||
+	    !number(&f[6], &hit))
+		return 0;
+	at = live_after(ld, addr);
+	if (at) {
+		const struct tl_trace_alloc *a = &ld->p->allocs[ld->live[at - 1]];
+		/*
+		 * The runtime's region is whole 2 MiB units; an address there is
+		 * managed when its chunk is one of the allocation's, which
+		 * depends on the chunk size: the replay decides (replay.c).
+		 */
+		uint64_t len = (a->bytes + UNIT - 1) / UNIT * UNIT;
+
+		if (addr - a->addr < len) {
+			e.seq = ld->live[at - 1];
+			e.off = addr - a->addr;
+		}
+	}
+	e.hit = hit != 0;
+	ld->p->nsamples++;
+	return add_event(ld, &e, chunk == UINT64_MAX ? -1 : (int32_t)chunk);
+}
+
+static int move_line(struct loader *ld, const struct field *f, int n)
+{
+	static const char *const dirs[] = { "initial-fast", "initial-slow", "slow-to-fast", "fast-to-slow" };
+	struct tl_trace_proc *p = ld->p;
+	uint64_t chunk, ok, bytes;
+
+	if (n < 7 || !number(&f[2], &chunk) || !number(&f[4], &bytes) || !number(&f[6], &ok))
+		return 0;
+	for (int d = 0; d < 4; d++) {
+		if (strlen(dirs[d]) == f[5].n && !memcmp(dirs[d], f[5].s, f[5].n)) {
+			if (grow((void **)&p->moves, &ld->capmoves, p->nmoves + 1, sizeof(*p->moves)))
+				return -ENOMEM;
+			p->moves[p->nmoves++] = (struct tl_trace_move){ bytes, (uint32_t)chunk, (uint8_t)d, ok != 0 };
+		}
+	}
+	return 0;
+}
+
+static int line(struct loader *ld, const char *s, const char *end)
+{
+	struct field f[MAX_FIELDS];
+	int n = split(s, end, f, MAX_FIELDS);
+
+	if (f[0].n != 1)
+		return 0;
+	switch (f[0].s[0]) {
+	case 'P':
+		return params_line(&ld->p->p, f, n);
+	case 'A':
+		return alloc_line(ld, f, n);
+	case 'F':
+		return free_line(ld, f, n);
+	case 'S':
+		return sample_line(ld, f, n);
+	case 'M':
+		return move_line(ld, f, n);
+	}
+	return 0;
+}
+
+static struct tl_trace_proc *new_proc(struct tl_trace *t, int pid)
+{
+	void *nv = realloc(t->procs, (t->nprocs + 1) * sizeof(*t->procs));
+
+	if (!nv)
+		return NULL;
+	t->procs = nv;
+	memset(&t->procs[t->nprocs], 0, sizeof(*t->procs));
+	t->procs[t->nprocs].pid = pid;
+	return &t->procs[t->nprocs++];
+}
+
+/* Lines of text until a NUL, the end, or (in a trace file) the next T line; returns where it stopped. */
+static int read_lines(struct loader *ld, const char **pos, const char *end, bool stop_at_t)
+{
+	const char *p = *pos;
+	int rc = 0;
+
+	while (p < end && *p && !rc) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *le = nl ? nl : end;
+		const char *nul = memchr(p, '\0', (size_t)(le - p));
+
+		if (nul)
+			le = nul;
+		if (stop_at_t && le - p > 1 && p[0] == 'T' && p[1] == '\t')
+			break;
+		rc = line(ld, p, le);
+		p = nul ? nul : nl ? nl + 1 : end;
+	}
+	*pos = p;
+	free(ld->live);
+	ld->live = NULL;
+	return rc;
+}
+
+int tl_trace_add_log(struct tl_trace *t, int pid, const char *text, size_t len, char *why, size_t whylen)
+{
+	struct loader ld = { .why = why, .whylen = whylen };
+	const char *pos = text;
+
+	if (!(ld.p = new_proc(t, pid)))
+		return -ENOMEM;
+	return read_lines(&ld, &pos, text + len, false);
+}
+
+static int map_file(const char *path, const char **text, size_t *len, char *why, size_t whylen)
+{
+	struct stat sb;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	void *m;
+
+	if (fd < 0 || fstat(fd, &sb)) {
+		int e = errno;
+
+		snprintf(why, whylen, "'%s': %s", path, strerror(e));
+		if (fd >= 0)
+			close(fd);
+		return -e;
+	}
+	*len = (size_t)sb.st_size;
+	m = *len ? mmap(NULL, *len, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
+	close(fd);
+	if (m == MAP_FAILED) {
+		snprintf(why, whylen, "'%s': %s", path, strerror(errno));
+		return -errno;
+	}
+	*text = m;
+	return 0;
+}
+
+int tl_trace_load_file(struct tl_trace *t, const char *path, char *why, size_t whylen)
+{
+	const char *text = NULL, *pos, *end;
+	size_t len;
+	int rc = map_file(path, &text, &len, why, whylen);
+
+	if (rc)
+		return rc;
+	pos = text;
+	end = text + len;
+	if (len >= strlen(TL_TRACE_MAGIC) && !memcmp(text, TL_TRACE_MAGIC, strlen(TL_TRACE_MAGIC))) {
+		while (pos < end && !rc) {
+			const char *nl = memchr(pos, '\n', (size_t)(end - pos));
+			struct loader ld = { .why = why, .whylen = whylen };
+
+			if (end - pos > 2 && pos[0] == 'T' && pos[1] == '\t') {
+				if (!(ld.p = new_proc(t, atoi(pos + 2)))) {
+					rc = -ENOMEM;
+					break;
+				}
+				pos = nl ? nl + 1 : end;
+				rc = read_lines(&ld, &pos, end, true);
+			} else {
+				pos = nl ? nl + 1 : end;
+			}
+		}
+	} else {
+		rc = tl_trace_add_log(t, 0, text, len, why, whylen);
+	}
+	if (text)
+		munmap((void *)text, len);
+	if (!rc && !t->nprocs)
+		return snprintf(why, whylen, "'%s': no process in the trace", path), -EINVAL;
+	return rc;
+}
+
+/* The pids of dir's tiermem-PID.log files, sorted. */
+static int log_pids(const char *dir, int **pids, size_t *n, char *why, size_t whylen)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	*pids = NULL;
+	*n = 0;
+	if (!d)
+		return snprintf(why, whylen, "'%s': %s", dir, strerror(errno)), -errno;
+	while ((de = readdir(d))) {
+		int pid, used = 0;
+
+		if (sscanf(de->d_name, "tiermem-%d.log%n", &pid, &used) == 1 && used && !de->d_name[used]) {
+			int *nv = realloc(*pids, (*n + 1) * sizeof(int));
+
+			if (!nv) {
+				closedir(d);
+				return -ENOMEM;
+			}
+			*pids = nv;
+			(*pids)[(*n)++] = pid;
+		}
+	}
+	closedir(d);
+	for (size_t i = 1; i < *n; i++)
+		for (size_t j = i; j > 0 && (*pids)[j - 1] > (*pids)[j]; j--) {
+			int x = (*pids)[j];
+
+			(*pids)[j] = (*pids)[j - 1];
+			(*pids)[j - 1] = x;
+		}
+	if (!*n)
+		return snprintf(why, whylen, "'%s': no tiermem log (record with log: log)", dir), -ENOENT;
+	return 0;
+}
+
+int tl_trace_load_dir(struct tl_trace *t, const char *dir, char *why, size_t whylen)
+{
+	int *pids, rc;
+	size_t n;
+
+	if ((rc = log_pids(dir, &pids, &n, why, whylen)))
+		return rc;
+	for (size_t i = 0; i < n && !rc; i++) {
+		char path[4096];
+		const char *text = NULL;
+		size_t len;
+
+		snprintf(path, sizeof(path), "%s/tiermem-%d.log", dir, pids[i]);
+		if (!(rc = map_file(path, &text, &len, why, whylen))) {
+			rc = tl_trace_add_log(t, pids[i], text ? text : "", len, why, whylen);
+			if (text)
+				munmap((void *)text, len);
+		}
+	}
+	free(pids);
+	return rc;
+}
+
+int tl_trace_export_dir(const char *dir, FILE *out, char *why, size_t whylen)
+{
+	int *pids, rc;
+	size_t n;
+
+	if ((rc = log_pids(dir, &pids, &n, why, whylen)))
+		return rc;
+	fprintf(out, "%s\n", TL_TRACE_MAGIC);
+	for (size_t i = 0; i < n && !rc; i++) {
+		char path[4096];
+		const char *text = NULL;
+		size_t len, used;
+
+		snprintf(path, sizeof(path), "%s/tiermem-%d.log", dir, pids[i]);
+		if ((rc = map_file(path, &text, &len, why, whylen)))
+			break;
+		used = text ? strnlen(text, len) : 0;
+		fprintf(out, "T\t%d\n", pids[i]);
+		if (used && fwrite(text, 1, used, out) != used)
+			rc = -EIO;
+		if (used && text[used - 1] != '\n')
+			fputc('\n', out);
+		if (text)
+			munmap((void *)text, len);
+	}
+	free(pids);
+	if (!rc && fflush(out))
+		rc = -errno;
+	if (rc == -EIO || (rc && !why[0]))
+		snprintf(why, whylen, "cannot write the trace: %s", strerror(-rc));
+	return rc;
+}
+
+static int open_log(const char *dir, int pid, FILE **f, char *why, size_t whylen)
+{
+	char path[4096];
+
+	if (*f && fclose(*f))
+		return snprintf(why, whylen, "cannot write in '%s': %s", dir, strerror(errno)), -errno;
+	snprintf(path, sizeof(path), "%s/tiermem-%d.log", dir, pid);
+	*f = fopen(path, "wx");
+	if (!*f)
+		return snprintf(why, whylen, "'%s': %s", path, strerror(errno)), -errno;
+	return 0;
+}
+
+int tl_trace_split_file(const char *path, const char *dir, char *why, size_t whylen)
+{
+	const char *text = NULL, *p, *end;
+	FILE *f = NULL;
+	size_t len;
+	int rc = map_file(path, &text, &len, why, whylen);
+
+	if (rc)
+		return rc;
+	end = text + strnlen(text ? text : "", len);
+	p = text;
+	if (len >= strlen(TL_TRACE_MAGIC) && !memcmp(text, TL_TRACE_MAGIC, strlen(TL_TRACE_MAGIC))) {
+		for (; p < end && !rc;) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+			const char *next = nl ? nl + 1 : end;
+
+			if (end - p > 2 && p[0] == 'T' && p[1] == '\t')
+				rc = open_log(dir, atoi(p + 2), &f, why, whylen);
+			else if (f && fwrite(p, 1, (size_t)(next - p), f) != (size_t)(next - p))
+				rc = -EIO;
+			p = next;
+		}
+	} else if (!(rc = open_log(dir, 1, &f, why, whylen)) && end > p &&
+		   fwrite(p, 1, (size_t)(end - p), f) != (size_t)(end - p)) {
+		rc = -EIO;
+	}
+	if (f && fclose(f) && !rc)
+		rc = -errno;
+	if (text)
+		munmap((void *)text, len);
+	if (rc == -EIO || (rc && !why[0]))
+		snprintf(why, whylen, "cannot write in '%s': %s", dir, strerror(-rc));
+	return rc;
+}
+
+void tl_trace_release(struct tl_trace *t)
+{
+	for (size_t i = 0; i < t->nprocs; i++) {
+		struct tl_trace_proc *p = &t->procs[i];
+
+		for (uint32_t k = 0; k < p->nallocs; k++)
+			free(p->allocs[k].callsite);
+		free(p->allocs);
+		free(p->ev);
+		free(p->chunks);
+		free(p->moves);
+		free(p->p.policy);
+		free(p->p.args);
+		free(p->p.fractions);
+	}
+	free(t->procs);
+	memset(t, 0, sizeof(*t));
+}
+
+size_t tl_trace_samples(const struct tl_trace *t)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->nprocs; i++)
+		n += t->procs[i].nsamples;
+	return n;
+}
+
+uint64_t tl_trace_footprint(const struct tl_trace *t, uint64_t threshold)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < t->nprocs; i++) {
+		const struct tl_trace_proc *p = &t->procs[i];
+		uint64_t cur = 0, peak = 0;
+
+		for (size_t e = 0; e < p->nev; e++) {
+			const struct tl_trace_event *ev = &p->ev[e];
+			uint64_t bytes;
+
+			if (ev->kind == TL_EV_SAMPLE || (bytes = p->allocs[ev->seq].bytes) < threshold)
+				continue;
+			if (ev->kind == TL_EV_ALLOC && (cur += bytes) > peak)
+				peak = cur;
+			else if (ev->kind == TL_EV_FREE)
+				cur -= bytes;
+		}
+		n += peak;
+	}
+	return n;
+}

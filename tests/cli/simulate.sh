@@ -1,0 +1,190 @@
+# tierlab simulate end to end on a one-node machine: record DGEMM small
+# (three 32 MiB matrices managed) once with --record, then
+#   - the recording is a run like any other (static:0, log mode, 1 kHz),
+#     and replaying it with its own configuration matches what it did;
+#   - --export writes one trace file (magic line, a T line per process)
+#     that replays exactly as the stored run does (--verify, and the same
+#     matrix gives the same figures from the file and from the run), and
+#     --import makes it a run of another database that replays the same;
+#   - a spec's matrix: all-fast hits every sample and migrates nothing,
+#     all-slow hits none, lru/window hit rates lie in [0, 1], thinning to
+#     100 Hz keeps fewer samples than 1 kHz; with the tier model, all-fast
+#     is 100% and all-slow is the model's formula at hit rate 0;
+#   - every configuration is stored as a run marked simulated (the
+#     recording is not), report shows the source column and the note,
+#     csv a simulated column, show says so; a schema 2 database (before
+#     runs.simulated) is read as it is and migrated by the next replay
+#     stored in it;
+#   - --advise with the whole footprint places every sampled allocation
+#     whole and replays to a 100% hit rate; at 40% its placement fits the
+#     budget and its line is a matrix axis a spec takes (tierlab run
+#     --dry-run plans it);
+#   - a tier model from a probe profile (its JSON file, or saved in the
+#     store) takes the mean figures of each recommended tier's nodes; a
+#     one-node profile is refused;
+#   - a tier model with a bad value is refused at its line and column.
+. "$(dirname "$0")/lib.sh"
+libdir=$B/lib/tierlab
+[ -f "$libdir/libtiermem.so" ] && [ -f "$libdir/policy-static.so" ] || skip "the runtime and policies are not built in $libdir"
+[ -x "$LIBEXEC/dgemm" ] || skip "the dgemm workload is not built"
+command -v sqlite3 >/dev/null || skip "sqlite3 (the command) is not installed"
+command -v python3 >/dev/null || skip "python3 is needed to read CSV"
+q() { sqlite3 -batch -noheader "$TIERLAB_DB" "$1"; }
+MODEL=$top/experiments/machines/xeon-max-9468.yaml
+
+cat >"$scratch/sim.yaml" <<YAML
+name: sim-test
+workload: {name: dgemm, size: small, threads: 1}
+machine: {fast: "0", slow: "0"}
+runtime: {threshold: 1MiB, budget: 40%, sampler: fault}
+baseline: {policy: all-fast}
+timeout: 5m
+matrix:
+  policy: [all-fast, all-slow, lru, window]
+  chunks: [2, 32]
+  rate: [100Hz, 1kHz]
+YAML
+
+expect_exit 0 "$TIERLAB" simulate --record "$scratch/sim.yaml"
+expect_contains "$out" "1 run: 1 ok"
+key=$(q "select run_key from runs")
+[ "$(q "select policy || ' ' || rate || ' ' || log || ' ' || simulated from runs")" = "static:0 1000Hz log 0" ] ||
+	fail "the recording is not static:0 at 1000Hz in log mode: $(q 'select policy, rate, log, simulated from runs')"
+
+expect_exit 0 "$TIERLAB" simulate "$key" --verify
+expect_contains "$out" "replay matches the run"
+
+expect_exit 0 "$TIERLAB" simulate --export "$key" -o "$scratch/run.trace"
+[ "$(head -1 "$scratch/run.trace")" = "# tierlab trace 1" ] || fail "no magic line in the trace file"
+grep -q "^T	[0-9]" "$scratch/run.trace" || fail "no T line in the trace file"
+grep -q "^P	" "$scratch/run.trace" || fail "no P record in the trace file"
+expect_exit 0 "$TIERLAB" simulate --trace "$scratch/run.trace" --verify
+expect_contains "$out" "replay matches the run"
+
+# imported into another database, the trace is a run that replays as the original
+expect_exit 0 env TIERLAB_DB="$scratch/other.db" "$TIERLAB" simulate --import "$scratch/run.trace"
+expect_contains "$out" "imported '$scratch/run.trace' as run"
+ikey=$(sqlite3 -batch -noheader "$scratch/other.db" "select run_key from runs")
+[ "$(sqlite3 -batch -noheader "$scratch/other.db" "select policy || ' ' || rate || ' ' || log || ' ' || simulated from runs")" = "static:0 1000Hz log 0" ] ||
+	fail "the imported run's configuration is not the recording's"
+expect_exit 0 env TIERLAB_DB="$scratch/other.db" "$TIERLAB" simulate "$ikey" --verify
+expect_contains "$out" "replay matches the run"
+expect_exit 2 env TIERLAB_DB="$scratch/other.db" "$TIERLAB" simulate --import "$scratch/run.trace"
+expect_contains "$out" "was imported already"
+expect_exit 0 env TIERLAB_DB="$scratch/other.db" "$TIERLAB" simulate --no-store --format csv "$ikey" "$scratch/sim.yaml"
+printf '%s\n' "$out" | cut -d, -f1-12 >"$scratch/imported.csv"
+
+# the matrix from the file (not stored) and from the run (stored): the same figures
+expect_exit 0 "$TIERLAB" simulate --no-store --format csv --model "$MODEL" --trace "$scratch/run.trace" "$scratch/sim.yaml"
+printf '%s\n' "$out" | cut -d, -f1-13 >"$scratch/file.csv"
+expect_exit 0 "$TIERLAB" simulate --format csv --model "$MODEL" "$key" "$scratch/sim.yaml"
+printf '%s\n' "$out" | grep -v 'stored in' | cut -d, -f1-13 >"$scratch/run.csv"
+diff "$scratch/file.csv" "$scratch/run.csv" >/dev/null || fail "the trace file and the run replay differently:
+$(diff "$scratch/file.csv" "$scratch/run.csv" | head)"
+cut -d, -f1-12 "$scratch/run.csv" | diff - "$scratch/imported.csv" >/dev/null ||
+	fail "the imported trace replays differently from the run"
+
+python3 - "$scratch/run.csv" "$MODEL" <<'PY' || fail "the replayed matrix is wrong (above)"
+import csv, sys, re
+rows = {r["config"]: r for r in csv.DictReader(open(sys.argv[1]))}
+model = open(sys.argv[2]).read()
+bw = [float(x) for x in re.findall(r"bandwidth_gbs: ([0-9.]+)", model)[:2]]   # fast, slow
+m = float(re.search(r"memory_fraction: ([0-9.]+)", model).group(1))
+bad = []
+def check(ok, what):
+    if not ok: bad.append(what)
+fast, slow = rows["policy=all-fast"], rows["policy=all-slow"]
+check(float(fast["hit_rate"]) == 1 and int(fast["mig_slow_to_fast"]) == 0 and int(fast["mig_fast_to_slow"]) == 0,
+      "all-fast: hit rate %s, migrations %s/%s" % (fast["hit_rate"], fast["mig_slow_to_fast"], fast["mig_fast_to_slow"]))
+check(float(slow["hit_rate"]) == 0, "all-slow: hit rate %s" % slow["hit_rate"])
+check(abs(float(fast["estimate"]) - 1) < 1e-9, "all-fast estimate %s" % fast["estimate"])
+want = 1 / ((1 - m) + m * bw[0] / bw[1])
+check(abs(float(slow["estimate"]) - want) < 1e-3, "all-slow estimate %s, the formula gives %.4f" % (slow["estimate"], want))
+dyn = [r for k, r in rows.items() if "lru" in k or "window" in k]
+check(len(dyn) == 8, "%d lru/window configurations, expected 8" % len(dyn))
+for r in dyn:
+    check(0 <= float(r["hit_rate"]) <= 1 and int(r["samples_managed"]) > 0, "%s: hit rate %s" % (r["config"], r["hit_rate"]))
+for k, r in rows.items():
+    if "rate=100Hz" in k:
+        hi = rows[k.replace("rate=100Hz", "rate=1000Hz")]
+        check(int(r["samples"]) < int(hi["samples"]), "%s: %s samples, not fewer than %s at 1 kHz" % (k, r["samples"], hi["samples"]))
+for b in bad: print(b)
+sys.exit(1 if bad else 0)
+PY
+
+nconf=$(($(wc -l <"$scratch/run.csv") - 1))
+[ "$(q "select count(*) from runs where simulated = 1")" = "$nconf" ] ||
+	fail "$(q 'select count(*) from runs where simulated = 1') simulated runs stored, expected $nconf"
+[ "$(q "select count(*) from runs where simulated = 0")" = 1 ] || fail "the recording is no longer the one measured run"
+[ "$(q "select count(*) from runs r where simulated = 1 and fom is null and out_dir is null
+	and exists (select 1 from metrics where run_id = r.id and name = 'sim.estimate')")" = "$nconf" ] ||
+	fail "a simulated run has a figure of merit, an output directory or no estimate"
+expect_exit 0 "$TIERLAB" report
+expect_contains "$out" "source"
+expect_contains "$out" "simulated  dgemm"
+expect_contains "$out" "measured   dgemm"
+expect_contains "$out" "$nconf configurations are simulated"
+expect_exit 0 "$TIERLAB" report --format csv
+expect_contains "$(head -1 <<<"$out")" ",simulated"
+expect_exit 0 "$TIERLAB" show "$(q "select run_key from runs where simulated = 1 limit 1")"
+expect_contains "$out" "simulated      yes"
+expect_exit 0 "$TIERLAB" show "$key"
+expect_not_contains "$out" "simulated      yes"
+
+# the advisor
+expect_exit 0 "$TIERLAB" simulate --advise "$key" --budget 100%
+expect_contains "$out" "# replayed hit rate 100.0%"
+expect_exit 0 "$TIERLAB" simulate --advise "$key" --budget 40%
+line=$(grep '^policy: \[{static: \[' <<<"$out") || fail "no policy line:
+$out"
+budget=$(sed -n 's/^# budget \([0-9]*\) bytes.*/\1/p' <<<"$out")
+python3 - "$budget" <<PY || fail "the advised placement exceeds the budget $budget:
+$out"
+import re, sys
+fr = [float(x) for x in re.search(r"static: \[(.*?)\]", """$line""").group(1).split(",")]
+sizes = [int(x) for x in re.findall(r"allocation (\d+) \((\d+) bytes", """$out""") for x in [x[1]]]
+idx = [int(x) for x in re.findall(r"allocation (\d+) \(", """$out""")]
+used = sum(fr[i] * s for i, s in zip(idx, sizes))
+sys.exit(0 if used <= int(sys.argv[1]) + 1 and used > 0 else 1)
+PY
+sed "/^baseline:/d; s/^  policy: .*/  $line/; s/^  chunks:.*//; s/^  rate:.*//" "$scratch/sim.yaml" >"$scratch/advised.yaml"
+expect_exit 0 "$TIERLAB" run --dry-run "$scratch/advised.yaml"
+expect_contains "$out" "policy=static:"
+
+# a model from a probe profile: a two-tier one (as a file and saved in the store), a one-node one refused
+cat >"$scratch/probe.json" <<'JSON'
+{"cpu_node": 0, "nodes": [
+  {"id": 0, "latency_ns": 100.0, "read_gbs": 60.0, "skipped": null},
+  {"id": 1, "latency_ns": 120.0, "read_gbs": 180.0, "skipped": null},
+  {"id": 2, "latency_ns": 130.0, "read_gbs": 200.0, "skipped": null}],
+ "recommendation": {"basis": "measured", "fast": "1-2", "slow": "0", "note": null}}
+JSON
+q "insert into machine_profiles (name, created_at, json) values ('two-tier', 0, readfile('$scratch/probe.json'))"
+for model in "$scratch/probe.json" profile:two-tier; do
+	expect_exit 0 "$TIERLAB" simulate --no-store --format csv --model "$model" "$key" "$scratch/sim.yaml" --policy all-slow
+	est=$(tail -1 <<<"$out" | awk -F, '{ print $(NF - 1) }')
+	# fast: the mean of nodes 1 and 2 (190 GB/s), slow: node 0 (60 GB/s), m = 0.9
+	awk -v e="$est" 'BEGIN { w = 1 / (0.1 + 0.9 * 190 / 60); exit !(e - w < 1e-3 && w - e < 1e-3) }' ||
+		fail "$model: all-slow estimate $est, the probe's figures give $(awk 'BEGIN { print 1 / (0.1 + 0.9 * 190 / 60) }')"
+done
+sed 's/"fast": "1-2", "slow": "0"/"fast": "0", "slow": null/' "$scratch/probe.json" >"$scratch/one.json"
+expect_exit 2 "$TIERLAB" simulate --no-store --model "$scratch/one.json" "$key" "$scratch/sim.yaml"
+expect_contains "$out" "recommends no fast and slow tiers"
+
+# a database of schema 2 (no runs.simulated): readers read it as it is, a replay's store migrates it
+cp "$TIERLAB_DB" "$scratch/v2.db"
+sqlite3 "$scratch/v2.db" "pragma foreign_keys = on; delete from runs where simulated = 1; alter table runs drop column simulated; pragma user_version = 2" ||
+	fail "cannot make a schema 2 database"
+expect_exit 0 env TIERLAB_DB="$scratch/v2.db" "$TIERLAB" report --baseline policy=static:0
+expect_not_contains "$out" "source"
+[ "$(sqlite3 "$scratch/v2.db" 'pragma user_version')" = 2 ] || fail "a reader migrated the database"
+expect_exit 0 env TIERLAB_DB="$scratch/v2.db" "$TIERLAB" simulate "$key" "$scratch/sim.yaml" --policy lru --chunks 2 --rate 100Hz
+[ "$(sqlite3 "$scratch/v2.db" 'pragma user_version')" = 3 ] || fail "storing a replay did not migrate to schema 3"
+[ "$(sqlite3 "$scratch/v2.db" 'select count(*) from runs where simulated = 1')" = 1 ] || fail "no simulated run in the migrated database"
+
+# a bad model is refused where it is wrong
+sed 's/memory_fraction: 0.9/memory_fraction: 1.5/' "$MODEL" >"$scratch/bad.yaml"
+expect_exit 2 "$TIERLAB" simulate --no-store --model "$scratch/bad.yaml" "$key" "$scratch/sim.yaml"
+expect_contains "$out" "bad.yaml:"
+expect_contains "$out" "estimate.memory_fraction: '1.5': expected a number in [0, 1]"
+echo ok
