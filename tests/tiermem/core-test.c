@@ -717,9 +717,17 @@ static void cache_sampled(void)
 	CHECK(tlrt_tier_of(p) == TLP_SLOW && tlrt_tier_of(p + 2 * MiB) == TLP_FAST);
 	CHECK(tlrt_tier_of(p + 4 * MiB) == TLP_SLOW && tlrt_tier_of(p + 6 * MiB) == TLP_FAST);
 	tlrt_free(p);
-	usleep(30000);		/* nothing touches managed memory: a tick arms it (if none has yet) and it stays armed */
-	tlrt_sampler_fault_counts(&after);
-	/* every arming ends in a sample or expires: one more arming than those is the one in force */
+	/*
+	 * Nothing touches managed memory: a tick arms it (if none has yet) and
+	 * it stays armed. Every arming ends in a sample or expires, so one more
+	 * arming than those is the one in force. Under TSan on a loaded machine
+	 * the first tick that arms may take a while.
+	 */
+	for (t0 = tlrt_now_ns(); tlrt_now_ns() - t0 < 5000000000ULL; usleep(10000)) {
+		tlrt_sampler_fault_counts(&after);
+		if (after.armed > after.samples + after.expired)
+			break;
+	}
 	CHECK(after.armed > after.samples + after.expired);
 	/* placed F s F s: every chunk's old pages are on the other tier */
 	q = tlrt_alloc_zeroed(8 * MiB, 0);
