@@ -5,7 +5,8 @@
  * files from different experiments line up; numbers are raw (the shortest
  * text that reads back exactly) and a missing value is an empty field.
  * Units are in the column names, or in fom_unit. Columns are only ever
- * added at the end (rate_achieved_hz, rate_short came last), so scripts
+ * added at the end (rate_achieved_hz, rate_short, then fom_median, fom_min, fom_max,
+ * fom_ci95), so scripts
  * that read by position keep working.
  */
 #include "report/report-format.h"
@@ -54,7 +55,7 @@ static void header(FILE *out)
 	fputs(",fom_mean,fom_sd,fom_n,fom_unit,higher_is_better,pct_of_baseline,is_baseline", out);
 	for (int s = 0; s < TL_STATUS__COUNT; s++)
 		fprintf(out, ",runs_%s", tl_status_names[s]);
-	fputs(",hit_rate,migrated_gib,wall_s,rate_achieved_hz,rate_short\r\n", out);
+	fputs(",hit_rate,migrated_gib,wall_s,rate_achieved_hz,rate_short,fom_median,fom_min,fom_max,fom_ci95\r\n", out);
 }
 
 static void row(const struct tl_report *rep, const struct tl_report_row *r, FILE *out)
@@ -77,6 +78,10 @@ static void row(const struct tl_report *rep, const struct tl_report_row *r, FILE
 	number(out, r->n_ok > 0, r->wall_mean);
 	number(out, r->n_achieved > 0, r->achieved.samples_hz);
 	field(out, !r->n_achieved ? NULL : r->rate_short ? "true" : "false", false);
+	number(out, r->n_fom > 0, r->median);
+	number(out, r->n_fom > 0, r->min);
+	number(out, r->n_fom > 0, r->max);
+	number(out, r->n_fom > 1, r->ci95);
 	fputs("\r\n", out);
 }
 

@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include "report/stats.h"
 #include "util/error.h"
 #include "util/visible.h"
 
@@ -285,26 +286,33 @@ int tl_report_title(const struct tl_report *rep, bool markdown, char **out)
 int tl_report_warning(const struct tl_report *rep, size_t i, char **out)
 {
 	const struct tl_report_row *r = &rep->rows[i];
-	char why[320], *desc = NULL;
+	char why[320], spread[160] = "", sd[32], mean[32];
+	bool rate = r->rate_short && tl_rate_short(r->values[TL_AXIS_RATE], &r->achieved, why, sizeof(why));
+	char *desc = NULL;
 	size_t len = 0;
 	const char *sep = "";
 	FILE *f;
 
 	*out = NULL;
-	if (!r->rate_short ||
-	    !tl_rate_short(r->values[TL_AXIS_RATE], &r->achieved, why, sizeof(why)))
+	if (r->spread_high) {
+		tl_fmt_sig(sd, sizeof(sd), r->sd, 2);
+		tl_fmt_sig(mean, sizeof(mean), r->mean, 3);
+		snprintf(spread, sizeof(spread), "sd %s is %.1f%% of the mean %s over %zu runs (more than %.0f%%)",
+			 sd, 100 * r->sd / fabs(r->mean), mean, r->n_fom, 100 * TL_STATS_CV_WARN);
+	}
+	if (!rate && !spread[0])
 		return 0;
 	f = open_memstream(&desc, &len);
 	if (!f)
 		return -ENOMEM;
 	for (int a = 0; a < TL_AXIS__COUNT; a++) {
 		/* the rate is in the words that follow */
-		if (!rep->axis_varies[a] || !r->values[a] || a == TL_AXIS_RATE)
+		if (!rep->axis_varies[a] || !r->values[a] || (rate && a == TL_AXIS_RATE))
 			continue;
 		fprintf(f, "%s%s=%s", sep, tl_axes[a].name, r->values[a]);
 		sep = " ";
 	}
-	fprintf(f, "%s%s", sep[0] ? ": " : "", why);
+	fprintf(f, "%s%s%s%s", sep[0] ? ": " : "", rate ? why : "", rate && spread[0] ? "; " : "", spread);
 	if (fclose(f)) {
 		free(desc);
 		return -ENOMEM;
@@ -369,7 +377,7 @@ void tl_report_layout_release(char *title, struct tl_report_table *t)
 bool tl_report_has_warnings(const struct tl_report *rep)
 {
 	for (size_t i = 0; i < rep->nrows; i++)
-		if (rep->rows[i].rate_short)
+		if (rep->rows[i].rate_short || rep->rows[i].spread_high)
 			return true;
 	return false;
 }

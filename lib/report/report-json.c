@@ -1,7 +1,8 @@
 /*
  * The report as one JSON object, for scripts and plots: the experiment,
  * the baseline selector, one object per configuration with its figure of
- * merit (mean, sd, n, unit, direction), % of baseline, status counts,
+ * merit (mean, sd, median, min, max, the 95% interval's half width,
+ * n, unit, direction), % of baseline, status counts,
  * tier numbers and the achieved sampling rate, then the warnings (rates
  * short of what was asked) and the notes. Always valid JSON: strings
  * escaped here (invalid UTF-8 becomes U+FFFD), and a value that is
@@ -86,6 +87,14 @@ static void row(const struct tl_report_row *r, FILE *out)
 	number(out, r->n_fom > 0, r->mean);
 	fputs(", \"sd\": ", out);
 	number(out, r->n_fom > 0, r->sd);
+	fputs(", \"median\": ", out);
+	number(out, r->n_fom > 0, r->median);
+	fputs(", \"min\": ", out);
+	number(out, r->n_fom > 0, r->min);
+	fputs(", \"max\": ", out);
+	number(out, r->n_fom > 0, r->max);
+	fputs(", \"ci95\": ", out);
+	number(out, r->n_fom > 1, r->ci95);
 	fprintf(out, ", \"n\": %zu, \"unit\": ", r->n_fom);
 	string(out, r->fom_unit);
 	fprintf(out, ", \"higher_is_better\": %s},\n", boolean(r->higher_is_better));

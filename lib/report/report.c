@@ -15,6 +15,7 @@
 #include "report/report-format.h"
 #include "util/units.h"
 #include "util/array.h"
+#include "report/stats.h"
 
 const char *const tl_report_format_names[TL_FMT__COUNT] = {
 #define TL_X(id, name) [TL_FMT_##id] = #name,
@@ -268,6 +269,50 @@ static void finish_stats(struct tl_report *rep, const struct tl_run_row *runs, s
 	}
 }
 
+/*
+ * Median, min, max and the 95% interval: the figures of merit of each row
+ * gathered in one array (rows' runs side by side, counting sort by group)
+ * and summarised. The mean and sd stay finish_stats's, which are exact near
+ * DBL_MAX; the interval is built on that sd.
+ */
+static int finish_spread(struct tl_report *rep, const struct tl_run_row *runs, size_t n,
+			 const size_t *group)
+{
+	size_t *start = calloc(rep->nrows + 1, sizeof(*start)), *fill = NULL;
+	double *v = malloc((n + 1) * sizeof(*v));
+	int ret = -ENOMEM;
+
+	if (!start || !v || !(fill = calloc(rep->nrows + 1, sizeof(*fill))))
+		goto out;
+	for (size_t g = 0; g < rep->nrows; g++)
+		start[g + 1] = start[g] + rep->rows[g].n_fom;
+	for (size_t i = 0; i < n; i++)
+		if (fom_counts(&runs[i]))
+			v[start[group[i]] + fill[group[i]]++] = runs[i].fom;
+	for (size_t g = 0; g < rep->nrows; g++) {
+		struct tl_report_row *r = &rep->rows[g];
+		struct tl_stats s;
+
+		r->ci95 = NAN;
+		if (!r->n_fom)
+			continue;
+		if ((ret = tl_stats_summary(v + start[g], r->n_fom, &s)))
+			goto out;
+		r->median = s.median;
+		r->min = s.min;
+		r->max = s.max;
+		if (r->n_fom > 1)
+			r->ci95 = tl_t_quantile(0.975, r->n_fom - 1) * r->sd / sqrt(r->n_fom);
+		r->spread_high = r->n_fom > 1 && r->sd > TL_STATS_CV_WARN * fabs(r->mean);
+	}
+	ret = 0;
+out:
+	free(fill);
+	free(v);
+	free(start);
+	return ret;
+}
+
 static void find_varying(struct tl_report *rep)
 {
 	for (int a = 0; a < TL_AXIS__COUNT; a++) {
@@ -399,6 +444,8 @@ int tl_report_build(const char *experiment, const struct tl_run_row *runs, size_
 	if ((ret = group_runs(rep, runs, n, group, acc)))
 		goto fail;
 	finish_stats(rep, runs, n, group, acc);
+	if ((ret = finish_spread(rep, runs, n, group)))
+		goto fail;
 	find_varying(rep);
 	if (rep->has_baseline)
 		find_baselines(rep);

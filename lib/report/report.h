@@ -18,7 +18,9 @@
  * value of a later run that has one (one key is one configuration: static
  * runs stored before they took a rate have none). Failed, timed-out and
  * crashed runs are counted in status_count and left out of every
- * statistic; so are non-finite values.
+ * statistic; so are non-finite values. Beside mean and sd, a row has the
+ * median, min, max and the 95% confidence interval of the mean (report/stats.h);
+ * a coefficient of variation over 5% is a warning.
  *
  * Sampling: a run's achieved rate is its samples per second of runtime
  * activity (tl_run_achieved); a configuration's is the mean over its ok
@@ -46,6 +48,9 @@ struct tl_report_row {
 	size_t status_count[TL_STATUS__COUNT];
 	size_t n_fom;			/* ok runs that carried a figure of merit */
 	double mean, sd;		/* of the figure of merit over those runs; valid when n_fom > 0 */
+	double median, min, max;	/* likewise */
+	double ci95;			/* half width of the mean's 95% interval (Student's t); NaN when n_fom < 2 */
+	bool spread_high;		/* sd / |mean| above TL_STATS_CV_WARN (5%): worth a warning */
 	long baseline;			/* index of the baseline row, -1 when none */
 	bool is_baseline;
 	double pct_of_baseline;		/* valid when has_pct (baseline >= 0, both have n_fom > 0) */

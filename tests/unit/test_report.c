@@ -131,6 +131,48 @@ static void test_stats_known_values(void **state)
 	assert_int_equal(r->n_fom, 8);
 	assert_near(r->mean, 5.0, 1e-12);
 	assert_near(r->sd, sqrt(32.0 / 7.0), 1e-12);
+	/* by hand: median (4+5)/2, t(0.975, 7) = 2.364624252 from the table; sd/mean 43% is a warning */
+	assert_near(r->median, 4.5, 0);
+	assert_near(r->min, 2, 0);
+	assert_near(r->max, 9, 0);
+	assert_near(r->ci95, 2.364624252 * sqrt(32.0 / 7.0) / sqrt(8), 1e-8);
+	assert_true(r->spread_high);
+
+	/* 1, 2, 3: median 2, t(0.975, 2) = 4.302652730, sd 1 */
+	r = row_of(&rep, "a");
+	assert_near(r->median, 2, 0);
+	assert_near(r->ci95, 4.302652730 / sqrt(3), 1e-8);
+	assert_true(r->spread_high);
+	/* one run: no interval, no spread to warn of */
+	r = row_of(&rep, "one");
+	assert_true(isnan(r->ci95));
+	assert_false(r->spread_high);
+	tl_report_release(&rep);
+}
+
+/* sd over 5% of the mean is a warning naming the configuration, and only then. */
+static void test_spread_warning(void **state)
+{
+	struct tl_run_row runs[] = {
+		run("steady", "w", "lru", TL_STATUS_OK, 100),
+		run("steady", "w", "lru", TL_STATUS_OK, 104),	/* sd 2.83: 2.8% */
+		run("noisy", "w", "window", TL_STATUS_OK, 100),
+		run("noisy", "w", "window", TL_STATUS_OK, 110),	/* sd 7.07: 6.7% */
+	};
+	struct tl_report rep;
+	char *w;
+
+	(void)state;
+	assert_int_equal(tl_report_build("exp", runs, 4, NULL, &rep), 0);
+	assert_false(row_of(&rep, "steady")->spread_high);
+	assert_true(row_of(&rep, "noisy")->spread_high);
+	assert_true(tl_report_has_warnings(&rep));
+	assert_int_equal(tl_report_warning(&rep, 0, &w), 0);
+	assert_null(w);
+	assert_int_equal(tl_report_warning(&rep, 1, &w), 0);
+	assert_non_null(w);
+	assert_string_equal(w, "workload=w policy=window: sd 7.1 is 6.7% of the mean 105 over 2 runs (more than 5%)");
+	free(w);
 	tl_report_release(&rep);
 }
 
@@ -875,6 +917,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stats_known_values),
+		cmocka_unit_test(test_spread_warning),
 		cmocka_unit_test(test_stats_stable),
 		cmocka_unit_test(test_stats_extremes),
 		cmocka_unit_test(test_stats_tier_columns),
