@@ -1,0 +1,320 @@
+/*
+ * The paper-style bar chart (SHAMBLES's Figure 1) over the report model.
+ * The data file holds one block per panel (gnuplot's `index`), one line
+ * per bar; the script draws, per panel, the bars, their 95% intervals, the
+ * hit rate on the second axis and the baseline rows as dashed lines, and
+ * labels each bar with its configuration, % of baseline and GiB migrated.
+ */
+#include "plot/plot.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "report/report-format.h"
+#include "util/error.h"
+
+/* Axes that make a panel besides `by`: bars of two workloads share no scale. */
+static const enum tl_axis panel_axes[] = { TL_AXIS_WORKLOAD, TL_AXIS_SIZE };
+
+static bool is_line(const struct tl_report_row *r)
+{
+	const char *p = r->values[TL_AXIS_POLICY];
+
+	return p && (!strcmp(p, "all-fast") || !strcmp(p, "all-slow"));
+}
+
+static bool same(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+/* Does row r belong in the panel whose first bar is p? (NULL on `by`: in every panel.) */
+static bool in_panel(const struct tl_report_row *r, const struct tl_report_row *p, enum tl_axis by)
+{
+	for (size_t i = 0; i < sizeof(panel_axes) / sizeof(panel_axes[0]); i++)
+		if (panel_axes[i] != by && !same(r->values[panel_axes[i]], p->values[panel_axes[i]]))
+			return false;
+	return !r->values[by] || same(r->values[by], p->values[by]);
+}
+
+static bool varies_among_bars(const struct tl_report *rep, enum tl_axis a)
+{
+	const struct tl_report_row *first = NULL;
+
+	for (size_t i = 0; i < rep->nrows; i++) {
+		if (is_line(&rep->rows[i]))
+			continue;
+		if (first && !same(first->values[a], rep->rows[i].values[a]))
+			return true;
+		first = first ? first : &rep->rows[i];
+	}
+	return false;
+}
+
+/* The panel's title: by=value, and the workload and size when they vary. */
+static void panel_title(FILE *gp, const struct tl_report *rep, const struct tl_report_row *p, enum tl_axis by)
+{
+	char t[512];
+	size_t len = 0;
+
+	t[0] = '\0';
+	for (size_t i = 0; i < sizeof(panel_axes) / sizeof(panel_axes[0]); i++) {
+		enum tl_axis a = panel_axes[i];
+
+		if (a != by && varies_among_bars(rep, a) && p->values[a] && len < sizeof(t))
+			len += snprintf(t + len, sizeof(t) - len, "%s%s=%s", len ? " " : "", tl_axes[a].name,
+					p->values[a]);
+	}
+	if (len < sizeof(t))
+		snprintf(t + len, sizeof(t) - len, "%s%s=%s", len ? " " : "", tl_axes[by].name,
+			 p->values[by] ? p->values[by] : "-");
+	fputs("set title ", gp);
+	tl_plot_string(gp, t);
+	fputc('\n', gp);
+}
+
+/* A bar's name: its policy, then (a second field) the other axes that vary, not those the panel names. */
+static void bar_label(FILE *dat, const struct tl_report *rep, const struct tl_report_row *r, enum tl_axis by)
+{
+	char t[512];
+	size_t len = 0;
+
+	t[0] = '\0';
+	tl_plot_string(dat, r->values[TL_AXIS_POLICY] ? r->values[TL_AXIS_POLICY] : "-");
+	for (int a = 0; a < TL_AXIS__COUNT; a++) {
+		if (a == TL_AXIS_POLICY || a == (int)by || a == TL_AXIS_WORKLOAD || a == TL_AXIS_SIZE ||
+		    !rep->axis_varies[a] || !r->values[a] || len >= sizeof(t))
+			continue;
+		len += snprintf(t + len, sizeof(t) - len, "%s%s=%s", len ? " " : "", tl_axes[a].name, r->values[a]);
+	}
+	fputc(' ', dat);
+	tl_plot_string(dat, len ? t : "-");
+}
+
+/* Index of the first row with this policy: bars of one policy stand together, in report order. */
+static size_t policy_rank(const struct tl_report *rep, const struct tl_report_row *r)
+{
+	for (size_t i = 0; i < rep->nrows; i++)
+		if (same(rep->rows[i].values[TL_AXIS_POLICY], r->values[TL_AXIS_POLICY]))
+			return i;
+	return rep->nrows;
+}
+
+struct bar {
+	size_t row, rank;
+};
+
+static int cmp_bar(const void *a, const void *b)
+{
+	const struct bar *x = a, *y = b;
+
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return x->row < y->row ? -1 : x->row > y->row;
+}
+
+/* The bars of the panel whose first bar is p, in drawing order, into bars[]; returns their count. */
+static size_t panel_bars(const struct tl_report *rep, const struct tl_report_row *p, enum tl_axis by,
+			 struct bar *bars)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < rep->nrows; i++)
+		if (!is_line(&rep->rows[i]) && in_panel(&rep->rows[i], p, by))
+			bars[n++] = (struct bar){ i, policy_rank(rep, &rep->rows[i]) };
+	qsort(bars, n, sizeof(*bars), cmp_bar);
+	return n;
+}
+
+/* One data block: the panel's bars in policy groups, a gap of half a bar between groups. */
+static void write_block(FILE *dat, const struct tl_report *rep, const struct tl_report_row *p,
+			enum tl_axis by, struct bar *bars, double *xmax)
+{
+	size_t n = panel_bars(rep, p, by, bars);
+	double x = 0;
+
+	fputs("# x policy other_axes fom_mean fom_ci95 hit_rate_pct migrated_gib pct_of_baseline n fom_sd\n", dat);
+	for (size_t i = 0; i < n; i++) {
+		const struct tl_report_row *r = &rep->rows[bars[i].row];
+
+		if (i && bars[i].rank != bars[i - 1].rank)
+			x += 0.5;
+		tl_plot_number(dat, x);
+		fputc(' ', dat);
+		bar_label(dat, rep, r, by);
+		fputc(' ', dat);
+		tl_plot_number(dat, r->n_fom ? r->mean : NAN);
+		fputc(' ', dat);
+		tl_plot_number(dat, r->n_fom > 1 ? r->ci95 : NAN);
+		fputc(' ', dat);
+		tl_plot_number(dat, r->n_hit_rate ? 100 * r->hit_rate : NAN);
+		fputc(' ', dat);
+		tl_plot_number(dat, r->n_migrated ? r->migrated_gib : NAN);
+		fputc(' ', dat);
+		tl_plot_number(dat, r->has_pct ? r->pct_of_baseline : NAN);
+		fprintf(dat, " %zu ", r->n_fom);
+		tl_plot_number(dat, r->n_fom ? r->sd : NAN);
+		fputc('\n', dat);
+		*xmax = x;
+		x += 1;
+	}
+}
+
+/* Panels: the rows that first show a distinct (by, workload, size) among the bars. */
+static size_t find_panels(const struct tl_report *rep, enum tl_axis by, size_t *first)
+{
+	size_t n = 0;
+	bool any_value = false;
+
+	for (size_t i = 0; i < rep->nrows; i++)
+		any_value |= !is_line(&rep->rows[i]) && rep->rows[i].values[by];
+	for (size_t i = 0; i < rep->nrows; i++) {
+		const struct tl_report_row *r = &rep->rows[i];
+		size_t j;
+
+		/* a bar without a value for `by` makes a panel only when no bar has one */
+		if (is_line(r) || (any_value && !r->values[by]))
+			continue;
+		for (j = 0; j < n; j++)
+			if (in_panel(r, &rep->rows[first[j]], by) && same(r->values[by], rep->rows[first[j]].values[by]))
+				break;
+		if (j == n)
+			first[n++] = i;
+	}
+	return n;
+}
+
+/* The highest point drawn: a bar's interval or a baseline line. */
+static double top_of(const struct tl_report *rep)
+{
+	double top = 0;
+
+	for (size_t i = 0; i < rep->nrows; i++) {
+		const struct tl_report_row *r = &rep->rows[i];
+
+		if (r->n_fom)
+			top = fmax(top, r->mean + (!is_line(r) && r->n_fom > 1 && isfinite(r->ci95) ? r->ci95 : 0));
+	}
+	return top > 0 ? top : 1;
+}
+
+static bool any_hit_rate(const struct tl_report *rep)
+{
+	for (size_t i = 0; i < rep->nrows; i++)
+		if (!is_line(&rep->rows[i]) && rep->rows[i].n_hit_rate)
+			return true;
+	return false;
+}
+
+/* The dashed baseline lines of a panel: `, 1.95 with lines dt 2 title "all-fast 1.95 GF/s"`. */
+static void baseline_lines(FILE *gp, const struct tl_report *rep, const struct tl_report_row *p, enum tl_axis by)
+{
+	int style = 0;
+
+	for (size_t i = 0; i < rep->nrows; i++) {
+		const struct tl_report_row *r = &rep->rows[i];
+		char mean[64], title[256];
+
+		if (!is_line(r) || !r->n_fom || !in_panel(r, p, by))
+			continue;
+		tl_fmt_sig(mean, sizeof(mean), r->mean, 3);
+		snprintf(title, sizeof(title), "%s %s %s", r->values[TL_AXIS_POLICY], mean,
+			 r->fom_unit ? r->fom_unit : "");
+		fputs(", \\\n     ", gp);
+		tl_plot_number(gp, r->mean);
+		fprintf(gp, " with lines dt %d lw 2 lc rgb \"%s\" title ", style ? 3 : 2,
+			!strcmp(r->values[TL_AXIS_POLICY], "all-fast") ? "#1b9e77" : "#d95f02");
+		tl_plot_string(gp, title);
+		style++;
+	}
+}
+
+int tl_plot_bars(const struct tl_report *rep, enum tl_axis by, const struct tl_plot_files *f, FILE *gp,
+		 FILE *dat)
+{
+	size_t *first = calloc(rep->nrows + 1, sizeof(*first)), npanels, cols;
+	struct bar *bars = calloc(rep->nrows + 1, sizeof(*bars));
+	const char *unit = NULL;
+	double most = 0;
+	bool hits = any_hit_rate(rep);
+	int ret = 0;
+
+	if (!first || !bars) {
+		ret = -ENOMEM;
+		error("out of memory");
+		goto out;
+	}
+	if (!(npanels = find_panels(rep, by, first))) {
+		ret = -ENODATA;
+		error("experiment '%s' has no configuration to draw as a bar (only all-fast and all-slow)",
+		      rep->experiment);
+		goto out;
+	}
+	for (size_t i = 0; i < rep->nrows && !unit; i++)
+		unit = rep->rows[i].fom_unit;
+	cols = npanels < 3 ? npanels : 3;
+	/* the widest panel sets the width: about 100 pixels a bar so the names under them fit */
+	for (size_t k = 0; k < npanels; k++)
+		most = fmax(most, (double)panel_bars(rep, &rep->rows[first[k]], by, bars));
+	tl_plot_preamble(gp, f, 150 + (int)fmax(420, 100 + 105 * most) * (int)cols,
+			 60 + 420 * (int)((npanels + cols - 1) / cols));
+	fprintf(gp, "set multiplot layout %zu,%zu title ", (npanels + cols - 1) / cols, cols);
+	{
+		char t[512];
+
+		snprintf(t, sizeof(t), "%s: figure of merit per configuration (error bars: 95%% interval of the mean)%s%s",
+			 rep->experiment, rep->has_baseline ? ", % of baseline " : "",
+			 rep->has_baseline ? rep->baseline_text : "");
+		tl_plot_string(gp, t);
+	}
+	fputs("\nset style fill solid 0.7 border -1\nset boxwidth 0.8 absolute\n"
+	      "set ytics nomirror\nset xtics nomirror scale 0\n"
+	      "set key outside bottom center horizontal\nset bmargin 10\nset grid ytics\n", gp);
+	fputs("set ylabel ", gp);
+	{
+		char t[128];
+
+		snprintf(t, sizeof(t), "figure of merit%s%s%s", unit ? " (" : "", unit ? unit : "", unit ? ")" : "");
+		tl_plot_string(gp, t);
+	}
+	fputc('\n', gp);
+	/* one scale for every panel, so bars compare across them */
+	fputs("set yrange [0:", gp);
+	tl_plot_number(gp, 1.1 * top_of(rep));
+	fputs("]\n", gp);
+	if (hits)
+		fputs("set y2range [0:100]\nset y2tics 20\nset y2label \"hit rate (%)\"\n", gp);
+	/* under each bar: its name, % of baseline and GiB migrated ("-" when it has none) */
+	fputs("label(c, o, p, g) = strcol(c) . \"\\n\" . strcol(o) . \"\\n\" . (valid(p) ? sprintf(\"%.1f%%\", column(p)) : \"-\") . \"\\n\" . "
+	      "(valid(g) ? sprintf(\"%.2f GiB\", column(g)) : \"-\")\n", gp);
+	for (size_t k = 0; k < npanels; k++) {
+		const struct tl_report_row *p = &rep->rows[first[k]];
+		double xmax = 0;
+
+		if (k)
+			fputs("\n\n", dat);
+		fprintf(dat, "# panel %zu\n", k);
+		write_block(dat, rep, p, by, bars, &xmax);
+		fprintf(gp, "set xrange [-0.7:%g]\n", xmax + 0.7);
+		panel_title(gp, rep, p, by);
+		fprintf(gp, "plot data index %zu using 1:4:xticlabels(label(2, 3, 8, 7)) with boxes "
+			"lc rgb \"#7570b3\" title \"figure of merit\", \\\n"
+			"     '' index %zu using 1:4:5 with yerrorbars lc rgb \"black\" pt -1 title \"95%% interval\"",
+			k, k);
+		if (hits)
+			fprintf(gp, ", \\\n     '' index %zu using 1:6 axes x1y2 with points pt 7 ps 1.2 "
+				"lc rgb \"#e7298a\" title \"hit rate\"", k);
+		baseline_lines(gp, rep, p, by);
+		fputc('\n', gp);
+	}
+	fputs("unset multiplot\n", gp);
+	if (ferror(gp) || ferror(dat)) {
+		ret = -EIO;
+		error("cannot write '%s' or '%s'", f->script, f->data);
+	}
+out:
+	free(bars);
+	free(first);
+	return ret;
+}

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Makes the plot and analysis fixture: a database whose experiment
+# 'fixture' holds known runs inserted row by row (no live run: its numbers
+# would vary), for the golden outputs of tests/cli/plot.sh.
+#
+#   tests/plot/make-fixture.sh TIERLAB DB
+#
+# HPCG-like, higher is better, baseline policy=all-fast:
+#   all-fast                2.0 1.9 1.95 GF/s        (mean 1.95)
+#   all-slow                1.2 1.25                 (mean 1.225)
+#   none                    1.5 1.6                  (no rate: a bar in every panel)
+#   lru chunks 2, 8  x rate 10Hz, 100Hz, window chunks 8 window 16 x the same
+#                           two or three runs each, hit_rate and migrated_bytes per run,
+#                           and one failed run (lru chunks 8 100Hz) that counts nowhere
+set -eu
+tierlab=$1 db=$2
+tmp=$(mktemp -d /tmp/tierlab-fixture.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+rm -f "$db"
+# tierlab makes the schema: one trivial experiment, whose run is removed below
+cat >"$tmp/t.yaml" <<YAML
+name: schema
+workload: {name: t, command: [true]}
+YAML
+TIERLAB_DB=$db "$tierlab" run -q "$tmp/t.yaml" >/dev/null 2>&1 || true
+q() { sqlite3 -batch -noheader "$db" "$1"; }
+[ "$(q "select count(*) from experiments where name = 'schema'")" = 1 ] || { echo "no schema in $db" >&2; exit 1; }
+q "delete from runs; delete from experiments;
+   insert into experiments (id, name, baseline, created_at) values (1, 'fixture', 'policy=all-fast', 1700000000);"
+
+key=0
+# run CONFIG POLICY CHUNKS RATE WINDOW STATUS FOM HIT MIGRATED_BYTES
+run() {
+	local n=$((++key)) v
+	for v in 3 4 5 8 9; do	# SQL NULL for '-'
+		[ "${!v}" = - ] && eval "a$v=null" || eval "a$v=\"'${!v}'\""
+	done
+	q "insert into runs (id, experiment_id, run_key, config_key, rep, workload, size, policy, chunks, rate, window,
+		status, fom, fom_unit, higher_is_better, wall_s)
+	   values ($n, 1, '$1-$n', '$1', $n, 'hpcg', 'small', '$2', $a3, $a4, $a5, '$6',
+		$([ "$7" = - ] && echo null || echo "$7"), 'GF/s', 1, 60);"
+	[ "$8" = - ] || q "insert into metrics (run_id, name, value, unit) values ($n, 'hit_rate', $8, null);"
+	[ "$9" = - ] || q "insert into metrics (run_id, name, value, unit) values ($n, 'migrated_bytes', $9, 'B');"
+}
+G=1073741824
+run fast all-fast - - - ok 2.0 - -
+run fast all-fast - - - ok 1.9 - -
+run fast all-fast - - - ok 1.95 - -
+run slow all-slow - - - ok 1.2 - -
+run slow all-slow - - - ok 1.25 - -
+run none none - - - ok 1.5 - -
+run none none - - - ok 1.6 - -
+run lru2-10 lru 2 10Hz - ok 1.7 0.80 $((2 * G))
+run lru2-10 lru 2 10Hz - ok 1.8 0.82 $((2 * G))
+run lru8-10 lru 8 10Hz - ok 1.85 0.90 $((G / 2))
+run lru8-10 lru 8 10Hz - ok 1.87 0.92 $((G / 2))
+run lru8-10 lru 8 10Hz - ok 1.89 0.94 $((G / 2))
+run win8-10 window 8 10Hz 16 ok 1.80 0.88 $G
+run win8-10 window 8 10Hz 16 ok 1.82 0.86 $G
+run lru2-100 lru 2 100Hz - ok 1.4 0.70 $((6 * G))
+run lru2-100 lru 2 100Hz - ok 1.6 0.74 $((8 * G))
+run lru8-100 lru 8 100Hz - ok 1.9 0.95 $G
+run lru8-100 lru 8 100Hz - ok 1.88 0.93 $G
+run lru8-100 lru 8 100Hz - failed 9.9 - -
+run win8-100 window 8 100Hz 16 ok 1.75 0.85 $((3 * G))
+run win8-100 window 8 100Hz 16 ok 1.77 0.87 $((3 * G))
