@@ -16,13 +16,22 @@
 #include "report/report.h"
 #include "store/query.h"
 
-/* The runs that match --where, moved to the front; returns their count (the rest stay to be freed). */
-static size_t keep_matching(struct tl_run_row *rows, size_t n, const struct tl_selector *where)
+/*
+ * The runs that match --where, the baseline's and the all-fast and all-slow
+ * ones (the lines and the % stay whatever is chosen), moved to the front;
+ * returns their count (the rest stay to be freed).
+ */
+static size_t keep_matching(struct tl_run_row *rows, size_t n, const struct tl_selector *where,
+			    const struct tl_selector *baseline)
 {
 	size_t k = 0;
 
 	for (size_t i = 0; i < n; i++) {
-		if (!tl_selector_matches(where, rows[i].values))
+		const char *p = rows[i].values[TL_AXIS_POLICY];
+
+		if (!tl_selector_matches(where, rows[i].values) &&
+		    !(baseline && tl_selector_matches(baseline, rows[i].values)) &&
+		    !(p && (!strcmp(p, "all-fast") || !strcmp(p, "all-slow"))))
 			continue;
 		struct tl_run_row t = rows[k];
 
@@ -52,21 +61,17 @@ static int load_report(struct tl_store *st, const char *db, const char *experime
 			error("no runs in '%s'", db);
 		goto out;
 	}
-	if (where && tl_selector_parse(where, &wsel, &err)) {
-		error("%s", err.msg);
-		goto out;
-	}
-	kept = where ? keep_matching(rows, n, &wsel) : n;
-	if (!kept) {
-		error("--where '%s' matches no run of experiment '%s'", where, rows[0].experiment);
-		goto out;
-	}
 	if (!baseline && !tl_store_experiment_baseline(st, rows[0].experiment, &stored))
 		baseline = stored;
 	if (baseline && *baseline && tl_selector_parse(baseline, &sel, &err)) {
 		error("--baseline: %s", strncmp(err.msg, "--where: ", 9) ? err.msg : err.msg + 9);
 		goto out;
 	}
+	if (where && tl_selector_parse(where, &wsel, &err)) {
+		error("%s", err.msg);
+		goto out;
+	}
+	kept = where ? keep_matching(rows, n, &wsel, baseline && *baseline ? &sel : NULL) : n;
 	ret = tl_report_build(rows[0].experiment, rows, kept, baseline && *baseline ? &sel : NULL, rep);
 out:
 	tl_selector_release(&sel);

@@ -10,7 +10,8 @@
 #   all-slow                1.2 1.25                 (mean 1.225)
 #   none                    1.5 1.6                  (no rate: a bar in every panel)
 #   lru chunks 2, 8  x rate 10Hz, 100Hz, window chunks 8 window 16 x the same
-#                           two or three runs each, hit_rate and migrated_bytes per run,
+#                           two or three runs each, hit_rate and migrated_bytes per run;
+#                           window chunks 8 window 128 at 10Hz once (two window rows in a cell),
 #                           and one failed run (lru chunks 8 100Hz) that counts nowhere
 set -eu
 tierlab=$1 db=$2
@@ -57,6 +58,7 @@ run lru8-10 lru 8 10Hz - ok 1.87 0.92 $((G / 2))
 run lru8-10 lru 8 10Hz - ok 1.89 0.94 $((G / 2))
 run win8-10 window 8 10Hz 16 ok 1.80 0.88 $G
 run win8-10 window 8 10Hz 16 ok 1.82 0.86 $G
+run win8-10-128 window 8 10Hz 128 ok 1.6 0.60 $((4 * G))
 run lru2-100 lru 2 100Hz - ok 1.4 0.70 $((6 * G))
 run lru2-100 lru 2 100Hz - ok 1.6 0.74 $((8 * G))
 run lru8-100 lru 8 100Hz - ok 1.9 0.95 $G
