@@ -38,16 +38,19 @@ static bool in_panel(const struct tl_report_row *r, const struct tl_report_row *
 	return !r->values[by] || same(r->values[by], p->values[by]);
 }
 
+/* Do two bars hold different values of axis a? (A bar the axis does not apply to has none.) */
 static bool varies_among_bars(const struct tl_report *rep, enum tl_axis a)
 {
-	const struct tl_report_row *first = NULL;
+	const char *first = NULL;
 
 	for (size_t i = 0; i < rep->nrows; i++) {
-		if (is_line(&rep->rows[i]))
+		const char *v = rep->rows[i].values[a];
+
+		if (is_line(&rep->rows[i]) || !v)
 			continue;
-		if (first && !same(first->values[a], rep->rows[i].values[a]))
+		if (first && strcmp(first, v))
 			return true;
-		first = first ? first : &rep->rows[i];
+		first = first ? first : v;
 	}
 	return false;
 }
@@ -84,7 +87,7 @@ static void bar_label(FILE *dat, const struct tl_report *rep, const struct tl_re
 	tl_plot_string(dat, r->values[TL_AXIS_POLICY] ? r->values[TL_AXIS_POLICY] : "-");
 	for (int a = 0; a < TL_AXIS__COUNT; a++) {
 		if (a == TL_AXIS_POLICY || a == (int)by || a == TL_AXIS_WORKLOAD || a == TL_AXIS_SIZE ||
-		    !rep->axis_varies[a] || !r->values[a] || len >= sizeof(t))
+		    !varies_among_bars(rep, a) || !r->values[a] || len >= sizeof(t))
 			continue;
 		len += snprintf(t + len, sizeof(t) - len, "%s%s=%s", len ? " " : "", tl_axes[a].name, r->values[a]);
 	}
@@ -285,9 +288,10 @@ int tl_plot_bars(const struct tl_report *rep, enum tl_axis by, const struct tl_p
 	fputs("]\n", gp);
 	if (hits)
 		fputs("set y2range [0:100]\nset y2tics 20\nset y2label \"hit rate (%)\"\n", gp);
-	/* under each bar: its name, % of baseline and GiB migrated ("-" when it has none) */
+	/* under each bar: its name, % of baseline and data migrated, in MiB below 0.01 GiB ("-" when none) */
 	fputs("label(c, o, p, g) = strcol(c) . \"\\n\" . strcol(o) . \"\\n\" . (valid(p) ? sprintf(\"%.1f%%\", column(p)) : \"-\") . \"\\n\" . "
-	      "(valid(g) ? sprintf(\"%.2f GiB\", column(g)) : \"-\")\n", gp);
+	      "(!valid(g) ? \"-\" : column(g) < 0.01 ? sprintf(\"%.1f MiB\", 1024 * column(g)) : "
+	      "sprintf(\"%.2f GiB\", column(g)))\n", gp);
 	for (size_t k = 0; k < npanels; k++) {
 		const struct tl_report_row *p = &rep->rows[first[k]];
 		double xmax = 0;

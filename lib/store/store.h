@@ -32,7 +32,7 @@
 #include <stdint.h>
 #include "store/result.h"
 
-#define TL_STORE_SCHEMA_VERSION 2
+#define TL_STORE_SCHEMA_VERSION 3
 
 struct tl_store;
 
