@@ -97,7 +97,7 @@ static char *default_image(const char *name, const char *suffix)
 int cmd_plot(int argc, const char **argv)
 {
 	const char *db = NULL, *experiment = NULL, *baseline = NULL, *by_name = "rate", *output = NULL;
-	const char *heatmap = NULL, *where = NULL;
+	const char *heatmap = NULL, *where = NULL, *timeline = NULL;
 	int script_only = 0;
 	static const char *const usage[] = {
 		"tierlab plot [<options>]",
@@ -108,6 +108,7 @@ int cmd_plot(int argc, const char **argv)
 		OPT_STRING('b', "baseline", &baseline, "axis=value,..", "baseline of % of baseline (default: the spec's baseline)"),
 		OPT_STRING(0, "by", &by_name, "axis", "one panel per value of this axis (default: rate)"),
 		OPT_STRING(0, "heatmap", &heatmap, "policy", "a heatmap of this policy's % of baseline over chunks x rate"),
+		OPT_STRING(0, "timeline", &timeline, "run", "the timeline of one run's log (id, run key or its prefix)"),
 		OPT_STRING(0, "where", &where, "axis=value,..", "only runs whose configuration matches"),
 		OPT_STRING('o', "output", &output, "file", "the image, .svg or .png; NAME.gp and NAME.dat go beside it"),
 		OPT_BOOL(0, "script-only", &script_only, "write the script and data, do not run gnuplot"),
@@ -116,6 +117,7 @@ int cmd_plot(int argc, const char **argv)
 	};
 	struct tl_store *st = NULL;
 	struct tl_report rep = { 0 };
+	struct tl_run_row run = { 0 };
 	struct tl_plot_files files = { 0 };
 	char *image = NULL;
 	FILE *gp = NULL, *dat = NULL;
@@ -134,9 +136,10 @@ int cmd_plot(int argc, const char **argv)
 		db = tl_path_default_db();
 	if (tl_store_open_existing(db, &st))
 		return 2;
-	if (load_report(st, db, experiment, baseline, where, &rep))
+	if (timeline ? tl_store_get_run(st, timeline, &run) : load_report(st, db, experiment, baseline, where, &rep))
 		goto out;
-	if (!output && !(output = image = default_image(rep.experiment, heatmap ? "-heatmap" : ""))) {
+	if (!output && !(output = image = default_image(timeline ? run.run_key : rep.experiment,
+							heatmap ? "-heatmap" : timeline ? "-timeline" : ""))) {
 		error("out of memory");
 		goto out;
 	}
@@ -146,8 +149,9 @@ int cmd_plot(int argc, const char **argv)
 		error("cannot write '%s': %m", gp ? files.data : files.script);
 		goto out;
 	}
-	rc = heatmap ? tl_plot_heatmap(&rep, heatmap, &files, gp, dat)
-		     : tl_plot_bars(&rep, (enum tl_axis)by, &files, gp, dat);
+	rc = timeline ? tl_plot_timeline(st, &run, &files, gp, dat)
+	     : heatmap ? tl_plot_heatmap(&rep, heatmap, &files, gp, dat)
+		       : tl_plot_bars(&rep, (enum tl_axis)by, &files, gp, dat);
 	if ((fclose(gp) | fclose(dat)) && !rc)
 		rc = error("cannot write '%s' or '%s': %m", files.script, files.data);
 	gp = dat = NULL;
@@ -165,6 +169,7 @@ out:
 	tl_plot_files_release(&files);
 	free(image);
 	tl_report_release(&rep);
+	tl_run_row_release(&run);
 	tl_store_close(st);
 	return ret;
 }

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include "axis/axis.h"
 #include "report/report.h"
+#include "store/query.h"
 
 /* Where a figure goes: the image (.svg or .png), and the script and data beside it. */
 struct tl_plot_files {
@@ -66,6 +67,13 @@ int tl_plot_bars(const struct tl_report *rep, enum tl_axis by, const struct tl_p
  */
 int tl_plot_heatmap(const struct tl_report *rep, const char *policy, const struct tl_plot_files *f,
 		    FILE *gp, FILE *dat);
+
+/*
+ * The timeline of one run's log (its first process that allocated):
+ * -ENODATA when it logged no managed allocation (not run with `log: log`).
+ */
+int tl_plot_timeline(struct tl_store *st, const struct tl_run_row *run, const struct tl_plot_files *f, FILE *gp,
+		     FILE *dat);
 
 /*
  * Runs `gnuplot NAME.gp` in the script's directory. -ENOENT with an error

@@ -2,7 +2,7 @@
 # (tests/plot/make-fixture.sh): the script and data of the bar chart and of
 # the heatmap, and the report in every format, byte for byte against
 # tests/golden/fixture/ (TIERLAB_UPDATE_GOLDEN=1 rewrites them; read the
-# diff); the SVG parses as XML and draws 9 bars (5 in the panel of rate
+# diff), the timeline of run 10's log; the SVG parses as XML and draws 9 bars (5 in the panel of rate
 # 10Hz, 4 in 100Hz's: none in both) and 4 baseline lines, the heatmap 4 cells; a
 # PNG when gnuplot has pngcairo; the refusals, and gnuplot missing.
 . "$(dirname "$0")/lib.sh"
@@ -29,6 +29,9 @@ same bars.dat bars.dat
 expect_exit 0 "$TIERLAB" plot --script-only --heatmap lru -o heatmap-lru.svg
 same heatmap-lru.gp heatmap-lru.gp
 same heatmap-lru.dat heatmap-lru.dat
+expect_exit 0 "$TIERLAB" plot --script-only --timeline 10 -o timeline.svg
+same timeline.gp timeline.gp
+same timeline.dat timeline.dat
 for f in text:txt markdown:md csv:csv json:json; do
 	"$TIERLAB" report --format "${f%%:*}" >"report.${f#*:}" 2>&1 || fail "report --format ${f%%:*} failed"
 	same "report.${f#*:}" "report.${f#*:}"
@@ -50,6 +53,8 @@ expect_exit 2 "$TIERLAB" plot --heatmap window -o h.svg --script-only
 expect_contains "$out" "two configurations at chunks=8 rate=10Hz"
 expect_exit 0 "$TIERLAB" plot --heatmap window --where window=16 -o h.svg --script-only
 [ "$(grep -vc '^#' h.dat)" = 2 ] || fail "--where window=16 kept $(grep -vc '^#' h.dat) cells, expected 2"
+expect_exit 2 "$TIERLAB" plot --timeline 1 -o t.svg
+expect_contains "$out" "logged no managed allocation"
 expect_exit 2 "$TIERLAB" plot --where policy=all-fast -o only-lines.svg
 expect_contains "$out" "no configuration to draw as a bar"
 
@@ -74,6 +79,12 @@ expect_exit 0 "$TIERLAB" plot --heatmap lru -o heatmap.svg
 counts=$(python3 "$top/tests/plot/svg-count.py" heatmap.svg) || fail "heatmap.svg is not XML"
 grep -qx 'cells 4' <<<"$counts" || fail "expected 4 heatmap cells: $(head -3 <<<"$counts")"
 grep -qx 'text 76.9' <<<"$counts" || fail "the heatmap does not write lru chunks 2 100Hz's 76.9%"
+
+expect_exit 0 "$TIERLAB" plot --timeline 10 -o timeline.svg
+counts=$(python3 "$top/tests/plot/svg-count.py" timeline.svg) || fail "timeline.svg is not XML"
+grep -qx 'text #0 app+0x1234 64 MiB' <<<"$counts" && grep -qx 'text #1 app+0x1300 32 MiB' <<<"$counts" ||
+	fail "the timeline does not name its two bands by call site: $(grep '^text' <<<"$counts")"
+expect_contains "$counts" "6 samples (3 hits, 2 misses, 1 outside), 4 migrations"
 
 if gnuplot -e 'set terminal' 2>&1 | grep -qw pngcairo; then
 	expect_exit 0 "$TIERLAB" plot -o bars.png

@@ -66,3 +66,25 @@ run lru8-100 lru 8 100Hz - ok 1.88 0.93 $G
 run lru8-100 lru 8 100Hz - failed 9.9 - -
 run win8-100 window 8 100Hz 16 ok 1.75 0.85 $((3 * G))
 run win8-100 window 8 100Hz 16 ok 1.77 0.87 $((3 * G))
+
+# run 10 (lru chunks 8 at 10Hz) in log mode: two allocations of pid 300 (the
+# first freed at 1.5 s), one of pid 301 (a second process: not drawn), six
+# samples (3 in the fast tier, 2 not, 1 outside managed memory: hit NULL,
+# no PC or thread), four migrations; times in ns from 1e9
+q "insert into allocations (run_id, pid, seq, t_ns, addr, size, callsite, freed_ns) values
+	(10, 300, 0, 1000000000, 1099511627776, 67108864, '/opt/app/bin/app+0x1234', 2500000000),
+	(10, 300, 1, 1100000000, 1099578736640, 33554432, '/opt/app/bin/app+0x1300', null),
+	(10, 301, 0, 1000000000, 1099511627776, 67108864, '/opt/app/bin/app+0x1234', null);
+   insert into samples (run_id, pid, t_ns, addr, pc, tid, hit) values
+	(10, 300, 1200000000, 1099511627776 + 16777216, 4198964, 300, 1),
+	(10, 300, 1300000000, 1099511627776 + 50331648, 4198964, 300, 0),
+	(10, 300, 1400000000, 1099578736640 + 8388608, 4199000, 302, 1),
+	(10, 300, 2000000000, 1099578736640, 4199000, 302, 0),
+	(10, 300, 2100000000, 4096, null, null, null),
+	(10, 300, 3000000000, 1099578736640 + 16777216, 4199000, 302, 1),
+	(10, 301, 1200000000, 1099511627776, 4198964, 301, 1);
+   insert into migrations (run_id, pid, t_ns, addr, bytes, direction, ok) values
+	(10, 300, 1000000100, 1099511627776, 67108864, 'initial-slow', 1),
+	(10, 300, 1100000100, 1099578736640, 33554432, 'initial-fast', 1),
+	(10, 300, 1350000000, 1099511627776 + 50331648, 8388608, 'slow-to-fast', 1),
+	(10, 300, 1350000000, 1099578736640 + 25165824, 8388608, 'fast-to-slow', 1);"

@@ -1,0 +1,87 @@
+/*
+ * A run's event tables, streamed (see log.h). One SELECT per table, its
+ * columns named as docs/schema.md names them, stepped row by row.
+ */
+#include "store/log.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include "store/store-internal.h"
+#include "util/array.h"
+
+const char *const tl_log_table_names[TL_LOG__COUNT] = {
+#define TL_X(id, name) [TL_LOG_##id] = #name,
+	TL_LOG_TABLES(TL_X)
+#undef TL_X
+};
+
+static const char *const table_sql[TL_LOG__COUNT] = {
+	[TL_LOG_ALLOCATIONS] = "SELECT run_id, pid, seq, t_ns, addr, size, callsite, %s AS freed_ns FROM allocations"
+			       " WHERE run_id = ?1 ORDER BY pid, seq",
+	[TL_LOG_SAMPLES] = "SELECT run_id, pid, t_ns, addr, pc, tid, hit FROM samples WHERE run_id = ?1"
+			   " ORDER BY pid, t_ns",
+	[TL_LOG_MIGRATIONS] = "SELECT run_id, pid, t_ns, addr, bytes, direction, ok FROM migrations WHERE run_id = ?1"
+			      " ORDER BY pid, t_ns",
+	[TL_LOG_COUNTERS] = "SELECT run_id, event, encoding, value, enabled_ns, running_ns, multiplex_pct, status,"
+			    " reason FROM counters WHERE run_id = ?1 ORDER BY event",
+};
+_Static_assert(ARRAY_SIZE(table_sql) == TL_LOG__COUNT, "one query per table");
+
+/* Did the schema that made this file have allocations.freed_ns (schema 3)? A reader never migrates. */
+static bool has_freed(struct tl_store *st)
+{
+	return sqlite3_table_column_metadata(st->db, NULL, "allocations", "freed_ns", NULL, NULL, NULL, NULL,
+					     NULL) == SQLITE_OK;
+}
+
+int tl_store_log_each(struct tl_store *st, enum tl_log_table table, int64_t run_id,
+		      int (*fn)(void *arg, const struct tl_value *v, size_t n), void *arg)
+{
+	char sql[512], what[64];
+	struct tl_value v[16];
+	sqlite3_stmt *s;
+	int rc, step, n;
+
+	if ((unsigned)table >= TL_LOG__COUNT)
+		return tl_store_fail(st, -EINVAL, "no such table %d", (int)table);
+	snprintf(what, sizeof(what), "reading %s", tl_log_table_names[table]);
+	snprintf(sql, sizeof(sql), table_sql[table], has_freed(st) ? "freed_ns" : "NULL");
+	if ((rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL)) != SQLITE_OK)
+		return tl_store_sqlerr(st, rc, what);
+	sqlite3_bind_int64(s, 1, run_id);
+	n = sqlite3_column_count(s);
+	if (n > (int)ARRAY_SIZE(v))
+		n = ARRAY_SIZE(v);
+	rc = 0;
+	while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW) {
+		for (int i = 0; i < n; i++) {
+			memset(&v[i], 0, sizeof(v[i]));
+			v[i].name = sqlite3_column_name(s, i);
+			switch (sqlite3_column_type(s, i)) {
+			case SQLITE_INTEGER:
+				v[i].type = TL_VALUE_INT;
+				v[i].i = sqlite3_column_int64(s, i);
+				v[i].d = (double)v[i].i;
+				break;
+			case SQLITE_FLOAT:
+				v[i].type = TL_VALUE_REAL;
+				v[i].d = sqlite3_column_double(s, i);
+				break;
+			case SQLITE_NULL:
+				v[i].type = TL_VALUE_NULL;
+				break;
+			default:
+				v[i].type = TL_VALUE_TEXT;
+				v[i].s = (const char *)sqlite3_column_text(s, i);
+				if (!v[i].s)
+					v[i].type = TL_VALUE_NULL;
+			}
+		}
+		rc = fn(arg, v, (size_t)n);
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = tl_store_sqlerr(st, step, what);
+	sqlite3_finalize(s);
+	return rc;
+}
