@@ -8,6 +8,7 @@
 #ifndef TL_STORE_LOG_H
 #define TL_STORE_LOG_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "store/store.h"
@@ -46,5 +47,25 @@ struct tl_value {
  */
 int tl_store_log_each(struct tl_store *st, enum tl_log_table table, int64_t run_id,
 		      int (*fn)(void *arg, const struct tl_value *v, size_t n), void *arg);
+
+/*
+ * One managed allocation of a run with what its log says about it: the
+ * samples that fell in it while it lived, how many of those were hits, and
+ * the bytes in the fast tier when it ended (initial-fast and slow-to-fast
+ * less fast-to-slow, successful moves inside it; at its free, or at the
+ * end of the process).
+ */
+struct tl_alloc_summary {
+	int64_t pid, seq, t_ns, size;
+	bool freed;
+	int64_t freed_ns;
+	const char *callsite;	/* NULL when unknown; valid during the callback only */
+	int64_t samples, hits, samples_judged;	/* judged: with a hit or a miss (not NULL) */
+	int64_t fast_bytes;
+};
+
+/* Calls fn for each managed allocation of run_id, by pid and seq. 0, fn's non-zero return, or -errno. */
+int tl_store_allocations_summary(struct tl_store *st, int64_t run_id,
+				 int (*fn)(void *arg, const struct tl_alloc_summary *a), void *arg);
 
 #endif

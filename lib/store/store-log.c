@@ -85,3 +85,46 @@ int tl_store_log_each(struct tl_store *st, enum tl_log_table table, int64_t run_
 	sqlite3_finalize(s);
 	return rc;
 }
+
+/* Samples and moves count for an allocation while it lived: its address range, after it began, not after its free. */
+#define ALIVE(t) " AND " t ".pid = a.pid AND " t ".addr >= a.addr AND " t ".addr < a.addr + a.size AND " t ".t_ns >= a.t_ns" \
+	" AND (a.freed_ns IS NULL OR " t ".t_ns <= a.freed_ns)"
+
+int tl_store_allocations_summary(struct tl_store *st, int64_t run_id,
+				 int (*fn)(void *arg, const struct tl_alloc_summary *a), void *arg)
+{
+	static const char what[] = "summarising allocations";
+	char sql[1600];
+	sqlite3_stmt *s;
+	int rc, step;
+
+	snprintf(sql, sizeof(sql),
+		 "SELECT a.pid, a.seq, a.t_ns, a.size, %s, a.callsite,"
+		 " (SELECT count(*) FROM samples s WHERE s.run_id = a.run_id" ALIVE("s") "),"
+		 " (SELECT count(*) FROM samples s WHERE s.run_id = a.run_id AND s.hit = 1" ALIVE("s") "),"
+		 " (SELECT count(*) FROM samples s WHERE s.run_id = a.run_id AND s.hit IS NOT NULL" ALIVE("s") "),"
+		 " (SELECT ifnull(sum(CASE m.direction WHEN 'fast-to-slow' THEN -m.bytes WHEN 'initial-slow' THEN 0"
+		 "   ELSE m.bytes END), 0) FROM migrations m WHERE m.run_id = a.run_id AND m.ok = 1" ALIVE("m") ")"
+		 " FROM allocations a WHERE a.run_id = ?1 ORDER BY a.pid, a.seq",
+		 has_freed(st) ? "a.freed_ns" : "NULL");
+	if ((rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL)) != SQLITE_OK)
+		return tl_store_sqlerr(st, rc, what);
+	sqlite3_bind_int64(s, 1, run_id);
+	rc = 0;
+	while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW) {
+		struct tl_alloc_summary a = {
+			.pid = sqlite3_column_int64(s, 0), .seq = sqlite3_column_int64(s, 1),
+			.t_ns = sqlite3_column_int64(s, 2), .size = sqlite3_column_int64(s, 3),
+			.freed = sqlite3_column_type(s, 4) != SQLITE_NULL, .freed_ns = sqlite3_column_int64(s, 4),
+			.callsite = (const char *)sqlite3_column_text(s, 5),
+			.samples = sqlite3_column_int64(s, 6), .hits = sqlite3_column_int64(s, 7),
+			.samples_judged = sqlite3_column_int64(s, 8), .fast_bytes = sqlite3_column_int64(s, 9),
+		};
+
+		rc = fn(arg, &a);
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = tl_store_sqlerr(st, step, what);
+	sqlite3_finalize(s);
+	return rc;
+}
