@@ -20,6 +20,7 @@ static const struct cmd_struct commands[] = {
 	{ "sweep", cmd_sweep, "run a spec with axes (chunks, rate, ...) set from the command line" },
 	{ "report", cmd_report, "compare configurations against a baseline" },
 	{ "compare", cmd_compare, "two experiments or selectors side by side, with significance" },
+	{ "export", cmd_export, "a table (samples, migrations, allocations, counters, report) as CSV or JSON" },
 	{ "plot", cmd_plot, "draw an experiment's results or a run's log with gnuplot" },
 	{ "show", cmd_show, "print one stored run whole" },
 	{ "list", cmd_list, "list known workloads, policies, allocators, samplers, axes, experiments" },

@@ -48,6 +48,9 @@ struct tl_value {
 int tl_store_log_each(struct tl_store *st, enum tl_log_table table, int64_t run_id,
 		      int (*fn)(void *arg, const struct tl_value *v, size_t n), void *arg);
 
+/* The column names of a table's rows as tl_store_log_each hands them, in order; *n of them. */
+const char *const *tl_log_columns(enum tl_log_table table, size_t *n);
+
 /*
  * One managed allocation of a run with what its log says about it: the
  * samples that fell in it while it lived, how many of those were hits, and

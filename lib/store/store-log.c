@@ -9,6 +9,7 @@
 #include <string.h>
 #include "store/store-internal.h"
 #include "util/array.h"
+#include "util/error.h"
 
 const char *const tl_log_table_names[TL_LOG__COUNT] = {
 #define TL_X(id, name) [TL_LOG_##id] = #name,
@@ -27,6 +28,24 @@ static const char *const table_sql[TL_LOG__COUNT] = {
 			    " reason FROM counters WHERE run_id = ?1 ORDER BY event",
 };
 _Static_assert(ARRAY_SIZE(table_sql) == TL_LOG__COUNT, "one query per table");
+
+static const char *const columns[TL_LOG__COUNT][10] = {
+	[TL_LOG_ALLOCATIONS] = { "run_id", "pid", "seq", "t_ns", "addr", "size", "callsite", "freed_ns" },
+	[TL_LOG_SAMPLES] = { "run_id", "pid", "t_ns", "addr", "pc", "tid", "hit" },
+	[TL_LOG_MIGRATIONS] = { "run_id", "pid", "t_ns", "addr", "bytes", "direction", "ok" },
+	[TL_LOG_COUNTERS] = { "run_id", "event", "encoding", "value", "enabled_ns", "running_ns", "multiplex_pct",
+			      "status", "reason" },
+};
+
+const char *const *tl_log_columns(enum tl_log_table table, size_t *n)
+{
+	*n = 0;
+	if ((unsigned)table >= TL_LOG__COUNT)
+		return NULL;
+	while (*n < ARRAY_SIZE(columns[table]) && columns[table][*n])
+		(*n)++;
+	return columns[table];
+}
 
 /* Did the schema that made this file have allocations.freed_ns (schema 3)? A reader never migrates. */
 static bool has_freed(struct tl_store *st)
@@ -53,6 +72,10 @@ int tl_store_log_each(struct tl_store *st, enum tl_log_table table, int64_t run_
 	n = sqlite3_column_count(s);
 	if (n > (int)ARRAY_SIZE(v))
 		n = ARRAY_SIZE(v);
+	for (int i = 0; i < n; i++)
+		if (!columns[table][i] || strcmp(columns[table][i], sqlite3_column_name(s, i)))
+			BUG("%s: column %d is '%s', the list says '%s'", tl_log_table_names[table], i,
+			    sqlite3_column_name(s, i), columns[table][i] ? columns[table][i] : "(end)");
 	rc = 0;
 	while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW) {
 		for (int i = 0; i < n; i++) {

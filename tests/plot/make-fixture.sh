@@ -88,3 +88,27 @@ q "insert into allocations (run_id, pid, seq, t_ns, addr, size, callsite, freed_
 	(10, 300, 1100000100, 1099578736640, 33554432, 'initial-fast', 1),
 	(10, 300, 1350000000, 1099511627776 + 50331648, 8388608, 'slow-to-fast', 1),
 	(10, 300, 1350000000, 1099578736640 + 25165824, 8388608, 'fast-to-slow', 1);"
+
+# counters: all-fast's runs and lru chunks 8 at 10Hz's counted instructions
+# and dTLB-load-misses; cycles was unavailable (this machine has no PMU);
+# lru's third run lost dTLB-load-misses (failed to read)
+counter() {	# counter RUN EVENT VALUE|- STATUS
+	local v=$3 reason=null
+	[ "$v" = - ] && v=null && reason="'not supported on this machine: ENOENT'"
+	[ "$4" = failed ] && reason="'read: EIO'"
+	q "insert into counters (run_id, event, encoding, value, enabled_ns, running_ns, multiplex_pct, status, reason)
+	   values ($1, '$2', $([ "$4" = unavailable ] && echo null || echo "'type=0 config=0x1'"), $v,
+		   1000000000, 1000000000, $([ "$4" = ok ] && echo 100 || echo null), '$4', $reason);"
+}
+for r in 1 2 3; do
+	counter $r instructions $((1000000000 * r)) ok
+	counter $r dTLB-load-misses $((1000000 * r)) ok
+	counter $r cycles - unavailable
+done
+counter 10 instructions 2000000000 ok
+counter 10 dTLB-load-misses 4000000 ok
+counter 11 instructions 2000000000 ok
+counter 11 dTLB-load-misses 6000000 ok
+counter 12 instructions 2000000000 ok
+counter 12 dTLB-load-misses - failed
+for r in 10 11 12; do counter $r cycles - unavailable; done

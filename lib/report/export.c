@@ -1,0 +1,111 @@
+/*
+ * The streaming CSV and JSON writers of export.h. Numbers are written in
+ * the shortest text that reads back exactly, as the report's CSV and JSON
+ * do.
+ */
+#include "report/export.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+#include "report/report-format.h"
+
+static void csv_text(FILE *out, const char *s)
+{
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+static void json_text(FILE *out, const char *s)
+{
+	fputc('"', out);
+	while (*s) {
+		unsigned char c = (unsigned char)*s;
+		size_t l = 1;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else if (c < 0x80)
+			fputc(c, out);
+		else if ((l = tl_utf8_len(s)))
+			fwrite(s, 1, l, out);
+		else {
+			l = 1;
+			fputs("\\ufffd", out);
+		}
+		s += l;
+	}
+	fputc('"', out);
+}
+
+void tl_export_begin(struct tl_export *x, FILE *out, bool json, const char *const *names, size_t n)
+{
+	x->out = out;
+	x->json = json;
+	x->rows = 0;
+	if (json) {
+		fputc('[', out);
+		return;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			fputc(',', out);
+		csv_text(out, names[i]);
+	}
+	fputs("\r\n", out);
+}
+
+void tl_export_row(struct tl_export *x, const struct tl_value *v, size_t n)
+{
+	char b[64];
+
+	if (x->json)
+		fputs(x->rows ? ",\n  {" : "\n  {", x->out);
+	for (size_t i = 0; i < n; i++) {
+		if (x->json) {
+			fputs(i ? ", " : "", x->out);
+			json_text(x->out, v[i].name);
+			fputs(": ", x->out);
+		} else if (i) {
+			fputc(',', x->out);
+		}
+		switch (v[i].type) {
+		case TL_VALUE_INT:
+			fprintf(x->out, "%" PRId64, v[i].i);
+			break;
+		case TL_VALUE_REAL:
+			tl_fmt_exact(b, sizeof(b), v[i].d);
+			fputs(*b ? b : x->json ? "null" : "", x->out);
+			break;
+		case TL_VALUE_TEXT:
+			if (x->json)
+				json_text(x->out, v[i].s);
+			else
+				csv_text(x->out, v[i].s);
+			break;
+		default:
+			if (x->json)
+				fputs("null", x->out);
+		}
+	}
+	fputs(x->json ? "}" : "\r\n", x->out);
+	x->rows++;
+}
+
+int tl_export_end(struct tl_export *x)
+{
+	if (x->json)
+		fputs(x->rows ? "\n]\n" : "]\n", x->out);
+	return ferror(x->out) ? -EIO : 0;
+}
