@@ -305,12 +305,17 @@ int tl_report_warning(const struct tl_report *rep, size_t i, char **out)
 	f = open_memstream(&desc, &len);
 	if (!f)
 		return -ENOMEM;
-	for (int a = 0; a < TL_AXIS__COUNT; a++) {
+	for (int a = 0; a < TL_AXIS__COUNT && !rep->has_by; a++) {
 		/* the rate is in the words that follow */
 		if (!rep->axis_varies[a] || !r->values[a] || (rate && a == TL_AXIS_RATE))
 			continue;
 		fprintf(f, "%s%s=%s", sep, tl_axes[a].name, r->values[a]);
 		sep = " ";
+	}
+	/* a group is named by its key, "-" for the runs an axis does not apply to */
+	if (rep->has_by) {
+		fputs(r->config_key, f);
+		sep = r->config_key[0] ? " " : "";
 	}
 	fprintf(f, "%s%s%s%s", sep[0] ? ": " : "", rate ? why : "", rate && spread[0] ? "; " : "", spread);
 	if (fclose(f)) {

@@ -81,16 +81,31 @@ static size_t find_row(const struct tl_report *rep, const char *key)
 	return i;
 }
 
-static int add_row(struct tl_report *rep, const struct tl_run_row *run)
+/* The row a run goes in: its configuration, or with --by the values of those axes ("policy=lru chunks=-"). */
+static const char *group_key(const struct tl_report *rep, const struct tl_run_row *run, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	if (!rep->has_by)
+		return run->config_key ? run->config_key : "";
+	buf[0] = '\0';
+	for (int a = 0; a < TL_AXIS__COUNT; a++)
+		if (rep->by[a] && used < len)
+			used += snprintf(buf + used, len - used, "%s%s=%s", used ? " " : "", tl_axes[a].name,
+					 run->values[a] ? run->values[a] : "-");
+	return buf;
+}
+
+static int add_row(struct tl_report *rep, const struct tl_run_row *run, const char *key)
 {
 	struct tl_report_row *r = &rep->rows[rep->nrows];
 	bool oom = false;
 
 	memset(r, 0, sizeof(*r));
 	r->baseline = -1;
-	r->config_key = tl_strdup_or_null(run->config_key ? run->config_key : "", &oom);
+	r->config_key = tl_strdup_or_null(key, &oom);
 	for (int a = 0; a < TL_AXIS__COUNT; a++)
-		r->values[a] = tl_strdup_or_null(run->values[a], &oom);
+		r->values[a] = !rep->has_by || rep->by[a] ? tl_strdup_or_null(run->values[a], &oom) : NULL;
 	r->fom_unit = tl_strdup_or_null(run->fom_unit, &oom);
 	r->higher_is_better = run->higher_is_better;
 	rep->nrows++;	/* counted even when a copy failed, so release frees what was copied */
@@ -98,10 +113,12 @@ static int add_row(struct tl_report *rep, const struct tl_run_row *run)
 }
 
 /* What a configuration's first run left NULL and this one has (stored before the axis applied). */
-static int fill_values(struct tl_report_row *r, const struct tl_run_row *run)
+static int fill_values(const struct tl_report *rep, struct tl_report_row *r, const struct tl_run_row *run)
 {
 	bool oom = false;
 
+	if (rep->has_by)
+		return 0;	/* a group's values are its key's, NULL included */
 	for (int a = 0; a < TL_AXIS__COUNT; a++)
 		if (!r->values[a])
 			r->values[a] = tl_strdup_or_null(run->values[a], &oom);
@@ -176,16 +193,18 @@ static int group_runs(struct tl_report *rep, const struct tl_run_row *runs, size
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct tl_run_row *run = &runs[i];
-		size_t g = find_row(rep, run->config_key ? run->config_key : "");
+		char buf[1024];
+		const char *key = group_key(rep, run, buf, sizeof(buf));
+		size_t g = find_row(rep, key);
 		struct tl_report_row *r;
 		struct tl_sampling sampled;
 		int ret;
 
-		if (g == rep->nrows && (ret = add_row(rep, run)))
+		if (g == rep->nrows && (ret = add_row(rep, run, key)))
 			return ret;
 		group[i] = g;
 		r = &rep->rows[g];
-		if ((ret = fill_values(r, run)))
+		if ((ret = fill_values(rep, r, run)))
 			return ret;
 		/* An out-of-range status is a damaged store, not a success. */
 		r->status_count[(unsigned)run->status < TL_STATUS__COUNT ? run->status
@@ -315,6 +334,11 @@ out:
 
 static void find_varying(struct tl_report *rep)
 {
+	if (rep->has_by) {
+		/* the columns are the axes asked for, whether or not they vary */
+		memcpy(rep->axis_varies, rep->by, sizeof(rep->axis_varies));
+		return;
+	}
 	for (int a = 0; a < TL_AXIS__COUNT; a++) {
 		for (size_t i = 1; i < rep->nrows && !rep->axis_varies[a]; i++)
 			if (!same_value(rep->rows[0].values[a], rep->rows[i].values[a]))
@@ -425,11 +449,21 @@ static int copy_selector(struct tl_report *rep, const struct tl_selector *sel)
 int tl_report_build(const char *experiment, const struct tl_run_row *runs, size_t n,
 		    const struct tl_selector *baseline, struct tl_report *rep)
 {
+	return tl_report_build_by(experiment, runs, n, baseline, NULL, rep);
+}
+
+int tl_report_build_by(const char *experiment, const struct tl_run_row *runs, size_t n,
+		       const struct tl_selector *baseline, const bool *by, struct tl_report *rep)
+{
 	size_t *group = NULL;
 	struct acc *acc = NULL;
 	int ret = -ENOMEM;
 
 	memset(rep, 0, sizeof(*rep));
+	if (by) {
+		rep->has_by = true;
+		memcpy(rep->by, by, sizeof(rep->by));
+	}
 	if (!(rep->experiment = strdup(experiment ? experiment : "")))
 		goto fail;
 	if (baseline && (ret = copy_selector(rep, baseline)))

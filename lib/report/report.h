@@ -76,6 +76,8 @@ struct tl_report {
 	char *baseline_text;		/* as given, for the header */
 	char **extra_notes;		/* notes the caller knows of (tl_report_add_note) */
 	size_t nextra;
+	bool has_by;			/* rows are groups by these axes (tl_report_build_by), not configurations */
+	bool by[TL_AXIS__COUNT];
 };
 
 /*
@@ -126,6 +128,15 @@ int tl_report_add_note(struct tl_report *rep, const char *text);
  */
 int tl_report_build(const char *experiment, const struct tl_run_row *runs, size_t n,
 		    const struct tl_selector *baseline, struct tl_report *rep);
+/*
+ * The same with rows that are groups of runs by the axes in by[] (report
+ * --by): runs whose values agree on those axes pool into one row, whatever
+ * their other axes; the row holds only those axes' values (the others
+ * NULL), and its config_key is "axis=value ..." of them. by NULL: as
+ * tl_report_build.
+ */
+int tl_report_build_by(const char *experiment, const struct tl_run_row *runs, size_t n,
+		       const struct tl_selector *baseline, const bool *by, struct tl_report *rep);
 void tl_report_release(struct tl_report *rep);
 
 /*

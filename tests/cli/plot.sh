@@ -1,4 +1,4 @@
-# tierlab plot and the report over the fixture database of known rows
+# tierlab plot and the report (also --by policy) over the fixture database of known rows
 # (tests/plot/make-fixture.sh): the script and data of the bar chart and of
 # the heatmap, and the report in every format, byte for byte against
 # tests/golden/fixture/ (TIERLAB_UPDATE_GOLDEN=1 rewrites them; read the
@@ -35,7 +35,16 @@ same timeline.dat timeline.dat
 for f in text:txt markdown:md csv:csv json:json; do
 	"$TIERLAB" report --format "${f%%:*}" >"report.${f#*:}" 2>&1 || fail "report --format ${f%%:*} failed"
 	same "report.${f#*:}" "report.${f#*:}"
+	"$TIERLAB" report --by policy --format "${f%%:*}" >"report-by-policy.${f#*:}" 2>&1 ||
+		fail "report --by policy --format ${f%%:*} failed"
+	same "report-by-policy.${f#*:}" "report-by-policy.${f#*:}"
 done
+# lru pooled over chunks and rates: 9 ok runs (the failed one counted), mean 15.89 / 9, hit 7.7 / 9
+grep -Eq '^lru +1\.766 ± 0\.17 \(9\) +90\.5% +9/1/0/0 +85\.6% ' report-by-policy.txt ||
+	fail "report --by policy: lru is not 1.766 (9), 9/1/0/0, 85.6%: $(cat report-by-policy.txt)"
+expect_exit 0 "$TIERLAB" report --by chunks,rate
+expect_contains "$out" "no % of baseline: the baseline 'policy=all-fast' names an axis that --by pools"
+expect_exit 2 "$TIERLAB" report --by nosuch
 # the numbers the goldens hold, by hand: lru chunks 8 at 10Hz ran 1.85 1.87 1.89:
 # mean 1.87, sd 0.02, t(0.975, 2) = 4.302652730 so the 95% interval is +-0.0497
 grep -q '^2.5 "lru" "chunks=8" 1.87 0.0496827542350063[0-9]* 92 0.5 95.897435897435[0-9]* 3 ' bars.dat ||

@@ -150,6 +150,61 @@ static void test_stats_known_values(void **state)
 	tl_report_release(&rep);
 }
 
+/* --by pools every run whose values on the chosen axes agree, whatever the others; by hand */
+static void test_by_groups(void **state)
+{
+	struct tl_run_row runs[] = {
+		run("l2", "w", "lru", TL_STATUS_OK, 1),
+		run("l2", "w", "lru", TL_STATUS_OK, 2),
+		run("l8", "w", "lru", TL_STATUS_OK, 6),
+		run("l8", "w", "lru", TL_STATUS_FAILED, 100),
+		run("w8", "w", "window", TL_STATUS_OK, 3),
+		run("f", "w", "all-fast", TL_STATUS_OK, 10),
+	};
+	bool by[TL_AXIS__COUNT] = { false };
+	struct tl_selector base = selector(TL_AXIS_POLICY, "all-fast");
+	struct tl_report rep;
+	const struct tl_report_row *r;
+
+	(void)state;
+	set_axis(&runs[0], TL_AXIS_CHUNKS, "2");
+	set_axis(&runs[1], TL_AXIS_CHUNKS, "2");
+	set_axis(&runs[2], TL_AXIS_CHUNKS, "8");
+	set_axis(&runs[3], TL_AXIS_CHUNKS, "8");
+	set_axis(&runs[4], TL_AXIS_CHUNKS, "8");
+	runs[0].has_hit_rate = runs[1].has_hit_rate = runs[2].has_hit_rate = true;
+	runs[0].hit_rate = 0.5;
+	runs[1].hit_rate = 0.7;
+	runs[2].hit_rate = 0.9;
+	by[TL_AXIS_POLICY] = true;
+	assert_int_equal(tl_report_build_by("exp", runs, 6, &base, by, &rep), 0);
+	assert_int_equal(rep.nrows, 3);
+	r = row_of(&rep, "policy=lru");
+	/* 1, 2, 6 pooled over chunks 2 and 8 (the failed 100 counted, left out): mean 3, sd sqrt(13/2)... */
+	assert_int_equal(r->n_fom, 3);
+	assert_int_equal(r->status_count[TL_STATUS_FAILED], 1);
+	assert_near(r->mean, 3, 1e-12);
+	assert_near(r->sd, sqrt(((1 - 3.0) * (1 - 3.0) + (2 - 3.0) * (2 - 3.0) + (6 - 3.0) * (6 - 3.0)) / 2), 1e-12);
+	assert_near(r->median, 2, 0);
+	assert_near(r->hit_rate, 0.7, 1e-12);
+	assert_null(r->values[TL_AXIS_CHUNKS]);	/* pooled: no one value */
+	assert_string_equal(r->values[TL_AXIS_POLICY], "lru");
+	assert_near(r->pct_of_baseline, 30, 1e-9);
+	assert_true(rep.axis_varies[TL_AXIS_POLICY]);
+	assert_false(rep.axis_varies[TL_AXIS_CHUNKS]);
+	assert_false(rep.axis_varies[TL_AXIS_WORKLOAD]);
+	tl_report_release(&rep);
+
+	/* by chunks: lru 2 alone, lru 8 with window 8, all-fast under "-" */
+	memset(by, 0, sizeof(by));
+	by[TL_AXIS_CHUNKS] = true;
+	assert_int_equal(tl_report_build_by("exp", runs, 6, NULL, by, &rep), 0);
+	assert_int_equal(rep.nrows, 3);
+	assert_near(row_of(&rep, "chunks=8")->mean, 4.5, 1e-12);
+	assert_int_equal(row_of(&rep, "chunks=-")->n_fom, 1);
+	tl_report_release(&rep);
+}
+
 /* sd over 5% of the mean is a warning naming the configuration, and only then. */
 static void test_spread_warning(void **state)
 {
@@ -918,6 +973,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stats_known_values),
 		cmocka_unit_test(test_spread_warning),
+		cmocka_unit_test(test_by_groups),
 		cmocka_unit_test(test_stats_stable),
 		cmocka_unit_test(test_stats_extremes),
 		cmocka_unit_test(test_stats_tier_columns),
