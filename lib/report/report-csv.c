@@ -46,7 +46,7 @@ static void count(FILE *out, size_t n)
 	fprintf(out, ",%zu", n);
 }
 
-static void header(FILE *out)
+static void header(const struct tl_report *rep, FILE *out)
 {
 	field(out, "experiment", true);
 	field(out, "config_key", false);
@@ -55,11 +55,26 @@ static void header(FILE *out)
 	fputs(",fom_mean,fom_sd,fom_n,fom_unit,higher_is_better,pct_of_baseline,is_baseline", out);
 	for (int s = 0; s < TL_STATUS__COUNT; s++)
 		fprintf(out, ",runs_%s", tl_status_names[s]);
-	fputs(",hit_rate,migrated_gib,wall_s,rate_achieved_hz,rate_short,fom_median,fom_min,fom_max,fom_ci95\r\n", out);
+	fputs(",hit_rate,migrated_gib,wall_s,rate_achieved_hz,rate_short,fom_median,fom_min,fom_max,fom_ci95", out);
+	/* --counters: per event its mean and status, then the ratios */
+	for (size_t e = 0; rep->has_counters && e < rep->nevents; e++) {
+		char name[300];
+
+		snprintf(name, sizeof(name), "counter:%s", rep->events[e]);
+		field(out, name, false);
+		snprintf(name, sizeof(name), "counter:%s:status", rep->events[e]);
+		field(out, name, false);
+	}
+	for (size_t k = 0; rep->has_counters && k < rep->nratios; k++)
+		field(out, rep->ratios[k].name, false);
+	fputs("\r\n", out);
 }
 
-static void row(const struct tl_report *rep, const struct tl_report_row *r, FILE *out)
+static void row(const struct tl_report *rep, size_t i, FILE *out)
 {
+	const struct tl_report_row *r = &rep->rows[i];
+	double v;
+
 	field(out, rep->experiment, true);
 	field(out, r->config_key, false);
 	for (int a = 0; a < TL_AXIS__COUNT; a++)
@@ -82,13 +97,21 @@ static void row(const struct tl_report *rep, const struct tl_report_row *r, FILE
 	number(out, r->n_fom > 0, r->min);
 	number(out, r->n_fom > 0, r->max);
 	number(out, r->n_fom > 1, r->ci95);
+	for (size_t e = 0; rep->has_counters && e < rep->nevents; e++) {
+		const struct tl_report_counter *c = &rep->counters[i * rep->nevents + e];
+
+		number(out, c->n > 0, c->mean);
+		field(out, tl_report_counter_status(rep, i, e), false);
+	}
+	for (size_t k = 0; rep->has_counters && k < rep->nratios; k++)
+		number(out, tl_report_ratio_value(rep, i, k, &v), v);
 	fputs("\r\n", out);
 }
 
 int tl_report_print_csv(const struct tl_report *rep, FILE *out)
 {
-	header(out);
+	header(rep, out);
 	for (size_t i = 0; i < rep->nrows; i++)
-		row(rep, &rep->rows[i], out);
+		row(rep, i, out);
 	return ferror(out) ? -EIO : 0;
 }

@@ -80,13 +80,29 @@ static char *fmt(const char *f, ...)
 	return r < 0 ? NULL : s;
 }
 
-enum col_kind { COL_AXIS, COL_ACHIEVED, COL_FOM, COL_UNIT, COL_PCT, COL_STATUS, COL_HIT, COL_GIB, COL_WALL };
+enum col_kind { COL_AXIS, COL_ACHIEVED, COL_FOM, COL_UNIT, COL_PCT, COL_STATUS, COL_HIT, COL_GIB, COL_WALL, COL_COUNTER,
+		COL_RATIO };
 
 struct col {
 	enum col_kind kind;
-	int axis;
+	int axis;		/* the axis; for COL_COUNTER the event, for COL_RATIO the ratio */
 	bool right;
 };
+
+/* An event's cell: its mean, "(n/m)" after it when some ok runs could not count it, else why none could. */
+static char *counter_cell(const struct tl_report *rep, size_t i, size_t e, bool markdown)
+{
+	const struct tl_report_counter *c = &rep->counters[i * rep->nevents + e];
+	char b[64];
+
+	if (!c->n)
+		return c->n_missing ? tl_fmt_visible(c->missing, markdown) : strdup("-");
+	tl_fmt_sig(b, sizeof(b), c->mean, 4);
+	if (c->n_missing)
+		return fmt("%s (%zu/%zu)", b, c->n, c->n + c->n_missing);
+	return strdup(b);
+}
+
 
 static char *fom_cell(const struct tl_report_row *r)
 {
@@ -112,9 +128,16 @@ static char *num_cell(bool valid, double x, int sig)
 	return strdup(b);
 }
 
-static char *cell(const struct tl_report_row *r, const struct col *c, bool markdown)
+static char *cell(const struct tl_report *rep, size_t i, const struct col *c, bool markdown)
 {
+	const struct tl_report_row *r = &rep->rows[i];
+	double v;
+
 	switch (c->kind) {
+	case COL_COUNTER:
+		return counter_cell(rep, i, (size_t)c->axis, markdown);
+	case COL_RATIO:
+		return tl_report_ratio_value(rep, i, (size_t)c->axis, &v) ? num_cell(true, v, 4) : strdup("-");
 	case COL_AXIS:
 		return tl_fmt_visible(r->values[c->axis], markdown);
 	case COL_ACHIEVED:
@@ -158,11 +181,13 @@ static const char *common_unit(const struct tl_report *rep, bool *mixed)
 	return *mixed ? NULL : unit;
 }
 
-static char *header(const struct col *c, const char *unit, bool markdown)
+static char *header(const struct tl_report *rep, const struct col *c, const char *unit, bool markdown)
 {
 	char *u, *h;
 
 	switch (c->kind) {
+	case COL_COUNTER: return tl_fmt_visible(rep->events[c->axis], markdown);
+	case COL_RATIO: return strdup(rep->ratios[c->axis].name);
 	case COL_AXIS: return strdup(tl_axes[c->axis].name);
 	case COL_ACHIEVED: return strdup("achieved Hz");
 	case COL_FOM:
@@ -214,15 +239,21 @@ static size_t pick_columns(const struct tl_report *rep, struct col *cols, const 
 	cols[n++] = (struct col){ COL_HIT, 0, true };
 	cols[n++] = (struct col){ COL_GIB, 0, true };
 	cols[n++] = (struct col){ COL_WALL, 0, true };
+	for (size_t e = 0; rep->has_counters && e < rep->nevents; e++)
+		cols[n++] = (struct col){ COL_COUNTER, (int)e, true };
+	for (size_t k = 0; rep->has_counters && k < rep->nratios; k++)
+		cols[n++] = (struct col){ COL_RATIO, (int)k, true };
 	return n;
 }
 
 int tl_report_table_build(const struct tl_report *rep, bool markdown, struct tl_report_table *t)
 {
-	struct col cols[TL_AXIS__COUNT + 8];
+	struct col *cols = calloc(TL_AXIS__COUNT + 8 + rep->nevents + rep->nratios, sizeof(*cols));
 	const char *unit;
 
 	memset(t, 0, sizeof(*t));
+	if (!cols)
+		return -ENOMEM;
 	t->ncols = pick_columns(rep, cols, &unit);
 	t->nrows = rep->nrows + 1;
 	t->cells = calloc(t->nrows * t->ncols, sizeof(*t->cells));
@@ -232,14 +263,14 @@ int tl_report_table_build(const struct tl_report *rep, bool markdown, struct tl_
 		goto oom;
 	for (size_t c = 0; c < t->ncols; c++) {
 		t->right[c] = cols[c].right;
-		if (!(t->cells[c] = header(&cols[c], unit, markdown)))
+		if (!(t->cells[c] = header(rep, &cols[c], unit, markdown)))
 			goto oom;
 	}
 	for (size_t i = 0; i < rep->nrows; i++) {
 		for (size_t c = 0; c < t->ncols; c++) {
 			char **slot = &t->cells[(i + 1) * t->ncols + c];
 
-			if (!(*slot = cell(&rep->rows[i], &cols[c], markdown)))
+			if (!(*slot = cell(rep, i, &cols[c], markdown)))
 				goto oom;
 		}
 	}
@@ -249,8 +280,10 @@ int tl_report_table_build(const struct tl_report *rep, bool markdown, struct tl_
 		if (w > t->width[i % t->ncols])
 			t->width[i % t->ncols] = w;
 	}
+	free(cols);
 	return 0;
 oom:
+	free(cols);
 	tl_report_table_release(t);
 	return -ENOMEM;
 }

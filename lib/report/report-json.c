@@ -77,8 +77,39 @@ static void config(FILE *out, char *const values[TL_AXIS__COUNT])
 	fputc('}', out);
 }
 
-static void row(const struct tl_report_row *r, FILE *out)
+/* --counters: "counters": {event: {mean, n, missing, status}}, "ratios": {name: value} */
+static void counters(const struct tl_report *rep, size_t i, FILE *out)
 {
+	double v;
+
+	fputs(",\n      \"counters\": {", out);
+	for (size_t e = 0; e < rep->nevents; e++) {
+		const struct tl_report_counter *c = &rep->counters[i * rep->nevents + e];
+
+		fputs(e ? ", " : "", out);
+		string(out, rep->events[e]);
+		fputs(": {\"mean\": ", out);
+		number(out, c->n > 0, c->mean);
+		fprintf(out, ", \"n\": %zu, \"missing\": %zu, \"status\": ", c->n, c->n_missing);
+		string(out, tl_report_counter_status(rep, i, e));
+		fputc('}', out);
+	}
+	fputs("},\n      \"ratios\": {", out);
+	for (size_t k = 0; k < rep->nratios; k++) {
+		bool ok = tl_report_ratio_value(rep, i, k, &v);
+
+		fputs(k ? ", " : "", out);
+		string(out, rep->ratios[k].name);
+		fputs(": ", out);
+		number(out, ok, v);
+	}
+	fputc('}', out);
+}
+
+static void row(const struct tl_report *rep, size_t i, FILE *out)
+{
+	const struct tl_report_row *r = &rep->rows[i];
+
 	fputs("    {\n      \"config_key\": ", out);
 	string(out, r->config_key);
 	fputs(",\n      \"config\": ", out);
@@ -112,6 +143,8 @@ static void row(const struct tl_report_row *r, FILE *out)
 	fputs(",\n      \"rate_achieved_hz\": ", out);
 	number(out, r->n_achieved > 0, r->achieved.samples_hz);
 	fprintf(out, ",\n      \"rate_short\": %s", !r->n_achieved ? "null" : boolean(r->rate_short));
+	if (rep->has_counters)
+		counters(rep, i, out);
 	fputs("\n    }", out);
 }
 
@@ -150,7 +183,7 @@ int tl_report_print_json(const struct tl_report *rep, FILE *out)
 	fputs(",\n  \"rows\": [", out);
 	for (size_t i = 0; i < rep->nrows; i++) {
 		fputs(i ? ",\n" : "\n", out);
-		row(&rep->rows[i], out);
+		row(rep, i, out);
 	}
 	fputs(rep->nrows ? "\n  ]" : "]", out);
 	if (warnings(rep, out))

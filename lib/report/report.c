@@ -513,7 +513,22 @@ void tl_report_release(struct tl_report *rep)
 	for (size_t i = 0; i < rep->nextra; i++)
 		free(rep->extra_notes[i]);
 	free(rep->extra_notes);
+	for (size_t i = 0; rep->counters && i < rep->nrows * rep->nevents; i++)
+		free(rep->counters[i].missing);
+	free(rep->counters);
+	for (size_t e = 0; e < rep->nevents; e++)
+		free(rep->events[e]);
+	free(rep->events);
+	free(rep->ratios);
 	memset(rep, 0, sizeof(*rep));
+}
+
+long tl_report_row_of(const struct tl_report *rep, const struct tl_run_row *run)
+{
+	char buf[1024];
+	size_t g = find_row(rep, group_key(rep, run, buf, sizeof(buf)));
+
+	return g < rep->nrows ? (long)g : -1;
 }
 
 int tl_report_add_note(struct tl_report *rep, const char *text)

@@ -64,6 +64,26 @@ struct tl_report_row {
 	bool rate_short;		/* achieved more than 10% below the rate asked (tl_rate_short) */
 };
 
+/*
+ * One perf event of a row (report --counters): the mean of its value over
+ * the row's ok runs that counted it, and how many ok runs could not (the
+ * event unavailable on the machine, or its reading failed): such a run
+ * has no value, never a 0.
+ */
+struct tl_report_counter {
+	size_t n;		/* ok runs with a value */
+	double mean;
+	size_t n_missing;	/* ok runs where it was not counted */
+	char *missing;		/* the first of those runs' status ("unavailable", "failed") */
+};
+
+/* A derived ratio of two counted events: scale x mean(num) / mean(den), for rows that have both. */
+struct tl_report_ratio {
+	const char *name;	/* "dTLB-load-misses per 1k instructions" */
+	size_t num, den;	/* indexes into events */
+	double scale;
+};
+
 struct tl_report {
 	char *experiment;
 	struct tl_report_row *rows;
@@ -78,6 +98,13 @@ struct tl_report {
 	size_t nextra;
 	bool has_by;			/* rows are groups by these axes (tl_report_build_by), not configurations */
 	bool by[TL_AXIS__COUNT];
+	/* tl_report_load_counters: the events seen, in name order, and per row (nrows x nevents) */
+	bool has_counters;
+	char **events;
+	size_t nevents;
+	struct tl_report_counter *counters;
+	struct tl_report_ratio *ratios;	/* those of the known ratios whose two events were seen */
+	size_t nratios;
 };
 
 /*
@@ -116,6 +143,23 @@ bool tl_rate_short(const char *asked, const struct tl_sampling *s, char *buf, si
  */
 bool tl_run_sampling_text(const struct tl_run_row *run, char *line, size_t len, char *warning,
 			  size_t wlen);
+
+/* The row a run went into, or -1 (a run the report was not built from). */
+long tl_report_row_of(const struct tl_report *rep, const struct tl_run_row *run);
+
+struct tl_store;
+/*
+ * report --counters: reads the counters of runs (those the report was
+ * built from) from the store into rep: per row and event the mean over ok
+ * runs that counted it, how many could not, and the known ratios
+ * (dTLB-load-misses per 1k instructions, IPC, ...) whose events both
+ * appear. Returns 0 or a negative errno after an error line.
+ */
+int tl_report_load_counters(struct tl_report *rep, struct tl_store *st, const struct tl_run_row *runs, size_t n);
+/* Row i's ratio k: true and *v when both of its events were counted in that row. */
+bool tl_report_ratio_value(const struct tl_report *rep, size_t i, size_t k, double *v);
+/* Row i's event e as one word: "ok" (every ok run counted it), "partial", the missing status, or "" (never seen). */
+const char *tl_report_counter_status(const struct tl_report *rep, size_t i, size_t e);
 
 /* A note the rows cannot tell (e.g. the tiers were simulated); printed after the model's own. */
 int tl_report_add_note(struct tl_report *rep, const char *text);
