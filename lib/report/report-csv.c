@@ -6,7 +6,7 @@
  * text that reads back exactly) and a missing value is an empty field.
  * Units are in the column names, or in fom_unit. Columns are only ever
  * added at the end (rate_achieved_hz, rate_short, then fom_median, fom_min, fom_max,
- * fom_ci95), so scripts
+ * fom_ci95, migrated_gib_slow_to_fast, migrated_gib_fast_to_slow), so scripts
  * that read by position keep working.
  */
 #include "report/report-format.h"
@@ -55,7 +55,8 @@ static void header(const struct tl_report *rep, FILE *out)
 	fputs(",fom_mean,fom_sd,fom_n,fom_unit,higher_is_better,pct_of_baseline,is_baseline", out);
 	for (int s = 0; s < TL_STATUS__COUNT; s++)
 		fprintf(out, ",runs_%s", tl_status_names[s]);
-	fputs(",hit_rate,migrated_gib,wall_s,rate_achieved_hz,rate_short,fom_median,fom_min,fom_max,fom_ci95", out);
+	fputs(",hit_rate,migrated_gib,wall_s,rate_achieved_hz,rate_short,fom_median,fom_min,fom_max,fom_ci95,"
+	      "migrated_gib_slow_to_fast,migrated_gib_fast_to_slow", out);
 	/* --counters: per event its mean and status, then the ratios */
 	for (size_t e = 0; rep->has_counters && e < rep->nevents; e++) {
 		char name[300];
@@ -97,6 +98,8 @@ static void row(const struct tl_report *rep, size_t i, FILE *out)
 	number(out, r->n_fom > 0, r->min);
 	number(out, r->n_fom > 0, r->max);
 	number(out, r->n_fom > 1, r->ci95);
+	number(out, r->n_directions > 0, r->to_fast_gib);
+	number(out, r->n_directions > 0, r->to_slow_gib);
 	for (size_t e = 0; rep->has_counters && e < rep->nevents; e++) {
 		const struct tl_report_counter *c = &rep->counters[i * rep->nevents + e];
 

@@ -81,7 +81,7 @@ static char *fmt(const char *f, ...)
 }
 
 enum col_kind { COL_AXIS, COL_ACHIEVED, COL_FOM, COL_UNIT, COL_PCT, COL_STATUS, COL_HIT, COL_GIB, COL_WALL, COL_COUNTER,
-		COL_RATIO };
+		COL_RATIO, COL_TO_FAST, COL_TO_SLOW };
 
 struct col {
 	enum col_kind kind;
@@ -136,6 +136,10 @@ static char *cell(const struct tl_report *rep, size_t i, const struct col *c, bo
 	switch (c->kind) {
 	case COL_COUNTER:
 		return counter_cell(rep, i, (size_t)c->axis, markdown);
+	case COL_TO_FAST:
+		return num_cell(r->n_directions > 0, r->to_fast_gib, 3);
+	case COL_TO_SLOW:
+		return num_cell(r->n_directions > 0, r->to_slow_gib, 3);
 	case COL_RATIO:
 		return tl_report_ratio_value(rep, i, (size_t)c->axis, &v) ? num_cell(true, v, 4) : strdup("-");
 	case COL_AXIS:
@@ -187,6 +191,8 @@ static char *header(const struct tl_report *rep, const struct col *c, const char
 
 	switch (c->kind) {
 	case COL_COUNTER: return tl_fmt_visible(rep->events[c->axis], markdown);
+	case COL_TO_FAST: return strdup("GiB to fast");
+	case COL_TO_SLOW: return strdup("GiB to slow");
 	case COL_RATIO: return strdup(rep->ratios[c->axis].name);
 	case COL_AXIS: return strdup(tl_axes[c->axis].name);
 	case COL_ACHIEVED: return strdup("achieved Hz");
@@ -238,6 +244,10 @@ static size_t pick_columns(const struct tl_report *rep, struct col *cols, const 
 	cols[n++] = (struct col){ COL_STATUS, 0, true };
 	cols[n++] = (struct col){ COL_HIT, 0, true };
 	cols[n++] = (struct col){ COL_GIB, 0, true };
+	if (rep->show_directions) {
+		cols[n++] = (struct col){ COL_TO_FAST, 0, true };
+		cols[n++] = (struct col){ COL_TO_SLOW, 0, true };
+	}
 	cols[n++] = (struct col){ COL_WALL, 0, true };
 	for (size_t e = 0; rep->has_counters && e < rep->nevents; e++)
 		cols[n++] = (struct col){ COL_COUNTER, (int)e, true };
@@ -248,7 +258,7 @@ static size_t pick_columns(const struct tl_report *rep, struct col *cols, const 
 
 int tl_report_table_build(const struct tl_report *rep, bool markdown, struct tl_report_table *t)
 {
-	struct col *cols = calloc(TL_AXIS__COUNT + 8 + rep->nevents + rep->nratios, sizeof(*cols));
+	struct col *cols = calloc(TL_AXIS__COUNT + 10 + rep->nevents + rep->nratios, sizeof(*cols));
 	const char *unit;
 
 	memset(t, 0, sizeof(*t));

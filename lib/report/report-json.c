@@ -138,6 +138,10 @@ static void row(const struct tl_report *rep, size_t i, FILE *out)
 	number(out, r->n_hit_rate > 0, r->hit_rate);
 	fputs(",\n      \"migrated_gib\": ", out);
 	number(out, r->n_migrated > 0, r->migrated_gib);
+	fputs(",\n      \"migrated_gib_slow_to_fast\": ", out);
+	number(out, r->n_directions > 0, r->to_fast_gib);
+	fputs(",\n      \"migrated_gib_fast_to_slow\": ", out);
+	number(out, r->n_directions > 0, r->to_slow_gib);
 	fputs(",\n      \"wall_s\": ", out);
 	number(out, r->n_ok > 0, r->wall_mean);
 	fputs(",\n      \"rate_achieved_hz\": ", out);

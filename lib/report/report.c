@@ -59,7 +59,7 @@ int tl_report_format_find(const char *name, enum tl_report_format *fmt, struct t
  * result scaled back.
  */
 struct acc {
-	double fom_max, fom_sum, fom_sq, hit_sum, mig_sum, wall_sum;
+	double fom_max, fom_sum, fom_sq, hit_sum, mig_sum, wall_sum, to_fast_sum, to_slow_sum;
 	int fom_exp;
 	struct tl_sampling sampled;	/* sums */
 	size_t n_wall;
@@ -226,6 +226,11 @@ static int group_runs(struct tl_report *rep, const struct tl_run_row *runs, size
 			r->n_migrated++;
 			acc[g].mig_sum += run->migrated_bytes / (1024.0 * 1024.0 * 1024.0);
 		}
+		if (run->has_directions && isfinite(run->to_fast_bytes) && isfinite(run->to_slow_bytes)) {
+			r->n_directions++;
+			acc[g].to_fast_sum += run->to_fast_bytes / (1024.0 * 1024.0 * 1024.0);
+			acc[g].to_slow_sum += run->to_slow_bytes / (1024.0 * 1024.0 * 1024.0);
+		}
 		if (isfinite(run->wall)) {
 			acc[g].n_wall++;
 			acc[g].wall_sum += run->wall;
@@ -264,6 +269,10 @@ static void finish_stats(struct tl_report *rep, const struct tl_run_row *runs, s
 			r->migrated_gib = acc[g].mig_sum / r->n_migrated;
 		if (acc[g].n_wall)
 			r->wall_mean = acc[g].wall_sum / acc[g].n_wall;
+		if (r->n_directions) {
+			r->to_fast_gib = acc[g].to_fast_sum / r->n_directions;
+			r->to_slow_gib = acc[g].to_slow_sum / r->n_directions;
+		}
 		if (r->n_achieved) {
 			r->achieved.samples_hz = acc[g].sampled.samples_hz / r->n_achieved;
 			r->achieved.ticks_hz = acc[g].sampled.ticks_hz / r->n_achieved;

@@ -58,6 +58,8 @@ struct tl_report_row {
 	size_t n_hit_rate, n_migrated;	/* how many ok runs carried them */
 	double hit_rate;		/* mean over runs that carried it, 0..1 */
 	double migrated_gib;		/* mean GiB migrated per run */
+	size_t n_directions;		/* ok runs that carried migrated bytes by direction */
+	double to_fast_gib, to_slow_gib;	/* their means: slow-to-fast, fast-to-slow */
 	double wall_mean;		/* seconds, over ok runs */
 	size_t n_achieved;		/* ok runs with an achieved sampling rate */
 	struct tl_sampling achieved;	/* their means */
@@ -99,6 +101,7 @@ struct tl_report {
 	bool has_by;			/* rows are groups by these axes (tl_report_build_by), not configurations */
 	bool by[TL_AXIS__COUNT];
 	/* tl_report_load_counters: the events seen, in name order, and per row (nrows x nevents) */
+	bool show_directions;		/* report --directions: text and markdown split GiB migrated */
 	bool has_counters;
 	char **events;
 	size_t nevents;

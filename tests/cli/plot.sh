@@ -45,6 +45,11 @@ grep -Eq '^lru +1\.766 ± 0\.17 \(9\) +90\.5% +9/1/0/0 +85\.6% ' report-by-polic
 expect_exit 0 "$TIERLAB" report --by chunks,rate
 expect_contains "$out" "no % of baseline: the baseline 'policy=all-fast' names an axis that --by pools"
 expect_exit 2 "$TIERLAB" report --by nosuch
+# lru chunks 2 at 10Hz migrated 2 GiB per run, three quarters of it slow-to-fast
+expect_exit 0 "$TIERLAB" report --directions
+grep -Eq '^hpcg +lru +2 +10Hz .* 2\.00 +1\.50 +0\.500 +60\.0$' <<<"$out" ||
+	fail "report --directions: lru 2 10Hz is not 2.00 = 1.50 to fast + 0.500 to slow:
+$out"
 # the numbers the goldens hold, by hand: lru chunks 8 at 10Hz ran 1.85 1.87 1.89:
 # mean 1.87, sd 0.02, t(0.975, 2) = 4.302652730 so the 95% interval is +-0.0497
 grep -q '^2.5 "lru" "chunks=8" 1.87 0.0496827542350063[0-9]* 92 0.5 95.897435897435[0-9]* 3 ' bars.dat ||

@@ -41,7 +41,9 @@ run() {
 	   values ($n, 1, '$1-$n', '$1', $n, 'hpcg', 'small', '$2', $a3, $a4, $a5, '$6',
 		$([ "$7" = - ] && echo null || echo "$7"), 'GF/s', 1, 60);"
 	[ "$8" = - ] || q "insert into metrics (run_id, name, value, unit) values ($n, 'hit_rate', $8, null);"
-	[ "$9" = - ] || q "insert into metrics (run_id, name, value, unit) values ($n, 'migrated_bytes', $9, 'B');"
+	# three quarters of it moved slow-to-fast, one quarter fast-to-slow
+	[ "$9" = - ] || q "insert into metrics (run_id, name, value, unit) values ($n, 'migrated_bytes', $9, 'B'),
+		($n, 'rt.bytes_slow_to_fast', $9 * 3 / 4, 'bytes'), ($n, 'rt.bytes_fast_to_slow', $9 / 4, 'bytes');"
 }
 G=1073741824
 run fast all-fast - - - ok 2.0 - -
