@@ -15,6 +15,7 @@
 #include "util/paths.h"
 #include "report/report.h"
 #include "store/log.h"
+#include "util/addr2line.h"
 #include "store/query.h"
 #include "util/visible.h"
 
@@ -82,12 +83,12 @@ static void print_tail(const char *dir, const char *name, int lines)
 static int print_allocation(void *arg, const struct tl_alloc_summary *a)
 {
 	int64_t *t0 = arg;
-	char hit[32] = "-", freed[32] = "-";
+	char hit[32] = "-", freed[32] = "-", fn[512];
 
 	if (*t0 < 0) {
 		*t0 = a->t_ns;
 		printf("%8s %4s %10s %9s %9s %8s %8s %14s  %s\n", "pid", "seq", "at s", "freed s", "MiB",
-		       "samples", "hit rate", "fast MiB (end)", "call site");
+		       "samples", "hit rate", "fast MiB (end)", "call site (function, when addr2line knows it)");
 	}
 	if (a->samples_judged)
 		snprintf(hit, sizeof(hit), "%.1f%%", 100.0 * (double)a->hits / (double)a->samples_judged);
@@ -97,6 +98,11 @@ static int print_allocation(void *arg, const struct tl_alloc_summary *a)
 	       (double)(a->t_ns - *t0) / 1e9, freed, (double)a->size / 1048576.0, (long long)a->samples, hit,
 	       (double)a->fast_bytes / 1048576.0);
 	put(a->callsite);
+	if (!tl_addr2line(a->callsite, fn, sizeof(fn))) {
+		fputs(" (", stdout);
+		put(fn);
+		putchar(')');
+	}
 	putchar('\n');
 	return 0;
 }
