@@ -43,8 +43,10 @@ int tl_plot_files_init(const char *image, struct tl_plot_files *f)
 	char *copy;
 
 	memset(f, 0, sizeof(*f));
-	if (!dot || (slash && dot < slash) || (strcmp(dot, ".svg") && strcmp(dot, ".png")))
-		return error("image '%s': the name must end in .svg or .png", image), -EINVAL;
+	if (!dot || (slash && dot < slash) || (strcmp(dot, ".svg") && strcmp(dot, ".png"))) {
+		error("image '%s': the name must end in .svg or .png", image);
+		return -EINVAL;
+	}
 	f->png = !strcmp(dot, ".png");
 	f->image = strdup(image);
 	f->script = with_ext(image, dot - image, ".gp");
@@ -56,7 +58,8 @@ int tl_plot_files_init(const char *image, struct tl_plot_files *f)
 	if (!f->image || !f->script || !f->data || !f->image_name || !f->dir ||
 	    !(f->data_name = last_part(f->data))) {
 		tl_plot_files_release(f);
-		return error("out of memory"), -ENOMEM;
+		error("out of memory");
+		return -ENOMEM;
 	}
 	return 0;
 }
@@ -117,21 +120,33 @@ int tl_plot_render(const struct tl_plot_files *f)
 	pid_t pid;
 	int rc, status;
 
-	if ((rc = posix_spawn_file_actions_init(&fa)))
-		return error("out of memory"), -rc;
+	if ((rc = posix_spawn_file_actions_init(&fa))) {
+		error("out of memory");
+		return -rc;
+	}
 	rc = posix_spawn_file_actions_addchdir_np(&fa, f->dir);
 	if (!rc)
 		rc = posix_spawnp(&pid, "gnuplot", &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
-	if (rc == ENOENT)
-		return error("gnuplot not found: install it (Debian: apt-get install gnuplot-nox); "
-			     "the script is written: gnuplot %s", f->script), -ENOENT;
-	if (rc)
-		return error("cannot run gnuplot: %s", strerror(rc)), -rc;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
-			return error("waiting for gnuplot: %s", strerror(errno)), -errno;
-	if (!WIFEXITED(status) || WEXITSTATUS(status))
-		return error("gnuplot failed on '%s' (its messages are above)", f->script), -EIO;
+	if (rc == ENOENT) {
+		error("gnuplot not found: install it (Debian: apt-get install gnuplot-nox); "
+		      "the script is written: gnuplot %s", f->script);
+		return -ENOENT;
+	}
+	if (rc) {
+		error("cannot run gnuplot: %s", strerror(rc));
+		return -rc;
+	}
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			rc = errno;
+			error("waiting for gnuplot: %s", strerror(rc));
+			return -rc;
+		}
+	}
+	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
+		error("gnuplot failed on '%s' (its messages are above)", f->script);
+		return -EIO;
+	}
 	return 0;
 }

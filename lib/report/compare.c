@@ -168,19 +168,7 @@ static void csv_field(FILE *out, const char *s, bool first)
 {
 	if (!first)
 		fputc(',', out);
-	if (!s)
-		return;
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
+	tl_csv_field(out, s);
 }
 
 static void csv_number(FILE *out, bool valid, double x)
@@ -219,23 +207,6 @@ static void print_csv(const struct tl_compare *c, FILE *out)
 	}
 }
 
-/* JSON strings: the report's escaping is private to its printer; ours needs only what labels hold. */
-static void json_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; s && *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch == '"' || ch == '\\')
-			fprintf(out, "\\%c", ch);
-		else if (ch < 0x20)
-			fprintf(out, "\\u%04x", ch);
-		else
-			fputc(ch, out);
-	}
-	fputc('"', out);
-}
-
 static void json_number(FILE *out, bool valid, double x)
 {
 	char b[64];
@@ -247,31 +218,28 @@ static void json_number(FILE *out, bool valid, double x)
 static void json_side(FILE *out, const struct tl_report_row *r)
 {
 	fputs("{\"config_key\": ", out);
-	json_string(out, r->config_key);
+	tl_json_string(out, r->config_key);
 	fputs(", \"mean\": ", out);
 	json_number(out, true, r->mean);
 	fputs(", \"sd\": ", out);
 	json_number(out, true, r->sd);
 	fprintf(out, ", \"n\": %zu, \"unit\": ", r->n_fom);
-	if (r->fom_unit)
-		json_string(out, r->fom_unit);
-	else
-		fputs("null", out);
+	tl_json_string(out, r->fom_unit);
 	fputc('}', out);
 }
 
 static void print_json(const struct tl_compare *c, FILE *out)
 {
 	fputs("{\n  \"a\": ", out);
-	json_string(out, c->a_name);
+	tl_json_string(out, c->a_name);
 	fputs(",\n  \"b\": ", out);
-	json_string(out, c->b_name);
+	tl_json_string(out, c->b_name);
 	fputs(",\n  \"test\": \"welch\",\n  \"pairs\": [", out);
 	for (size_t i = 0; i < c->n; i++) {
 		const struct tl_compare_pair *p = &c->pairs[i];
 
 		fputs(i ? ",\n    {\"configuration\": " : "\n    {\"configuration\": ", out);
-		json_string(out, p->label);
+		tl_json_string(out, p->label);
 		fputs(", \"a\": ", out);
 		json_side(out, p->a);
 		fputs(", \"b\": ", out);

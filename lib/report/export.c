@@ -7,47 +7,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
-#include <string.h>
 #include "report/report-format.h"
-
-static void csv_text(FILE *out, const char *s)
-{
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
-static void json_text(FILE *out, const char *s)
-{
-	fputc('"', out);
-	while (*s) {
-		unsigned char c = (unsigned char)*s;
-		size_t l = 1;
-
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(out, "\\u%04x", c);
-		else if (c < 0x80)
-			fputc(c, out);
-		else if ((l = tl_utf8_len(s)))
-			fwrite(s, 1, l, out);
-		else {
-			l = 1;
-			fputs("\\ufffd", out);
-		}
-		s += l;
-	}
-	fputc('"', out);
-}
 
 void tl_export_begin(struct tl_export *x, FILE *out, bool json, const char *const *names, size_t n)
 {
@@ -61,7 +21,7 @@ void tl_export_begin(struct tl_export *x, FILE *out, bool json, const char *cons
 	for (size_t i = 0; i < n; i++) {
 		if (i)
 			fputc(',', out);
-		csv_text(out, names[i]);
+		tl_csv_field(out, names[i]);
 	}
 	fputs("\r\n", out);
 }
@@ -75,7 +35,7 @@ void tl_export_row(struct tl_export *x, const struct tl_value *v, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		if (x->json) {
 			fputs(i ? ", " : "", x->out);
-			json_text(x->out, v[i].name);
+			tl_json_string(x->out, v[i].name);
 			fputs(": ", x->out);
 		} else if (i) {
 			fputc(',', x->out);
@@ -90,9 +50,9 @@ void tl_export_row(struct tl_export *x, const struct tl_value *v, size_t n)
 			break;
 		case TL_VALUE_TEXT:
 			if (x->json)
-				json_text(x->out, v[i].s);
+				tl_json_string(x->out, v[i].s);
 			else
-				csv_text(x->out, v[i].s);
+				tl_csv_field(x->out, v[i].s);
 			break;
 		default:
 			if (x->json)

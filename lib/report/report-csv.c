@@ -18,19 +18,7 @@ static void field(FILE *out, const char *s, bool first)
 {
 	if (!first)
 		fputc(',', out);
-	if (!s)
-		return;
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
+	tl_csv_field(out, s);
 }
 
 static void number(FILE *out, bool valid, double x)

@@ -57,6 +57,59 @@ char *tl_fmt_visible(const char *s, bool markdown)
 	return tl_visible(s ? s : "-", markdown ? TL_VISIBLE_PIPES : 0);
 }
 
+void tl_json_string(FILE *out, const char *s)
+{
+	if (!s) {
+		fputs("null", out);
+		return;
+	}
+	fputc('"', out);
+	while (*s) {
+		unsigned char c = *s;
+		size_t l = 1;
+
+		switch (c) {
+		case '"': fputs("\\\"", out); break;
+		case '\\': fputs("\\\\", out); break;
+		case '\b': fputs("\\b", out); break;
+		case '\f': fputs("\\f", out); break;
+		case '\n': fputs("\\n", out); break;
+		case '\r': fputs("\\r", out); break;
+		case '\t': fputs("\\t", out); break;
+		default:
+			if (c < 0x20)
+				fprintf(out, "\\u%04x", c);
+			else if (c < 0x80)
+				fputc(c, out);
+			else if ((l = tl_utf8_len(s)))
+				fwrite(s, 1, l, out);
+			else {
+				l = 1;
+				fputs("\\ufffd", out);
+			}
+		}
+		s += l;
+	}
+	fputc('"', out);
+}
+
+void tl_csv_field(FILE *out, const char *s)
+{
+	if (!s)
+		return;
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
 size_t tl_fmt_width(const char *s)
 {
 	size_t w = 0;

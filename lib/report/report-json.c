@@ -15,38 +15,7 @@
 
 static void string(FILE *out, const char *s)
 {
-	if (!s) {
-		fputs("null", out);
-		return;
-	}
-	fputc('"', out);
-	while (*s) {
-		unsigned char c = *s;
-		size_t l = 1;
-
-		switch (c) {
-		case '"': fputs("\\\"", out); break;
-		case '\\': fputs("\\\\", out); break;
-		case '\b': fputs("\\b", out); break;
-		case '\f': fputs("\\f", out); break;
-		case '\n': fputs("\\n", out); break;
-		case '\r': fputs("\\r", out); break;
-		case '\t': fputs("\\t", out); break;
-		default:
-			if (c < 0x20)
-				fprintf(out, "\\u%04x", c);
-			else if (c < 0x80)
-				fputc(c, out);
-			else if ((l = tl_utf8_len(s)))
-				fwrite(s, 1, l, out);
-			else {
-				l = 1;
-				fputs("\\ufffd", out);
-			}
-		}
-		s += l;
-	}
-	fputc('"', out);
+	tl_json_string(out, s);
 }
 
 static void number(FILE *out, bool valid, double x)
