@@ -2,11 +2,14 @@
  * A sweep at a glance: one policy's % of baseline over chunks x rate, one
  * coloured cell per configuration with its value written in it. Cells sit
  * on an even grid (chunk counts and rates are ordinal here, sorted by
- * value), the tics name the real values.
+ * value), the tics name the real values. The colours diverge around 100%
+ * (as good as the baseline), symmetric, so a colour means the same
+ * distance from the baseline whichever side it is on.
  */
 #include "plot/plot.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "util/error.h"
@@ -79,6 +82,7 @@ int tl_plot_heatmap(const struct tl_report *rep, const char *policy, const struc
 	struct level *xs = calloc(rep->nrows + 1, sizeof(*xs)), *ys = calloc(rep->nrows + 1, sizeof(*ys));
 	size_t *cell = NULL, nx, ny, n = 0;
 	char base[128], title[512];
+	double spread = 1;
 	int ret = -ENOMEM;
 
 	if (!chosen || !xs || !ys) {
@@ -120,6 +124,7 @@ int tl_plot_heatmap(const struct tl_report *rep, const char *policy, const struc
 			goto out;
 		}
 		cell[y * nx + x] = i + 1;
+		spread = fmax(spread, ceil(fabs(r->pct_of_baseline - 100)));
 		fprintf(dat, "%zu %zu ", x, y);
 		tl_plot_number(dat, r->pct_of_baseline);
 		fputc(' ', dat);
@@ -137,8 +142,10 @@ int tl_plot_heatmap(const struct tl_report *rep, const char *policy, const struc
 		nx - 1, ny - 1);
 	tics(gp, "xtics", xs, nx);
 	tics(gp, "ytics", ys, ny);
-	fputs("set cblabel \"% of baseline\"\nset palette defined (0 \"#b2182b\", 50 \"#fddbc7\", 100 \"#2166ac\")\n"
-	      "set cbrange [*:*]\nset style fill solid 1.0 noborder\nunset key\n"
+	/* diverging around 100%: white is as good as the baseline, red worse, blue better */
+	fputs("set cblabel \"% of baseline\"\nset palette defined (0 \"#b2182b\", 1 \"#f7f7f7\", 2 \"#2166ac\")\n", gp);
+	fprintf(gp, "set cbrange [%g:%g]\n", 100 - spread, 100 + spread);
+	fputs("set style fill solid 1.0 noborder\nunset key\n"
 	      "plot data using 1:2:(0.5):(0.5):3 with boxxyerror fc palette, \\\n"
 	      "     '' using 1:2:(sprintf(\"%.1f\", $3)) with labels\n", gp);
 	ret = ferror(gp) || ferror(dat) ? -EIO : 0;
