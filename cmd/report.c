@@ -119,7 +119,7 @@ static bool selector_within(const struct tl_selector *sel, const bool by[TL_AXIS
 int cmd_report(int argc, const char **argv)
 {
 	const char *db = NULL, *experiment = NULL, *baseline = NULL, *format = "text", *by_list = NULL;
-	int with_counters = 0, directions = 0;
+	int with_counters = 0, directions = 0, stats = 0;
 	static const char *const usage[] = {
 		"tierlab report [<options>]",
 		NULL
@@ -128,6 +128,7 @@ int cmd_report(int argc, const char **argv)
 		OPT_STRING('e', "experiment", &experiment, "name", "experiment to report (default: the latest)"),
 		OPT_STRING('b', "baseline", &baseline, "axis=value,..", "baseline selector (default: the spec's baseline)"),
 		OPT_STRING('f', "format", &format, "fmt", tl_report_format_list()),
+		OPT_BOOL(0, "stats", &stats, "add median, min, max and the 95% confidence interval of the mean"),
 		OPT_BOOL(0, "directions", &directions, "split GiB migrated into slow-to-fast and fast-to-slow"),
 		OPT_BOOL(0, "counters", &with_counters, "add the perf events counted (mean per run) and ratios of them"),
 		OPT_STRING(0, "by", &by_list, "axis,..", "one row per value of these axes, pooling the runs of every other axis"),
@@ -189,6 +190,7 @@ int cmd_report(int argc, const char **argv)
 	if (with_counters && tl_report_load_counters(&rep, st, rows, n))
 		goto out;
 	rep.show_directions = directions;
+	rep.show_stats = stats;
 	if (add_machine_notes(st, rows[0].experiment, &rep) || add_settings_note(st, rows, n, &rep))
 		goto out;
 	if (rep.has_baseline && !baseline_matches(&rep)) {

@@ -134,7 +134,7 @@ static char *fmt(const char *f, ...)
 }
 
 enum col_kind { COL_AXIS, COL_ACHIEVED, COL_FOM, COL_UNIT, COL_PCT, COL_STATUS, COL_HIT, COL_GIB, COL_WALL, COL_COUNTER,
-		COL_RATIO, COL_TO_FAST, COL_TO_SLOW };
+		COL_RATIO, COL_TO_FAST, COL_TO_SLOW, COL_MEDIAN, COL_MIN, COL_MAX, COL_CI };
 
 struct col {
 	enum col_kind kind;
@@ -184,11 +184,23 @@ static char *num_cell(bool valid, double x, int sig)
 static char *cell(const struct tl_report *rep, size_t i, const struct col *c, bool markdown)
 {
 	const struct tl_report_row *r = &rep->rows[i];
+	char b[64];
 	double v;
 
 	switch (c->kind) {
 	case COL_COUNTER:
 		return counter_cell(rep, i, (size_t)c->axis, markdown);
+	case COL_MEDIAN:
+		return num_cell(r->n_fom > 0, r->median, 4);
+	case COL_MIN:
+		return num_cell(r->n_fom > 0, r->min, 4);
+	case COL_MAX:
+		return num_cell(r->n_fom > 0, r->max, 4);
+	case COL_CI:
+		if (r->n_fom < 2 || !isfinite(r->ci95))
+			return strdup("-");
+		tl_fmt_sig(b, sizeof(b), r->ci95, 2);
+		return fmt("± %s", b);
 	case COL_TO_FAST:
 		return num_cell(r->n_directions > 0, r->to_fast_gib, 3);
 	case COL_TO_SLOW:
@@ -244,6 +256,10 @@ static char *header(const struct tl_report *rep, const struct col *c, const char
 
 	switch (c->kind) {
 	case COL_COUNTER: return tl_fmt_visible(rep->events[c->axis], markdown);
+	case COL_MEDIAN: return strdup("median");
+	case COL_MIN: return strdup("min");
+	case COL_MAX: return strdup("max");
+	case COL_CI: return strdup("95% CI");
 	case COL_TO_FAST: return strdup("GiB to fast");
 	case COL_TO_SLOW: return strdup("GiB to slow");
 	case COL_RATIO: return strdup(rep->ratios[c->axis].name);
@@ -288,6 +304,12 @@ static size_t pick_columns(const struct tl_report *rep, struct col *cols, const 
 			cols[n++] = (struct col){ COL_ACHIEVED, 0, true };
 	}
 	cols[n++] = (struct col){ COL_FOM, 0, true };
+	if (rep->show_stats) {
+		cols[n++] = (struct col){ COL_MEDIAN, 0, true };
+		cols[n++] = (struct col){ COL_MIN, 0, true };
+		cols[n++] = (struct col){ COL_MAX, 0, true };
+		cols[n++] = (struct col){ COL_CI, 0, true };
+	}
 	*unit = common_unit(rep, &mixed);
 	if (mixed)
 		cols[n++] = (struct col){ COL_UNIT, 0, false };
@@ -311,7 +333,7 @@ static size_t pick_columns(const struct tl_report *rep, struct col *cols, const 
 
 int tl_report_table_build(const struct tl_report *rep, bool markdown, struct tl_report_table *t)
 {
-	struct col *cols = calloc(TL_AXIS__COUNT + 10 + rep->nevents + rep->nratios, sizeof(*cols));
+	struct col *cols = calloc(TL_AXIS__COUNT + 14 + rep->nevents + rep->nratios, sizeof(*cols));
 	const char *unit;
 
 	memset(t, 0, sizeof(*t));

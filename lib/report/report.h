@@ -102,6 +102,7 @@ struct tl_report {
 	bool by[TL_AXIS__COUNT];
 	/* tl_report_load_counters: the events seen, in name order, and per row (nrows x nevents) */
 	bool show_directions;		/* report --directions: text and markdown split GiB migrated */
+	bool show_stats;		/* report --stats: text and markdown add median, min, max, 95% CI */
 	bool has_counters;
 	char **events;
 	size_t nevents;

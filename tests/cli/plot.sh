@@ -45,6 +45,11 @@ grep -Eq '^lru +1\.766 ± 0\.17 \(9\) +90\.5% +9/1/0/0 +85\.6% ' report-by-polic
 expect_exit 0 "$TIERLAB" report --by chunks,rate
 expect_contains "$out" "no % of baseline: the baseline 'policy=all-fast' names an axis that --by pools"
 expect_exit 2 "$TIERLAB" report --by nosuch
+# --stats: all-fast ran 1.9 2.0 1.95: median 1.95, t(0.975, 2) x 0.05 / sqrt(3) = 0.124
+"$TIERLAB" report --stats --format markdown >report-stats.md 2>&1 || fail "report --stats failed"
+same report-stats.md report-stats.md
+grep -Eq '^\| hpcg +\| all-fast .*\| 1\.950 ± 0\.050 \(3\) +\| +1\.950 +\| +1\.900 +\| +2\.000 +\| +± 0\.12 +\|' report-stats.md ||
+	fail "report --stats: all-fast is not median 1.950, min 1.900, max 2.000, +-0.12: $(cat report-stats.md)"
 # lru chunks 2 at 10Hz migrated 2 GiB per run, three quarters of it slow-to-fast
 expect_exit 0 "$TIERLAB" report --directions
 grep -Eq '^hpcg +lru +2 +10Hz .* 2\.00 +1\.50 +0\.500 +60\.0$' <<<"$out" ||
