@@ -77,22 +77,30 @@ static void panel_title(FILE *gp, const struct tl_report *rep, const struct tl_r
 	fputc('\n', gp);
 }
 
-/* A bar's name: its policy, then (a second field) the other axes that vary, not those the panel names. */
-static void bar_label(FILE *dat, const struct tl_report *rep, const struct tl_report_row *r, enum tl_axis by)
+/* The axes that vary among bars other than its policy and those the panel names: "chunks=8 window=16". */
+static size_t other_axes(const struct tl_report *rep, const struct tl_report_row *r, enum tl_axis by, char *t,
+			 size_t size)
 {
-	char t[512];
 	size_t len = 0;
 
 	t[0] = '\0';
-	tl_plot_string(dat, r->values[TL_AXIS_POLICY] ? r->values[TL_AXIS_POLICY] : "-");
 	for (int a = 0; a < TL_AXIS__COUNT; a++) {
 		if (a == TL_AXIS_POLICY || a == (int)by || a == TL_AXIS_WORKLOAD || a == TL_AXIS_SIZE ||
-		    !varies_among_bars(rep, a) || !r->values[a] || len >= sizeof(t))
+		    !varies_among_bars(rep, a) || !r->values[a] || len >= size)
 			continue;
-		len += snprintf(t + len, sizeof(t) - len, "%s%s=%s", len ? " " : "", tl_axes[a].name, r->values[a]);
+		len += snprintf(t + len, size - len, "%s%s=%s", len ? " " : "", tl_axes[a].name, r->values[a]);
 	}
+	return len < size ? len : size - 1;
+}
+
+/* A bar's name: its policy, then (a second field) the other axes, "-" when none. */
+static void bar_label(FILE *dat, const struct tl_report *rep, const struct tl_report_row *r, enum tl_axis by)
+{
+	char t[512];
+
+	tl_plot_string(dat, r->values[TL_AXIS_POLICY] ? r->values[TL_AXIS_POLICY] : "-");
 	fputc(' ', dat);
-	tl_plot_string(dat, len ? t : "-");
+	tl_plot_string(dat, other_axes(rep, r, by, t, sizeof(t)) ? t : "-");
 }
 
 /* Index of the first row with this policy: bars of one policy stand together, in report order. */
@@ -188,24 +196,34 @@ static size_t find_panels(const struct tl_report *rep, enum tl_axis by, size_t *
 	return n;
 }
 
-/* The highest point drawn: a bar's interval or a baseline line. */
-static double top_of(const struct tl_report *rep)
+/* Do r and p share a scale: the same workload and size (other figures of merit, other units)? */
+static bool same_scale(const struct tl_report_row *r, const struct tl_report_row *p)
+{
+	for (size_t i = 0; i < sizeof(panel_axes) / sizeof(panel_axes[0]); i++)
+		if (!same(r->values[panel_axes[i]], p->values[panel_axes[i]]))
+			return false;
+	return true;
+}
+
+/* The highest point drawn among the panels of p's workload and size: a bar's interval or a line. */
+static double top_of(const struct tl_report *rep, const struct tl_report_row *p)
 {
 	double top = 0;
 
 	for (size_t i = 0; i < rep->nrows; i++) {
 		const struct tl_report_row *r = &rep->rows[i];
 
-		if (r->n_fom)
+		if (r->n_fom && same_scale(r, p))
 			top = fmax(top, r->mean + (!is_line(r) && r->n_fom > 1 && isfinite(r->ci95) ? r->ci95 : 0));
 	}
 	return top > 0 ? top : 1;
 }
 
-static bool any_hit_rate(const struct tl_report *rep)
+/* Does a bar of the panel have a hit rate? (A point plot with none makes gnuplot complain.) */
+static bool panel_hits(const struct tl_report *rep, const struct bar *bars, size_t n)
 {
-	for (size_t i = 0; i < rep->nrows; i++)
-		if (!is_line(&rep->rows[i]) && rep->rows[i].n_hit_rate)
+	for (size_t i = 0; i < n; i++)
+		if (rep->rows[bars[i].row].n_hit_rate)
 			return true;
 	return false;
 }
@@ -239,8 +257,7 @@ int tl_plot_bars(const struct tl_report *rep, enum tl_axis by, const struct tl_p
 	size_t *first = calloc(rep->nrows + 1, sizeof(*first)), npanels, cols;
 	struct bar *bars = calloc(rep->nrows + 1, sizeof(*bars));
 	const char *unit = NULL;
-	double most = 0;
-	bool hits = any_hit_rate(rep);
+	double most = 0, longest = 0;
 	int ret = 0;
 
 	if (!first || !bars) {
@@ -257,10 +274,19 @@ int tl_plot_bars(const struct tl_report *rep, enum tl_axis by, const struct tl_p
 	for (size_t i = 0; i < rep->nrows && !unit; i++)
 		unit = rep->rows[i].fom_unit;
 	cols = npanels < 3 ? npanels : 3;
-	/* the widest panel sets the width: about 100 pixels a bar so the names under them fit */
-	for (size_t k = 0; k < npanels; k++)
-		most = fmax(most, (double)panel_bars(rep, &rep->rows[first[k]], by, bars));
-	tl_plot_preamble(gp, f, 150 + (int)fmax(420, 100 + 105 * most) * (int)cols,
+	/*
+	 * the widest panel sets the width: a bar as wide as the longest name
+	 * under it (8 pixels a character), and room for the axes' margins
+	 */
+	for (size_t k = 0; k < npanels; k++) {
+		size_t nb = panel_bars(rep, &rep->rows[first[k]], by, bars);
+		char t[512];
+
+		most = fmax(most, (double)nb);
+		for (size_t b = 0; b < nb; b++)
+			longest = fmax(longest, (double)other_axes(rep, &rep->rows[bars[b].row], by, t, sizeof(t)));
+	}
+	tl_plot_preamble(gp, f, 60 + (int)fmax(420, 220 + fmax(105, 8 * longest) * (most + 1)) * (int)cols,
 			 60 + 420 * (int)((npanels + cols - 1) / cols));
 	fprintf(gp, "set multiplot layout %zu,%zu title ", (npanels + cols - 1) / cols, cols);
 	{
@@ -282,12 +308,6 @@ int tl_plot_bars(const struct tl_report *rep, enum tl_axis by, const struct tl_p
 		tl_plot_string(gp, t);
 	}
 	fputc('\n', gp);
-	/* one scale for every panel, so bars compare across them */
-	fputs("set yrange [0:", gp);
-	tl_plot_number(gp, 1.1 * top_of(rep));
-	fputs("]\n", gp);
-	if (hits)
-		fputs("set y2range [0:100]\nset y2tics 20\nset y2label \"hit rate (%)\"\n", gp);
 	/* under each bar: its name, % of baseline and data migrated, in MiB below 0.01 GiB ("-" when none) */
 	fputs("label(c, o, p, g) = strcol(c) . \"\\n\" . strcol(o) . \"\\n\" . (valid(p) ? sprintf(\"%.1f%%\", column(p)) : \"-\") . \"\\n\" . "
 	      "(!valid(g) ? \"-\" : column(g) < 0.01 ? sprintf(\"%.1f MiB\", 1024 * column(g)) : "
@@ -295,12 +315,20 @@ int tl_plot_bars(const struct tl_report *rep, enum tl_axis by, const struct tl_p
 	for (size_t k = 0; k < npanels; k++) {
 		const struct tl_report_row *p = &rep->rows[first[k]];
 		double xmax = 0;
+		bool hits;
 
 		if (k)
 			fputs("\n\n", dat);
 		fprintf(dat, "# panel %zu\n", k);
 		write_block(dat, rep, p, by, bars, &xmax);
 		fprintf(gp, "set xrange [-0.7:%g]\n", xmax + 0.7);
+		/* one scale for the panels of a workload and size, so their bars compare across them */
+		fputs("set yrange [0:", gp);
+		tl_plot_number(gp, 1.1 * top_of(rep, p));
+		fputs("]\n", gp);
+		hits = panel_hits(rep, bars, panel_bars(rep, p, by, bars));
+		fputs(hits ? "set y2range [0:100]\nset y2tics 20\nset y2label \"hit rate (%)\"\n"
+			   : "unset y2tics\nunset y2label\n", gp);
 		panel_title(gp, rep, p, by);
 		fprintf(gp, "plot data index %zu using 1:4:xticlabels(label(2, 3, 8, 7)) with boxes "
 			"lc rgb \"#7570b3\" title \"figure of merit\", \\\n"
