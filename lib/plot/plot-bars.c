@@ -228,6 +228,18 @@ static bool panel_hits(const struct tl_report *rep, const struct bar *bars, size
 	return false;
 }
 
+/* The panel's figure of merit: its unit and direction, as its first bar has them. */
+static void panel_ylabel(FILE *gp, const struct tl_report_row *p)
+{
+	char t[160];
+
+	snprintf(t, sizeof(t), "figure of merit (%s%s%s is better)", p->fom_unit ? p->fom_unit : "",
+		 p->fom_unit ? ", " : "", p->higher_is_better ? "higher" : "lower");
+	fputs("set ylabel ", gp);
+	tl_plot_string(gp, t);
+	fputc('\n', gp);
+}
+
 /* The dashed baseline lines of a panel: `, 1.95 with lines dt 2 title "all-fast 1.95 GF/s"`. */
 static void baseline_lines(FILE *gp, const struct tl_report *rep, const struct tl_report_row *p, enum tl_axis by)
 {
@@ -256,7 +268,6 @@ int tl_plot_bars(const struct tl_report *rep, enum tl_axis by, const struct tl_p
 {
 	size_t *first = calloc(rep->nrows + 1, sizeof(*first)), npanels, cols;
 	struct bar *bars = calloc(rep->nrows + 1, sizeof(*bars));
-	const char *unit = NULL;
 	double most = 0, longest = 0;
 	int ret = 0;
 
@@ -271,8 +282,6 @@ int tl_plot_bars(const struct tl_report *rep, enum tl_axis by, const struct tl_p
 		      rep->experiment);
 		goto out;
 	}
-	for (size_t i = 0; i < rep->nrows && !unit; i++)
-		unit = rep->rows[i].fom_unit;
 	cols = npanels < 3 ? npanels : 3;
 	/*
 	 * the widest panel sets the width: a bar as wide as the longest name
@@ -300,14 +309,6 @@ int tl_plot_bars(const struct tl_report *rep, enum tl_axis by, const struct tl_p
 	fputs("\nset style fill solid 0.7 border -1\nset boxwidth 0.8 absolute\n"
 	      "set ytics nomirror\nset xtics nomirror scale 0\n"
 	      "set key outside bottom center horizontal\nset bmargin 10\nset grid ytics\n", gp);
-	fputs("set ylabel ", gp);
-	{
-		char t[128];
-
-		snprintf(t, sizeof(t), "figure of merit%s%s%s", unit ? " (" : "", unit ? unit : "", unit ? ")" : "");
-		tl_plot_string(gp, t);
-	}
-	fputc('\n', gp);
 	/* under each bar: its name, % of baseline and data migrated, in MiB below 0.01 GiB ("-" when none) */
 	fputs("label(c, o, p, g) = strcol(c) . \"\\n\" . strcol(o) . \"\\n\" . (valid(p) ? sprintf(\"%.1f%%\", column(p)) : \"-\") . \"\\n\" . "
 	      "(!valid(g) ? \"-\" : column(g) < 0.01 ? sprintf(\"%.1f MiB\", 1024 * column(g)) : "
@@ -330,6 +331,7 @@ int tl_plot_bars(const struct tl_report *rep, enum tl_axis by, const struct tl_p
 		fputs(hits ? "set y2range [0:100]\nset y2tics 20\nset y2label \"hit rate (%)\"\n"
 			   : "unset y2tics\nunset y2label\n", gp);
 		panel_title(gp, rep, p, by);
+		panel_ylabel(gp, p);
 		fprintf(gp, "plot data index %zu using 1:4:xticlabels(label(2, 3, 8, 7)) with boxes "
 			"lc rgb \"#7570b3\" title \"figure of merit\", \\\n"
 			"     '' index %zu using 1:4:5 with yerrorbars lc rgb \"black\" pt -1 title \"95%% interval\"",
