@@ -109,7 +109,7 @@ int cmd_plot(int argc, const char **argv)
 		OPT_STRING(0, "by", &by_name, "axis", "one panel per value of this axis (default: rate)"),
 		OPT_STRING(0, "heatmap", &heatmap, "policy", "a heatmap of this policy's % of baseline over chunks x rate"),
 		OPT_STRING(0, "timeline", &timeline, "run", "the timeline of one run's log (id, run key or its prefix)"),
-		OPT_STRING(0, "where", &where, "axis=value,..", "only runs whose configuration matches"),
+		OPT_STRING(0, "where", &where, "axis=value,..", "only runs whose configuration matches (and the baseline, all-fast, all-slow)"),
 		OPT_STRING('o', "output", &output, "file", "the image, .svg or .png; NAME.gp and NAME.dat go beside it"),
 		OPT_BOOL(0, "script-only", &script_only, "write the script and data, do not run gnuplot"),
 		OPT_STRING(0, "db", &db, "file", "results database (default $TIERLAB_DB or results/tierlab.db)"),
@@ -127,6 +127,10 @@ int cmd_plot(int argc, const char **argv)
 	if (argc) {
 		error("unexpected argument '%s'", argv[0]);
 		usage_with_options(usage, options);
+	}
+	if (heatmap && timeline) {
+		error("--heatmap and --timeline: one figure at a time");
+		return 2;
 	}
 	if ((by = tl_axis_lookup(by_name)) < 0) {
 		error("--by: unknown axis '%s' (tierlab list axes)", by_name);

@@ -72,6 +72,8 @@ expect_exit 2 "$TIERLAB" plot --heatmap window -o h.svg --script-only
 expect_contains "$out" "two configurations at chunks=8 rate=10Hz"
 expect_exit 0 "$TIERLAB" plot --heatmap window --where window=16 -o h.svg --script-only
 [ "$(grep -vc '^#' h.dat)" = 2 ] || fail "--where window=16 kept $(grep -vc '^#' h.dat) cells, expected 2"
+expect_exit 2 "$TIERLAB" plot --timeline 10 --heatmap lru
+expect_contains "$out" "one figure at a time"
 expect_exit 2 "$TIERLAB" plot --timeline 1 -o t.svg
 expect_contains "$out" "logged no managed allocation"
 expect_exit 2 "$TIERLAB" plot --where policy=all-fast -o only-lines.svg
