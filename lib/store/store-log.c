@@ -117,19 +117,22 @@ int tl_store_allocations_summary(struct tl_store *st, int64_t run_id,
 				 int (*fn)(void *arg, const struct tl_alloc_summary *a), void *arg)
 {
 	static const char what[] = "summarising allocations";
-	char sql[1600];
+	char sql[4096];
 	sqlite3_stmt *s;
 	int rc, step;
 
-	snprintf(sql, sizeof(sql),
-		 "SELECT a.pid, a.seq, a.t_ns, a.size, %s, a.callsite,"
+	if ((size_t)snprintf(sql, sizeof(sql),
+		 "SELECT a.pid, a.seq, a.t_ns, a.size, a.freed_ns, a.callsite,"
 		 " (SELECT count(*) FROM samples s WHERE s.run_id = a.run_id" ALIVE("s") "),"
 		 " (SELECT count(*) FROM samples s WHERE s.run_id = a.run_id AND s.hit = 1" ALIVE("s") "),"
 		 " (SELECT count(*) FROM samples s WHERE s.run_id = a.run_id AND s.hit IS NOT NULL" ALIVE("s") "),"
 		 " (SELECT ifnull(sum(CASE m.direction WHEN 'fast-to-slow' THEN -m.bytes WHEN 'initial-slow' THEN 0"
 		 "   ELSE m.bytes END), 0) FROM migrations m WHERE m.run_id = a.run_id AND m.ok = 1" ALIVE("m") ")"
-		 " FROM allocations a WHERE a.run_id = ?1 ORDER BY a.pid, a.seq",
-		 has_freed(st) ? "a.freed_ns" : "NULL");
+		 /* freed_ns NULL in a database from before schema 3, which a reader never migrates */
+		 " FROM (SELECT run_id, pid, seq, t_ns, addr, size, callsite, %s AS freed_ns FROM allocations"
+		 " WHERE run_id = ?1) a ORDER BY a.pid, a.seq",
+		 has_freed(st) ? "freed_ns" : "NULL") >= sizeof(sql))
+		BUG("the allocations summary does not fit its buffer");
 	if ((rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL)) != SQLITE_OK)
 		return tl_store_sqlerr(st, rc, what);
 	sqlite3_bind_int64(s, 1, run_id);

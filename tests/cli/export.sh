@@ -2,6 +2,7 @@
 # every table in CSV and JSON against tests/golden/fixture/export.*; the
 # JSON parses; NULLs stay empty / null (a sample outside managed memory,
 # an allocation never freed, an unavailable counter); --run takes one run;
+# a schema 2 database (before freed_ns) is read, not migrated;
 # a big samples table streams: its peak memory stays that of a small one.
 . "$(dirname "$0")/lib.sh"
 command -v sqlite3 >/dev/null || skip "sqlite3 (the command) is not installed"
@@ -36,6 +37,16 @@ $out"
 expect_exit 2 "$TIERLAB" export nosuch
 expect_contains "$out" "no table 'nosuch'"
 expect_exit 2 "$TIERLAB" export -f xml samples
+
+# a database from before schema 3 (no allocations.freed_ns) is read as it is: freed_ns empty, nothing migrated
+cp "$TIERLAB_DB" old.db
+sqlite3 old.db "ALTER TABLE allocations DROP COLUMN freed_ns; PRAGMA user_version = 2;" || fail "cannot make a schema 2 copy"
+expect_exit 0 "$TIERLAB" export --db old.db --run 10 allocations
+[ "$(tr -d '\r' <<<"$out" | grep -c ',$')" = 3 ] || fail "schema 2: freed_ns should be empty in every row:
+$out"
+expect_exit 0 "$TIERLAB" show --db old.db --allocations 10
+expect_contains "$out" "/opt/app/bin/app+0x1234"
+[ "$(sqlite3 old.db 'PRAGMA user_version')" = 2 ] || fail "a reader migrated the old database"
 
 # streaming: 300,000 samples more cost no more memory than none (rows are written as they are read)
 peak() { /usr/bin/time -f %M "$TIERLAB" export samples 2>&1 >/dev/null | tail -1; }
