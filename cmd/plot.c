@@ -98,7 +98,7 @@ int cmd_plot(int argc, const char **argv)
 {
 	const char *db = NULL, *experiment = NULL, *baseline = NULL, *by_name = "rate", *output = NULL;
 	const char *heatmap = NULL, *where = NULL, *timeline = NULL;
-	int script_only = 0;
+	int script_only = 0, pid = 0;
 	static const char *const usage[] = {
 		"tierlab plot [<options>]",
 		NULL
@@ -109,6 +109,7 @@ int cmd_plot(int argc, const char **argv)
 		OPT_STRING(0, "by", &by_name, "axis", "one panel per value of this axis (default: rate)"),
 		OPT_STRING(0, "heatmap", &heatmap, "policy", "a heatmap of this policy's % of baseline over chunks x rate"),
 		OPT_STRING(0, "timeline", &timeline, "run", "the timeline of one run's log (id, run key or its prefix)"),
+		OPT_INTEGER(0, "pid", &pid, "n", "with --timeline: the process to draw (default: the first that allocated)"),
 		OPT_STRING(0, "where", &where, "axis=value,..", "only runs whose configuration matches (and the baseline, all-fast, all-slow)"),
 		OPT_STRING('o', "output", &output, "file", "the image, .svg or .png; NAME.gp and NAME.dat go beside it"),
 		OPT_BOOL(0, "script-only", &script_only, "write the script and data, do not run gnuplot"),
@@ -153,7 +154,7 @@ int cmd_plot(int argc, const char **argv)
 		error("cannot write '%s': %m", gp ? files.data : files.script);
 		goto out;
 	}
-	rc = timeline ? tl_plot_timeline(st, &run, &files, gp, dat)
+	rc = timeline ? tl_plot_timeline(st, &run, pid, &files, gp, dat)
 	     : heatmap ? tl_plot_heatmap(&rep, heatmap, &files, gp, dat)
 		       : tl_plot_bars(&rep, (enum tl_axis)by, &files, gp, dat);
 	if ((fclose(gp) | fclose(dat)) && !rc)

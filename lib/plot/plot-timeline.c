@@ -28,6 +28,7 @@ struct timeline {
 	size_t n;
 	int64_t pid;			/* the process drawn: the first that allocated */
 	int64_t last_pid;
+	bool asked;			/* pid was given */
 	size_t nprocs;
 	int64_t t0, t_end;
 	FILE *dat;
@@ -48,10 +49,10 @@ static int add_band(void *arg, const struct tl_value *v, size_t n)
 	/* run_id pid seq t_ns addr size callsite freed_ns */
 	if (n < 8)
 		return -EINVAL;
-	/* rows come by pid: a new pid is a new process */
+	/* rows come by pid: a new pid is a new process; the first is drawn unless one was asked for */
 	if (!tl->nprocs || int_of(&v[1]) != tl->last_pid) {
 		tl->last_pid = int_of(&v[1]);
-		if (!tl->nprocs++)
+		if (!tl->nprocs++ && !tl->asked)
 			tl->pid = tl->last_pid;
 	}
 	if (int_of(&v[1]) != tl->pid)
@@ -161,7 +162,7 @@ static void script(FILE *gp, const struct timeline *tl, const struct tl_run_row 
 	tl_plot_preamble(gp, f, 1000, 200 + 60 * (int)(tl->n < 4 ? 4 : tl->n));
 	snprintf(title, sizeof(title), "run %s (%s): pid %" PRId64 "%s, %zu samples (%zu hits, %zu misses, %zu outside), "
 		 "%zu migrations", run->run_key, run->values[TL_AXIS_POLICY] ? run->values[TL_AXIS_POLICY] : "-",
-		 tl->pid, tl->nprocs > 1 ? " (the first of its processes)" : "", tl->count[0] + tl->count[1] + tl->count[2],
+		 tl->pid, tl->nprocs > 1 && !tl->asked ? " (the first of its processes)" : "", tl->count[0] + tl->count[1] + tl->count[2],
 		 tl->count[0], tl->count[1], tl->count[2], tl->migrations);
 	fputs("set title ", gp);
 	tl_plot_string(gp, title);
@@ -186,10 +187,10 @@ static void script(FILE *gp, const struct timeline *tl, const struct tl_run_row 
 	      gp);
 }
 
-int tl_plot_timeline(struct tl_store *st, const struct tl_run_row *run, const struct tl_plot_files *f, FILE *gp,
-		     FILE *dat)
+int tl_plot_timeline(struct tl_store *st, const struct tl_run_row *run, long pid, const struct tl_plot_files *f,
+		     FILE *gp, FILE *dat)
 {
-	struct timeline tl = { .dat = dat };
+	struct timeline tl = { .dat = dat, .pid = pid, .asked = pid > 0 };
 	int ret;
 
 	ret = tl_store_log_each(st, TL_LOG_ALLOCATIONS, run->id, add_band, &tl);
@@ -199,8 +200,11 @@ int tl_plot_timeline(struct tl_store *st, const struct tl_run_row *run, const st
 		goto out;
 	if (!tl.n) {
 		ret = -ENODATA;
-		error("run '%s' logged no managed allocation (a timeline needs the runtime's log: `log: log`)",
-		      run->run_key);
+		if (tl.asked && tl.nprocs)
+			error("process %ld of run '%s' logged no managed allocation", pid, run->run_key);
+		else
+			error("run '%s' logged no managed allocation (a timeline needs the runtime's log: `log: log`)",
+			      run->run_key);
 		goto out;
 	}
 	tl.t_end = tl.t0;

@@ -69,11 +69,12 @@ int tl_plot_heatmap(const struct tl_report *rep, const char *policy, const struc
 		    FILE *gp, FILE *dat);
 
 /*
- * The timeline of one run's log (its first process that allocated):
- * -ENODATA when it logged no managed allocation (not run with `log: log`).
+ * The timeline of one run's log, of process pid (0: the first that
+ * allocated): -ENODATA when it logged no managed allocation (not run with
+ * `log: log`, or no such process).
  */
-int tl_plot_timeline(struct tl_store *st, const struct tl_run_row *run, const struct tl_plot_files *f, FILE *gp,
-		     FILE *dat);
+int tl_plot_timeline(struct tl_store *st, const struct tl_run_row *run, long pid, const struct tl_plot_files *f,
+		     FILE *gp, FILE *dat);
 
 /*
  * Runs `gnuplot NAME.gp` in the script's directory. -ENOENT with an error
