@@ -17,6 +17,9 @@
 int cmd_run(int argc, const char **argv);
 int cmd_sweep(int argc, const char **argv);
 int cmd_report(int argc, const char **argv);
+int cmd_plot(int argc, const char **argv);
+int cmd_compare(int argc, const char **argv);
+int cmd_export(int argc, const char **argv);
 int cmd_show(int argc, const char **argv);
 int cmd_list(int argc, const char **argv);
 int cmd_probe(int argc, const char **argv);

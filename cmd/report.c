@@ -86,9 +86,40 @@ static int add_machine_notes(struct tl_store *st, const char *experiment, struct
 	return rc;
 }
 
+/* --by axis,..: the axes named, into by[]; -1 after an error line for a name that is no axis. */
+static int parse_by(const char *list, bool by[TL_AXIS__COUNT])
+{
+	char *copy = strdup(list), *save = NULL;
+	int ret = 0;
+
+	if (!copy)
+		return error("out of memory");
+	for (char *name = strtok_r(copy, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+		int a = tl_axis_lookup(name);
+
+		if (a < 0) {
+			ret = error("--by: unknown axis '%s' (tierlab list axes)", name);
+			break;
+		}
+		by[a] = true;
+	}
+	free(copy);
+	return ret;
+}
+
+/* Does the selector name only axes in by[]? */
+static bool selector_within(const struct tl_selector *sel, const bool by[TL_AXIS__COUNT])
+{
+	for (int a = 0; a < TL_AXIS__COUNT; a++)
+		if (sel->values[a] && !by[a])
+			return false;
+	return true;
+}
+
 int cmd_report(int argc, const char **argv)
 {
-	const char *db = NULL, *experiment = NULL, *baseline = NULL, *format = "text";
+	const char *db = NULL, *experiment = NULL, *baseline = NULL, *format = "text", *by_list = NULL;
+	int with_counters = 0, directions = 0, stats = 0;
 	static const char *const usage[] = {
 		"tierlab report [<options>]",
 		NULL
@@ -97,6 +128,10 @@ int cmd_report(int argc, const char **argv)
 		OPT_STRING('e', "experiment", &experiment, "name", "experiment to report (default: the latest)"),
 		OPT_STRING('b', "baseline", &baseline, "axis=value,..", "baseline selector (default: the spec's baseline)"),
 		OPT_STRING('f', "format", &format, "fmt", tl_report_format_list()),
+		OPT_BOOL(0, "stats", &stats, "add median, min, max and the 95% confidence interval of the mean"),
+		OPT_BOOL(0, "directions", &directions, "split GiB migrated into slow-to-fast and fast-to-slow"),
+		OPT_BOOL(0, "counters", &with_counters, "add the perf events counted (mean per run) and ratios of them"),
+		OPT_STRING(0, "by", &by_list, "axis,..", "one row per value of these axes, pooling the runs of every other axis"),
 		OPT_STRING(0, "db", &db, "file", "results database (default $TIERLAB_DB or results/tierlab.db)"),
 		OPT_END(),
 	};
@@ -106,7 +141,8 @@ int cmd_report(int argc, const char **argv)
 	struct tl_report rep = { 0 };
 	struct tl_error err = { { 0 } };
 	enum tl_report_format fmt = TL_FMT_TEXT;
-	char *stored_baseline = NULL;
+	bool by[TL_AXIS__COUNT] = { false };
+	char *stored_baseline = NULL, note[256] = "";
 	size_t n = 0;
 	int ret = 2;
 
@@ -119,6 +155,8 @@ int cmd_report(int argc, const char **argv)
 		error("--format: %s", err.msg);
 		return 2;
 	}
+	if (by_list && parse_by(by_list, by))
+		return 2;
 	if (!db)
 		db = tl_path_default_db();
 	if (tl_store_open_existing(db, &st))
@@ -139,8 +177,20 @@ int cmd_report(int argc, const char **argv)
 		error("--baseline: %s", strncmp(err.msg, "--where: ", 9) ? err.msg : err.msg + 9);
 		goto out;
 	}
-	if (tl_report_build(rows[0].experiment, rows, n, baseline && *baseline ? &sel : NULL, &rep))
+	if (by_list && baseline && *baseline && !selector_within(&sel, by)) {
+		/* a group pools runs of every other axis: a baseline naming one of those has no row */
+		snprintf(note, sizeof(note), "no %% of baseline: the baseline '%s' names an axis that --by pools", baseline);
+		baseline = NULL;
+	}
+	if (tl_report_build_by(rows[0].experiment, rows, n, baseline && *baseline ? &sel : NULL, by_list ? by : NULL,
+			       &rep))
 		goto out;
+	if (note[0] && tl_report_add_note(&rep, note))
+		goto out;
+	if (with_counters && tl_report_load_counters(&rep, st, rows, n))
+		goto out;
+	rep.show_directions = directions;
+	rep.show_stats = stats;
 	if (add_machine_notes(st, rows[0].experiment, &rep) || add_settings_note(st, rows, n, &rep))
 		goto out;
 	if (rep.has_baseline && !baseline_matches(&rep)) {

@@ -14,6 +14,8 @@
 #include "parse-options.h"
 #include "util/paths.h"
 #include "report/report.h"
+#include "store/log.h"
+#include "util/addr2line.h"
 #include "store/query.h"
 #include "util/visible.h"
 
@@ -77,6 +79,34 @@ static void print_tail(const char *dir, const char *name, int lines)
 	fclose(f);
 }
 
+/* --allocations: one line per managed allocation, after a header. */
+static int print_allocation(void *arg, const struct tl_alloc_summary *a)
+{
+	int64_t *t0 = arg;
+	char hit[32] = "-", freed[32] = "-", fn[512];
+
+	if (*t0 < 0) {
+		*t0 = a->t_ns;
+		printf("%8s %4s %10s %9s %9s %8s %8s %14s  %s\n", "pid", "seq", "at s", "freed s", "MiB",
+		       "samples", "hit rate", "fast MiB (end)", "call site (function, when addr2line knows it)");
+	}
+	if (a->samples_judged)
+		snprintf(hit, sizeof(hit), "%.1f%%", 100.0 * (double)a->hits / (double)a->samples_judged);
+	if (a->freed)
+		snprintf(freed, sizeof(freed), "%.3f", (double)(a->freed_ns - *t0) / 1e9);
+	printf("%8lld %4lld %10.3f %9s %9.2f %8lld %8s %14.2f  ", (long long)a->pid, (long long)a->seq,
+	       (double)(a->t_ns - *t0) / 1e9, freed, (double)a->size / 1048576.0, (long long)a->samples, hit,
+	       (double)a->fast_bytes / 1048576.0);
+	put(a->callsite);
+	if (!tl_addr2line(a->callsite, fn, sizeof(fn))) {
+		fputs(" (", stdout);
+		put(fn);
+		putchar(')');
+	}
+	putchar('\n');
+	return 0;
+}
+
 static void print_sampling(const struct tl_run_row *r)
 {
 	char line[256], warning[320];
@@ -135,7 +165,9 @@ int cmd_show(int argc, const char **argv)
 		"tierlab show [<options>] <run-id | run-key | key-prefix>",
 		NULL
 	};
+	int allocations = 0;
 	const struct option options[] = {
+		OPT_BOOL(0, "allocations", &allocations, "each managed allocation: call site, samples, hit rate, fast bytes at the end"),
 		OPT_STRING(0, "db", &db, "file", "results database (default $TIERLAB_DB or results/tierlab.db)"),
 		OPT_END(),
 	};
@@ -156,6 +188,17 @@ int cmd_show(int argc, const char **argv)
 		return 2;
 	if (tl_store_get_run(st, argv[0], &r))
 		goto out;
+	if (allocations) {
+		int64_t t0 = -1;
+
+		printf("run %lld (%s): managed allocations\n", (long long)r.id, r.run_key);
+		if (tl_store_allocations_summary(st, r.id, print_allocation, &t0))
+			goto out;
+		if (t0 < 0)
+			printf("(none logged: the run's log mode was not 'log', or it managed no allocation)\n");
+		ret = 0;
+		goto out;
+	}
 	printf("%-14s %lld\n", "run", (long long)r.id);
 	field("key", r.run_key);
 	field("experiment", r.experiment);

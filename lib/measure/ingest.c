@@ -274,17 +274,18 @@ static int direction(const struct field *f)
 }
 
 /*
- * One line of tiermem-PID.log into the record; lines of other kinds (F),
+ * One line of tiermem-PID.log into the record; lines of other kinds,
  * short or malformed ones (a crash cuts the last line) add nothing.
  * Formats (record.c):
  *   A t_ns seq addr bytes first nchunks callsite module+0xoff
- *   S t_ns addr pc tid chunk hit flags
+ *   F t_ns seq			(sets the allocation's freed_ns)
+ *   S t_ns addr pc tid chunk hit flags	(chunk -1: outside managed memory)
  *   M t_ns chunk addr bytes direction ok
  */
 static int log_line(struct tl_run_record *r, int pid, const char *p, const char *end)
 {
 	struct field f[10];
-	int64_t v[5];
+	int64_t v[6];
 	int n = split(p, end, f, 10), d;
 
 	if (f[0].n != 1)
@@ -303,13 +304,31 @@ static int log_line(struct tl_run_record *r, int pid, const char *p, const char 
 		return tl_record_add_alloc(r, &(struct tl_alloc_row){ .pid = pid, .t_ns = v[0], .seq = v[1],
 					   .addr = (uint64_t)v[2], .size = v[3], .callsite = cs ? callsite : NULL });
 	}
-	case 'S': {
-		static const int idx[] = { 1, 2, 3, 4, 6 };
+	case 'F': {
+		static const int idx[] = { 1, 2 };
 
-		if (n < 7 || !numbers(f, idx, 5, v))
+		if (n < 3 || !numbers(f, idx, 2, v))
+			return 0;
+		/* the latest allocation of that number in this process: frees follow their allocations */
+		for (size_t i = r->allocations.n; i-- > 0;) {
+			struct tl_alloc_row *a = &r->allocations.v[i];
+
+			if (a->pid == pid && a->seq == v[1] && !a->freed) {
+				a->freed = true;
+				a->freed_ns = v[0];
+				break;
+			}
+		}
+		return 0;
+	}
+	case 'S': {
+		static const int idx[] = { 1, 2, 3, 4, 5, 6 };
+
+		if (n < 7 || !numbers(f, idx, 6, v))
 			return 0;
 		return tl_record_add_sample(r, &(struct tl_sample_row){ .pid = pid, .t_ns = v[0],
-					    .addr = (uint64_t)v[1], .pc = (uint64_t)v[2], .tid = v[3], .hit = v[4] != 0 });
+					    .addr = (uint64_t)v[1], .pc = (uint64_t)v[2], .tid = v[3],
+					    .hit = v[4] < 0 ? -1 : v[5] != 0 });
 	}
 	case 'M': {
 		static const int idx[] = { 1, 3, 4, 6 };

@@ -5,7 +5,8 @@
  * files from different experiments line up; numbers are raw (the shortest
  * text that reads back exactly) and a missing value is an empty field.
  * Units are in the column names, or in fom_unit. Columns are only ever
- * added at the end (rate_achieved_hz, rate_short came last), so scripts
+ * added at the end (rate_achieved_hz, rate_short, then fom_median, fom_min, fom_max,
+ * fom_ci95, migrated_gib_slow_to_fast, migrated_gib_fast_to_slow), so scripts
  * that read by position keep working.
  */
 #include "report/report-format.h"
@@ -17,19 +18,7 @@ static void field(FILE *out, const char *s, bool first)
 {
 	if (!first)
 		fputc(',', out);
-	if (!s)
-		return;
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
+	tl_csv_field(out, s);
 }
 
 static void number(FILE *out, bool valid, double x)
@@ -54,13 +43,28 @@ static void header(const struct tl_report *rep, FILE *out)
 	fputs(",fom_mean,fom_sd,fom_n,fom_unit,higher_is_better,pct_of_baseline,is_baseline", out);
 	for (int s = 0; s < TL_STATUS__COUNT; s++)
 		fprintf(out, ",runs_%s", tl_status_names[s]);
-	fputs(",hit_rate,migrated_gib,wall_s,rate_achieved_hz,rate_short", out);
+	fputs(",hit_rate,migrated_gib,wall_s,rate_achieved_hz,rate_short,fom_median,fom_min,fom_max,fom_ci95,"
+	      "migrated_gib_slow_to_fast,migrated_gib_fast_to_slow", out);
+	/* --counters: per event its mean and status, then the ratios */
+	for (size_t e = 0; rep->has_counters && e < rep->nevents; e++) {
+		char name[300];
+
+		snprintf(name, sizeof(name), "counter:%s", rep->events[e]);
+		field(out, name, false);
+		snprintf(name, sizeof(name), "counter:%s:status", rep->events[e]);
+		field(out, name, false);
+	}
+	for (size_t k = 0; rep->has_counters && k < rep->nratios; k++)
+		field(out, rep->ratios[k].name, false);
 	/* only beside simulated rows: the columns of a report of measured runs stay as they were */
 	fputs(rep->any_simulated ? ",simulated\r\n" : "\r\n", out);
 }
 
-static void row(const struct tl_report *rep, const struct tl_report_row *r, FILE *out)
+static void row(const struct tl_report *rep, size_t i, FILE *out)
 {
+	const struct tl_report_row *r = &rep->rows[i];
+	double v;
+
 	field(out, rep->experiment, true);
 	field(out, r->config_key, false);
 	for (int a = 0; a < TL_AXIS__COUNT; a++)
@@ -79,6 +83,20 @@ static void row(const struct tl_report *rep, const struct tl_report_row *r, FILE
 	number(out, r->n_ok > 0, r->wall_mean);
 	number(out, r->n_achieved > 0, r->achieved.samples_hz);
 	field(out, !r->n_achieved ? NULL : r->rate_short ? "true" : "false", false);
+	number(out, r->n_fom > 0, r->median);
+	number(out, r->n_fom > 0, r->min);
+	number(out, r->n_fom > 0, r->max);
+	number(out, r->n_fom > 1, r->ci95);
+	number(out, r->n_directions > 0, r->to_fast_gib);
+	number(out, r->n_directions > 0, r->to_slow_gib);
+	for (size_t e = 0; rep->has_counters && e < rep->nevents; e++) {
+		const struct tl_report_counter *c = &rep->counters[i * rep->nevents + e];
+
+		number(out, c->n > 0, c->mean);
+		field(out, tl_report_counter_status(rep, i, e), false);
+	}
+	for (size_t k = 0; rep->has_counters && k < rep->nratios; k++)
+		number(out, tl_report_ratio_value(rep, i, k, &v), v);
 	if (rep->any_simulated)
 		field(out, r->simulated ? "true" : "false", false);
 	fputs("\r\n", out);
@@ -88,6 +106,6 @@ int tl_report_print_csv(const struct tl_report *rep, FILE *out)
 {
 	header(rep, out);
 	for (size_t i = 0; i < rep->nrows; i++)
-		row(rep, &rep->rows[i], out);
+		row(rep, i, out);
 	return ferror(out) ? -EIO : 0;
 }

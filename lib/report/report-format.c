@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include "report/stats.h"
 #include "util/error.h"
 #include "util/visible.h"
 
@@ -56,6 +57,59 @@ char *tl_fmt_visible(const char *s, bool markdown)
 	return tl_visible(s ? s : "-", markdown ? TL_VISIBLE_PIPES : 0);
 }
 
+void tl_json_string(FILE *out, const char *s)
+{
+	if (!s) {
+		fputs("null", out);
+		return;
+	}
+	fputc('"', out);
+	while (*s) {
+		unsigned char c = *s;
+		size_t l = 1;
+
+		switch (c) {
+		case '"': fputs("\\\"", out); break;
+		case '\\': fputs("\\\\", out); break;
+		case '\b': fputs("\\b", out); break;
+		case '\f': fputs("\\f", out); break;
+		case '\n': fputs("\\n", out); break;
+		case '\r': fputs("\\r", out); break;
+		case '\t': fputs("\\t", out); break;
+		default:
+			if (c < 0x20)
+				fprintf(out, "\\u%04x", c);
+			else if (c < 0x80)
+				fputc(c, out);
+			else if ((l = tl_utf8_len(s)))
+				fwrite(s, 1, l, out);
+			else {
+				l = 1;
+				fputs("\\ufffd", out);
+			}
+		}
+		s += l;
+	}
+	fputc('"', out);
+}
+
+void tl_csv_field(FILE *out, const char *s)
+{
+	if (!s)
+		return;
+	if (!strpbrk(s, ",\"\r\n")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
 size_t tl_fmt_width(const char *s)
 {
 	size_t w = 0;
@@ -79,13 +133,29 @@ static char *fmt(const char *f, ...)
 	return r < 0 ? NULL : s;
 }
 
-enum col_kind { COL_AXIS, COL_ACHIEVED, COL_FOM, COL_UNIT, COL_PCT, COL_STATUS, COL_HIT, COL_GIB, COL_WALL, COL_SOURCE };
+enum col_kind { COL_AXIS, COL_ACHIEVED, COL_FOM, COL_UNIT, COL_PCT, COL_STATUS, COL_HIT, COL_GIB, COL_WALL, COL_COUNTER,
+		COL_RATIO, COL_TO_FAST, COL_TO_SLOW, COL_MEDIAN, COL_MIN, COL_MAX, COL_CI, COL_SOURCE };
 
 struct col {
 	enum col_kind kind;
-	int axis;
+	int axis;		/* the axis; for COL_COUNTER the event, for COL_RATIO the ratio */
 	bool right;
 };
+
+/* An event's cell: its mean, "(n/m)" after it when some ok runs could not count it, else why none could. */
+static char *counter_cell(const struct tl_report *rep, size_t i, size_t e, bool markdown)
+{
+	const struct tl_report_counter *c = &rep->counters[i * rep->nevents + e];
+	char b[64];
+
+	if (!c->n)
+		return c->n_missing ? tl_fmt_visible(c->missing, markdown) : strdup("-");
+	tl_fmt_sig(b, sizeof(b), c->mean, 4);
+	if (c->n_missing)
+		return fmt("%s (%zu/%zu)", b, c->n, c->n + c->n_missing);
+	return strdup(b);
+}
+
 
 static char *fom_cell(const struct tl_report_row *r)
 {
@@ -111,9 +181,32 @@ static char *num_cell(bool valid, double x, int sig)
 	return strdup(b);
 }
 
-static char *cell(const struct tl_report_row *r, const struct col *c, bool markdown)
+static char *cell(const struct tl_report *rep, size_t i, const struct col *c, bool markdown)
 {
+	const struct tl_report_row *r = &rep->rows[i];
+	char b[64];
+	double v;
+
 	switch (c->kind) {
+	case COL_COUNTER:
+		return counter_cell(rep, i, (size_t)c->axis, markdown);
+	case COL_MEDIAN:
+		return num_cell(r->n_fom > 0, r->median, 4);
+	case COL_MIN:
+		return num_cell(r->n_fom > 0, r->min, 4);
+	case COL_MAX:
+		return num_cell(r->n_fom > 0, r->max, 4);
+	case COL_CI:
+		if (r->n_fom < 2 || !isfinite(r->ci95))
+			return strdup("-");
+		tl_fmt_sig(b, sizeof(b), r->ci95, 2);
+		return fmt("± %s", b);
+	case COL_TO_FAST:
+		return num_cell(r->n_directions > 0, r->to_fast_gib, 3);
+	case COL_TO_SLOW:
+		return num_cell(r->n_directions > 0, r->to_slow_gib, 3);
+	case COL_RATIO:
+		return tl_report_ratio_value(rep, i, (size_t)c->axis, &v) ? num_cell(true, v, 4) : strdup("-");
 	case COL_AXIS:
 		return tl_fmt_visible(r->values[c->axis], markdown);
 	case COL_ACHIEVED:
@@ -159,11 +252,19 @@ static const char *common_unit(const struct tl_report *rep, bool *mixed)
 	return *mixed ? NULL : unit;
 }
 
-static char *header(const struct col *c, const char *unit, bool markdown)
+static char *header(const struct tl_report *rep, const struct col *c, const char *unit, bool markdown)
 {
 	char *u, *h;
 
 	switch (c->kind) {
+	case COL_COUNTER: return tl_fmt_visible(rep->events[c->axis], markdown);
+	case COL_MEDIAN: return strdup("median");
+	case COL_MIN: return strdup("min");
+	case COL_MAX: return strdup("max");
+	case COL_CI: return strdup("95% CI");
+	case COL_TO_FAST: return strdup("GiB to fast");
+	case COL_TO_SLOW: return strdup("GiB to slow");
+	case COL_RATIO: return strdup(rep->ratios[c->axis].name);
 	case COL_AXIS: return strdup(tl_axes[c->axis].name);
 	case COL_ACHIEVED: return strdup("achieved Hz");
 	case COL_FOM:
@@ -209,6 +310,12 @@ static size_t pick_columns(const struct tl_report *rep, struct col *cols, const 
 			cols[n++] = (struct col){ COL_ACHIEVED, 0, true };
 	}
 	cols[n++] = (struct col){ COL_FOM, 0, true };
+	if (rep->show_stats) {
+		cols[n++] = (struct col){ COL_MEDIAN, 0, true };
+		cols[n++] = (struct col){ COL_MIN, 0, true };
+		cols[n++] = (struct col){ COL_MAX, 0, true };
+		cols[n++] = (struct col){ COL_CI, 0, true };
+	}
 	*unit = common_unit(rep, &mixed);
 	if (mixed)
 		cols[n++] = (struct col){ COL_UNIT, 0, false };
@@ -218,16 +325,26 @@ static size_t pick_columns(const struct tl_report *rep, struct col *cols, const 
 	cols[n++] = (struct col){ COL_STATUS, 0, true };
 	cols[n++] = (struct col){ COL_HIT, 0, true };
 	cols[n++] = (struct col){ COL_GIB, 0, true };
+	if (rep->show_directions) {
+		cols[n++] = (struct col){ COL_TO_FAST, 0, true };
+		cols[n++] = (struct col){ COL_TO_SLOW, 0, true };
+	}
 	cols[n++] = (struct col){ COL_WALL, 0, true };
+	for (size_t e = 0; rep->has_counters && e < rep->nevents; e++)
+		cols[n++] = (struct col){ COL_COUNTER, (int)e, true };
+	for (size_t k = 0; rep->has_counters && k < rep->nratios; k++)
+		cols[n++] = (struct col){ COL_RATIO, (int)k, true };
 	return n;
 }
 
 int tl_report_table_build(const struct tl_report *rep, bool markdown, struct tl_report_table *t)
 {
-	struct col cols[TL_AXIS__COUNT + 9];
+	struct col *cols = calloc(TL_AXIS__COUNT + 15 + rep->nevents + rep->nratios, sizeof(*cols));
 	const char *unit;
 
 	memset(t, 0, sizeof(*t));
+	if (!cols)
+		return -ENOMEM;
 	t->ncols = pick_columns(rep, cols, &unit);
 	t->nrows = rep->nrows + 1;
 	t->cells = calloc(t->nrows * t->ncols, sizeof(*t->cells));
@@ -237,14 +354,14 @@ int tl_report_table_build(const struct tl_report *rep, bool markdown, struct tl_
 		goto oom;
 	for (size_t c = 0; c < t->ncols; c++) {
 		t->right[c] = cols[c].right;
-		if (!(t->cells[c] = header(&cols[c], unit, markdown)))
+		if (!(t->cells[c] = header(rep, &cols[c], unit, markdown)))
 			goto oom;
 	}
 	for (size_t i = 0; i < rep->nrows; i++) {
 		for (size_t c = 0; c < t->ncols; c++) {
 			char **slot = &t->cells[(i + 1) * t->ncols + c];
 
-			if (!(*slot = cell(&rep->rows[i], &cols[c], markdown)))
+			if (!(*slot = cell(rep, i, &cols[c], markdown)))
 				goto oom;
 		}
 	}
@@ -254,8 +371,10 @@ int tl_report_table_build(const struct tl_report *rep, bool markdown, struct tl_
 		if (w > t->width[i % t->ncols])
 			t->width[i % t->ncols] = w;
 	}
+	free(cols);
 	return 0;
 oom:
+	free(cols);
 	tl_report_table_release(t);
 	return -ENOMEM;
 }
@@ -291,26 +410,38 @@ int tl_report_title(const struct tl_report *rep, bool markdown, char **out)
 int tl_report_warning(const struct tl_report *rep, size_t i, char **out)
 {
 	const struct tl_report_row *r = &rep->rows[i];
-	char why[320], *desc = NULL;
+	char why[320], spread[160] = "", sd[32], mean[32];
+	bool rate = r->rate_short && tl_rate_short(r->values[TL_AXIS_RATE], &r->achieved, why, sizeof(why));
+	char *desc = NULL;
 	size_t len = 0;
 	const char *sep = "";
 	FILE *f;
 
 	*out = NULL;
-	if (!r->rate_short ||
-	    !tl_rate_short(r->values[TL_AXIS_RATE], &r->achieved, why, sizeof(why)))
+	if (r->spread_high) {
+		tl_fmt_sig(sd, sizeof(sd), r->sd, 2);
+		tl_fmt_sig(mean, sizeof(mean), r->mean, 3);
+		snprintf(spread, sizeof(spread), "sd %s is %.1f%% of the mean %s over %zu runs (more than %.0f%%)",
+			 sd, 100 * r->sd / fabs(r->mean), mean, r->n_fom, 100 * TL_STATS_CV_WARN);
+	}
+	if (!rate && !spread[0])
 		return 0;
 	f = open_memstream(&desc, &len);
 	if (!f)
 		return -ENOMEM;
-	for (int a = 0; a < TL_AXIS__COUNT; a++) {
+	for (int a = 0; a < TL_AXIS__COUNT && !rep->has_by; a++) {
 		/* the rate is in the words that follow */
-		if (!rep->axis_varies[a] || !r->values[a] || a == TL_AXIS_RATE)
+		if (!rep->axis_varies[a] || !r->values[a] || (rate && a == TL_AXIS_RATE))
 			continue;
 		fprintf(f, "%s%s=%s", sep, tl_axes[a].name, r->values[a]);
 		sep = " ";
 	}
-	fprintf(f, "%s%s", sep[0] ? ": " : "", why);
+	/* a group is named by its key, "-" for the runs an axis does not apply to */
+	if (rep->has_by) {
+		fputs(r->config_key, f);
+		sep = r->config_key[0] ? " " : "";
+	}
+	fprintf(f, "%s%s%s%s", sep[0] ? ": " : "", rate ? why : "", rate && spread[0] ? "; " : "", spread);
 	if (fclose(f)) {
 		free(desc);
 		return -ENOMEM;
@@ -375,7 +506,7 @@ void tl_report_layout_release(char *title, struct tl_report_table *t)
 bool tl_report_has_warnings(const struct tl_report *rep)
 {
 	for (size_t i = 0; i < rep->nrows; i++)
-		if (rep->rows[i].rate_short)
+		if (rep->rows[i].rate_short || rep->rows[i].spread_high)
 			return true;
 	return false;
 }

@@ -1,7 +1,8 @@
 /*
  * The report as one JSON object, for scripts and plots: the experiment,
  * the baseline selector, one object per configuration with its figure of
- * merit (mean, sd, n, unit, direction), % of baseline, status counts,
+ * merit (mean, sd, median, min, max, the 95% interval's half width,
+ * n, unit, direction), % of baseline, status counts,
  * tier numbers and the achieved sampling rate, then the warnings (rates
  * short of what was asked) and the notes. Always valid JSON: strings
  * escaped here (invalid UTF-8 becomes U+FFFD), and a value that is
@@ -14,38 +15,7 @@
 
 static void string(FILE *out, const char *s)
 {
-	if (!s) {
-		fputs("null", out);
-		return;
-	}
-	fputc('"', out);
-	while (*s) {
-		unsigned char c = *s;
-		size_t l = 1;
-
-		switch (c) {
-		case '"': fputs("\\\"", out); break;
-		case '\\': fputs("\\\\", out); break;
-		case '\b': fputs("\\b", out); break;
-		case '\f': fputs("\\f", out); break;
-		case '\n': fputs("\\n", out); break;
-		case '\r': fputs("\\r", out); break;
-		case '\t': fputs("\\t", out); break;
-		default:
-			if (c < 0x20)
-				fprintf(out, "\\u%04x", c);
-			else if (c < 0x80)
-				fputc(c, out);
-			else if ((l = tl_utf8_len(s)))
-				fwrite(s, 1, l, out);
-			else {
-				l = 1;
-				fputs("\\ufffd", out);
-			}
-		}
-		s += l;
-	}
-	fputc('"', out);
+	tl_json_string(out, s);
 }
 
 static void number(FILE *out, bool valid, double x)
@@ -76,8 +46,39 @@ static void config(FILE *out, char *const values[TL_AXIS__COUNT])
 	fputc('}', out);
 }
 
-static void row(const struct tl_report_row *r, FILE *out)
+/* --counters: "counters": {event: {mean, n, missing, status}}, "ratios": {name: value} */
+static void counters(const struct tl_report *rep, size_t i, FILE *out)
 {
+	double v;
+
+	fputs(",\n      \"counters\": {", out);
+	for (size_t e = 0; e < rep->nevents; e++) {
+		const struct tl_report_counter *c = &rep->counters[i * rep->nevents + e];
+
+		fputs(e ? ", " : "", out);
+		string(out, rep->events[e]);
+		fputs(": {\"mean\": ", out);
+		number(out, c->n > 0, c->mean);
+		fprintf(out, ", \"n\": %zu, \"missing\": %zu, \"status\": ", c->n, c->n_missing);
+		string(out, tl_report_counter_status(rep, i, e));
+		fputc('}', out);
+	}
+	fputs("},\n      \"ratios\": {", out);
+	for (size_t k = 0; k < rep->nratios; k++) {
+		bool ok = tl_report_ratio_value(rep, i, k, &v);
+
+		fputs(k ? ", " : "", out);
+		string(out, rep->ratios[k].name);
+		fputs(": ", out);
+		number(out, ok, v);
+	}
+	fputc('}', out);
+}
+
+static void row(const struct tl_report *rep, size_t i, FILE *out)
+{
+	const struct tl_report_row *r = &rep->rows[i];
+
 	fputs("    {\n      \"config_key\": ", out);
 	string(out, r->config_key);
 	fputs(",\n      \"config\": ", out);
@@ -86,6 +87,14 @@ static void row(const struct tl_report_row *r, FILE *out)
 	number(out, r->n_fom > 0, r->mean);
 	fputs(", \"sd\": ", out);
 	number(out, r->n_fom > 0, r->sd);
+	fputs(", \"median\": ", out);
+	number(out, r->n_fom > 0, r->median);
+	fputs(", \"min\": ", out);
+	number(out, r->n_fom > 0, r->min);
+	fputs(", \"max\": ", out);
+	number(out, r->n_fom > 0, r->max);
+	fputs(", \"ci95\": ", out);
+	number(out, r->n_fom > 1, r->ci95);
 	fprintf(out, ", \"n\": %zu, \"unit\": ", r->n_fom);
 	string(out, r->fom_unit);
 	fprintf(out, ", \"higher_is_better\": %s},\n", boolean(r->higher_is_better));
@@ -98,11 +107,17 @@ static void row(const struct tl_report_row *r, FILE *out)
 	number(out, r->n_hit_rate > 0, r->hit_rate);
 	fputs(",\n      \"migrated_gib\": ", out);
 	number(out, r->n_migrated > 0, r->migrated_gib);
+	fputs(",\n      \"migrated_gib_slow_to_fast\": ", out);
+	number(out, r->n_directions > 0, r->to_fast_gib);
+	fputs(",\n      \"migrated_gib_fast_to_slow\": ", out);
+	number(out, r->n_directions > 0, r->to_slow_gib);
 	fputs(",\n      \"wall_s\": ", out);
 	number(out, r->n_ok > 0, r->wall_mean);
 	fputs(",\n      \"rate_achieved_hz\": ", out);
 	number(out, r->n_achieved > 0, r->achieved.samples_hz);
 	fprintf(out, ",\n      \"rate_short\": %s", !r->n_achieved ? "null" : boolean(r->rate_short));
+	if (rep->has_counters)
+		counters(rep, i, out);
 	if (r->simulated)
 		fputs(",\n      \"simulated\": true", out);
 	fputs("\n    }", out);
@@ -143,7 +158,7 @@ int tl_report_print_json(const struct tl_report *rep, FILE *out)
 	fputs(",\n  \"rows\": [", out);
 	for (size_t i = 0; i < rep->nrows; i++) {
 		fputs(i ? ",\n" : "\n", out);
-		row(&rep->rows[i], out);
+		row(rep, i, out);
 	}
 	fputs(rep->nrows ? "\n  ]" : "]", out);
 	if (warnings(rep, out))

@@ -15,6 +15,7 @@
 #include "report/report-format.h"
 #include "util/units.h"
 #include "util/array.h"
+#include "report/stats.h"
 
 const char *const tl_report_format_names[TL_FMT__COUNT] = {
 #define TL_X(id, name) [TL_FMT_##id] = #name,
@@ -58,7 +59,7 @@ int tl_report_format_find(const char *name, enum tl_report_format *fmt, struct t
  * result scaled back.
  */
 struct acc {
-	double fom_max, fom_sum, fom_sq, hit_sum, mig_sum, wall_sum;
+	double fom_max, fom_sum, fom_sq, hit_sum, mig_sum, wall_sum, to_fast_sum, to_slow_sum;
 	int fom_exp;
 	struct tl_sampling sampled;	/* sums */
 	size_t n_wall;
@@ -80,16 +81,31 @@ static size_t find_row(const struct tl_report *rep, const char *key)
 	return i;
 }
 
-static int add_row(struct tl_report *rep, const struct tl_run_row *run)
+/* The row a run goes in: its configuration, or with --by the values of those axes ("policy=lru chunks=-"). */
+static const char *group_key(const struct tl_report *rep, const struct tl_run_row *run, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	if (!rep->has_by)
+		return run->config_key ? run->config_key : "";
+	buf[0] = '\0';
+	for (int a = 0; a < TL_AXIS__COUNT; a++)
+		if (rep->by[a] && used < len)
+			used += snprintf(buf + used, len - used, "%s%s=%s", used ? " " : "", tl_axes[a].name,
+					 run->values[a] ? run->values[a] : "-");
+	return buf;
+}
+
+static int add_row(struct tl_report *rep, const struct tl_run_row *run, const char *key)
 {
 	struct tl_report_row *r = &rep->rows[rep->nrows];
 	bool oom = false;
 
 	memset(r, 0, sizeof(*r));
 	r->baseline = -1;
-	r->config_key = tl_strdup_or_null(run->config_key ? run->config_key : "", &oom);
+	r->config_key = tl_strdup_or_null(key, &oom);
 	for (int a = 0; a < TL_AXIS__COUNT; a++)
-		r->values[a] = tl_strdup_or_null(run->values[a], &oom);
+		r->values[a] = !rep->has_by || rep->by[a] ? tl_strdup_or_null(run->values[a], &oom) : NULL;
 	r->fom_unit = tl_strdup_or_null(run->fom_unit, &oom);
 	r->higher_is_better = run->higher_is_better;
 	r->simulated = run->simulated;
@@ -99,10 +115,12 @@ static int add_row(struct tl_report *rep, const struct tl_run_row *run)
 }
 
 /* What a configuration's first run left NULL and this one has (stored before the axis applied). */
-static int fill_values(struct tl_report_row *r, const struct tl_run_row *run)
+static int fill_values(const struct tl_report *rep, struct tl_report_row *r, const struct tl_run_row *run)
 {
 	bool oom = false;
 
+	if (rep->has_by)
+		return 0;	/* a group's values are its key's, NULL included */
 	for (int a = 0; a < TL_AXIS__COUNT; a++)
 		if (!r->values[a])
 			r->values[a] = tl_strdup_or_null(run->values[a], &oom);
@@ -177,16 +195,18 @@ static int group_runs(struct tl_report *rep, const struct tl_run_row *runs, size
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct tl_run_row *run = &runs[i];
-		size_t g = find_row(rep, run->config_key ? run->config_key : "");
+		char buf[1024];
+		const char *key = group_key(rep, run, buf, sizeof(buf));
+		size_t g = find_row(rep, key);
 		struct tl_report_row *r;
 		struct tl_sampling sampled;
 		int ret;
 
-		if (g == rep->nrows && (ret = add_row(rep, run)))
+		if (g == rep->nrows && (ret = add_row(rep, run, key)))
 			return ret;
 		group[i] = g;
 		r = &rep->rows[g];
-		if ((ret = fill_values(r, run)))
+		if ((ret = fill_values(rep, r, run)))
 			return ret;
 		/* An out-of-range status is a damaged store, not a success. */
 		r->status_count[(unsigned)run->status < TL_STATUS__COUNT ? run->status
@@ -207,6 +227,11 @@ static int group_runs(struct tl_report *rep, const struct tl_run_row *runs, size
 		if (run->has_migrated && isfinite(run->migrated_bytes)) {
 			r->n_migrated++;
 			acc[g].mig_sum += run->migrated_bytes / (1024.0 * 1024.0 * 1024.0);
+		}
+		if (run->has_directions && isfinite(run->to_fast_bytes) && isfinite(run->to_slow_bytes)) {
+			r->n_directions++;
+			acc[g].to_fast_sum += run->to_fast_bytes / (1024.0 * 1024.0 * 1024.0);
+			acc[g].to_slow_sum += run->to_slow_bytes / (1024.0 * 1024.0 * 1024.0);
 		}
 		if (isfinite(run->wall)) {
 			acc[g].n_wall++;
@@ -246,6 +271,10 @@ static void finish_stats(struct tl_report *rep, const struct tl_run_row *runs, s
 			r->migrated_gib = acc[g].mig_sum / r->n_migrated;
 		if (acc[g].n_wall)
 			r->wall_mean = acc[g].wall_sum / acc[g].n_wall;
+		if (r->n_directions) {
+			r->to_fast_gib = acc[g].to_fast_sum / r->n_directions;
+			r->to_slow_gib = acc[g].to_slow_sum / r->n_directions;
+		}
 		if (r->n_achieved) {
 			r->achieved.samples_hz = acc[g].sampled.samples_hz / r->n_achieved;
 			r->achieved.ticks_hz = acc[g].sampled.ticks_hz / r->n_achieved;
@@ -270,8 +299,57 @@ static void finish_stats(struct tl_report *rep, const struct tl_run_row *runs, s
 	}
 }
 
+/*
+ * Median, min, max and the 95% interval: the figures of merit of each row
+ * gathered in one array (rows' runs side by side, counting sort by group)
+ * and summarised. The mean and sd stay finish_stats's, which are exact near
+ * DBL_MAX; the interval is built on that sd.
+ */
+static int finish_spread(struct tl_report *rep, const struct tl_run_row *runs, size_t n,
+			 const size_t *group)
+{
+	size_t *start = calloc(rep->nrows + 1, sizeof(*start)), *fill = NULL;
+	double *v = malloc((n + 1) * sizeof(*v));
+	int ret = -ENOMEM;
+
+	if (!start || !v || !(fill = calloc(rep->nrows + 1, sizeof(*fill))))
+		goto out;
+	for (size_t g = 0; g < rep->nrows; g++)
+		start[g + 1] = start[g] + rep->rows[g].n_fom;
+	for (size_t i = 0; i < n; i++)
+		if (fom_counts(&runs[i]))
+			v[start[group[i]] + fill[group[i]]++] = runs[i].fom;
+	for (size_t g = 0; g < rep->nrows; g++) {
+		struct tl_report_row *r = &rep->rows[g];
+		struct tl_stats s;
+
+		r->ci95 = NAN;
+		if (!r->n_fom)
+			continue;
+		if ((ret = tl_stats_summary(v + start[g], r->n_fom, &s)))
+			goto out;
+		r->median = s.median;
+		r->min = s.min;
+		r->max = s.max;
+		if (r->n_fom > 1)
+			r->ci95 = tl_t_quantile(0.975, r->n_fom - 1) * r->sd / sqrt(r->n_fom);
+		r->spread_high = r->n_fom > 1 && r->sd > TL_STATS_CV_WARN * fabs(r->mean);
+	}
+	ret = 0;
+out:
+	free(fill);
+	free(v);
+	free(start);
+	return ret;
+}
+
 static void find_varying(struct tl_report *rep)
 {
+	if (rep->has_by) {
+		/* the columns are the axes asked for, whether or not they vary */
+		memcpy(rep->axis_varies, rep->by, sizeof(rep->axis_varies));
+		return;
+	}
 	for (int a = 0; a < TL_AXIS__COUNT; a++) {
 		for (size_t i = 1; i < rep->nrows && !rep->axis_varies[a]; i++)
 			if (!same_value(rep->rows[0].values[a], rep->rows[i].values[a]))
@@ -382,11 +460,21 @@ static int copy_selector(struct tl_report *rep, const struct tl_selector *sel)
 int tl_report_build(const char *experiment, const struct tl_run_row *runs, size_t n,
 		    const struct tl_selector *baseline, struct tl_report *rep)
 {
+	return tl_report_build_by(experiment, runs, n, baseline, NULL, rep);
+}
+
+int tl_report_build_by(const char *experiment, const struct tl_run_row *runs, size_t n,
+		       const struct tl_selector *baseline, const bool *by, struct tl_report *rep)
+{
 	size_t *group = NULL;
 	struct acc *acc = NULL;
 	int ret = -ENOMEM;
 
 	memset(rep, 0, sizeof(*rep));
+	if (by) {
+		rep->has_by = true;
+		memcpy(rep->by, by, sizeof(rep->by));
+	}
 	if (!(rep->experiment = strdup(experiment ? experiment : "")))
 		goto fail;
 	if (baseline && (ret = copy_selector(rep, baseline)))
@@ -401,6 +489,8 @@ int tl_report_build(const char *experiment, const struct tl_run_row *runs, size_
 	if ((ret = group_runs(rep, runs, n, group, acc)))
 		goto fail;
 	finish_stats(rep, runs, n, group, acc);
+	if ((ret = finish_spread(rep, runs, n, group)))
+		goto fail;
 	find_varying(rep);
 	if (rep->has_baseline)
 		find_baselines(rep);
@@ -434,7 +524,22 @@ void tl_report_release(struct tl_report *rep)
 	for (size_t i = 0; i < rep->nextra; i++)
 		free(rep->extra_notes[i]);
 	free(rep->extra_notes);
+	for (size_t i = 0; rep->counters && i < rep->nrows * rep->nevents; i++)
+		free(rep->counters[i].missing);
+	free(rep->counters);
+	for (size_t e = 0; e < rep->nevents; e++)
+		free(rep->events[e]);
+	free(rep->events);
+	free(rep->ratios);
 	memset(rep, 0, sizeof(*rep));
+}
+
+long tl_report_row_of(const struct tl_report *rep, const struct tl_run_row *run)
+{
+	char buf[1024];
+	size_t g = find_row(rep, group_key(rep, run, buf, sizeof(buf)));
+
+	return g < rep->nrows ? (long)g : -1;
 }
 
 int tl_report_add_note(struct tl_report *rep, const char *text)

@@ -18,7 +18,9 @@
  * value of a later run that has one (one key is one configuration: static
  * runs stored before they took a rate have none). Failed, timed-out and
  * crashed runs are counted in status_count and left out of every
- * statistic; so are non-finite values.
+ * statistic; so are non-finite values. Beside mean and sd, a row has the
+ * median, min, max and the 95% confidence interval of the mean (report/stats.h);
+ * a coefficient of variation over 5% is a warning.
  *
  * Sampling: a run's achieved rate is its samples per second of runtime
  * activity (tl_run_achieved); a configuration's is the mean over its ok
@@ -46,6 +48,9 @@ struct tl_report_row {
 	size_t status_count[TL_STATUS__COUNT];
 	size_t n_fom;			/* ok runs that carried a figure of merit */
 	double mean, sd;		/* of the figure of merit over those runs; valid when n_fom > 0 */
+	double median, min, max;	/* likewise */
+	double ci95;			/* half width of the mean's 95% interval (Student's t); NaN when n_fom < 2 */
+	bool spread_high;		/* sd / |mean| above TL_STATS_CV_WARN (5%): worth a warning */
 	long baseline;			/* index of the baseline row, -1 when none */
 	bool is_baseline;
 	double pct_of_baseline;		/* valid when has_pct (baseline >= 0, both have n_fom > 0) */
@@ -53,11 +58,33 @@ struct tl_report_row {
 	size_t n_hit_rate, n_migrated;	/* how many ok runs carried them */
 	double hit_rate;		/* mean over runs that carried it, 0..1 */
 	double migrated_gib;		/* mean GiB migrated per run */
+	size_t n_directions;		/* ok runs that carried migrated bytes by direction */
+	double to_fast_gib, to_slow_gib;	/* their means: slow-to-fast, fast-to-slow */
 	double wall_mean;		/* seconds, over ok runs */
 	size_t n_achieved;		/* ok runs with an achieved sampling rate */
 	struct tl_sampling achieved;	/* their means */
 	bool rate_short;		/* achieved more than 10% below the rate asked (tl_rate_short) */
 	bool simulated;			/* its runs were replayed by tierlab simulate, not measured */
+};
+
+/*
+ * One perf event of a row (report --counters): the mean of its value over
+ * the row's ok runs that counted it, and how many ok runs could not (the
+ * event unavailable on the machine, or its reading failed): such a run
+ * has no value, never a 0.
+ */
+struct tl_report_counter {
+	size_t n;		/* ok runs with a value */
+	double mean;
+	size_t n_missing;	/* ok runs where it was not counted */
+	char *missing;		/* the first of those runs' status ("unavailable", "failed") */
+};
+
+/* A derived ratio of two counted events: scale x mean(num) / mean(den), for rows that have both. */
+struct tl_report_ratio {
+	const char *name;	/* "dTLB-load-misses per 1k instructions" */
+	size_t num, den;	/* indexes into events */
+	double scale;
 };
 
 struct tl_report {
@@ -73,6 +100,17 @@ struct tl_report {
 	char *baseline_text;		/* as given, for the header */
 	char **extra_notes;		/* notes the caller knows of (tl_report_add_note) */
 	size_t nextra;
+	bool has_by;			/* rows are groups by these axes (tl_report_build_by), not configurations */
+	bool by[TL_AXIS__COUNT];
+	/* tl_report_load_counters: the events seen, in name order, and per row (nrows x nevents) */
+	bool show_directions;		/* report --directions: text and markdown split GiB migrated */
+	bool show_stats;		/* report --stats: text and markdown add median, min, max, 95% CI */
+	bool has_counters;
+	char **events;
+	size_t nevents;
+	struct tl_report_counter *counters;
+	struct tl_report_ratio *ratios;	/* those of the known ratios whose two events were seen */
+	size_t nratios;
 };
 
 /*
@@ -112,6 +150,23 @@ bool tl_rate_short(const char *asked, const struct tl_sampling *s, char *buf, si
 bool tl_run_sampling_text(const struct tl_run_row *run, char *line, size_t len, char *warning,
 			  size_t wlen);
 
+/* The row a run went into, or -1 (a run the report was not built from). */
+long tl_report_row_of(const struct tl_report *rep, const struct tl_run_row *run);
+
+struct tl_store;
+/*
+ * report --counters: reads the counters of runs (those the report was
+ * built from) from the store into rep: per row and event the mean over ok
+ * runs that counted it, how many could not, and the known ratios
+ * (dTLB-load-misses per 1k instructions, IPC, ...) whose events both
+ * appear. Returns 0 or a negative errno after an error line.
+ */
+int tl_report_load_counters(struct tl_report *rep, struct tl_store *st, const struct tl_run_row *runs, size_t n);
+/* Row i's ratio k: true and *v when both of its events were counted in that row. */
+bool tl_report_ratio_value(const struct tl_report *rep, size_t i, size_t k, double *v);
+/* Row i's event e as one word: "ok" (every ok run counted it), "partial", the missing status, or "" (never seen). */
+const char *tl_report_counter_status(const struct tl_report *rep, size_t i, size_t e);
+
 /* A note the rows cannot tell (e.g. the tiers were simulated); printed after the model's own. */
 int tl_report_add_note(struct tl_report *rep, const char *text);
 
@@ -123,6 +178,15 @@ int tl_report_add_note(struct tl_report *rep, const char *text);
  */
 int tl_report_build(const char *experiment, const struct tl_run_row *runs, size_t n,
 		    const struct tl_selector *baseline, struct tl_report *rep);
+/*
+ * The same with rows that are groups of runs by the axes in by[] (report
+ * --by): runs whose values agree on those axes pool into one row, whatever
+ * their other axes; the row holds only those axes' values (the others
+ * NULL), and its config_key is "axis=value ..." of them. by NULL: as
+ * tl_report_build.
+ */
+int tl_report_build_by(const char *experiment, const struct tl_run_row *runs, size_t n,
+		       const struct tl_selector *baseline, const bool *by, struct tl_report *rep);
 void tl_report_release(struct tl_report *rep);
 
 /*

@@ -46,6 +46,9 @@ struct tl_run_row {
 	 */
 	bool has_sampling;
 	double samples, ticks, run_ns;
+	/* Bytes migrated by direction, summed over processes (rt.bytes_slow_to_fast, rt.bytes_fast_to_slow). */
+	bool has_directions;
+	double to_fast_bytes, to_slow_bytes;
 };
 
 /*

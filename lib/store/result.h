@@ -93,15 +93,17 @@ struct tl_alloc_row {
 	uint64_t addr;
 	int64_t size;
 	char *callsite;		/* "module+0xoff", or NULL */
+	bool freed;		/* the log has its free, at freed_ns (CLOCK_MONOTONIC ns) */
+	int64_t freed_ns;
 };
 
 /* samples: one sample from the runtime's log. */
 struct tl_sample_row {
 	int pid;
 	int64_t t_ns;
-	uint64_t addr, pc;
-	int64_t tid;
-	int hit;		/* 0 or 1 */
+	uint64_t addr, pc;	/* pc 0: the sampler sees none (stored NULL) */
+	int64_t tid;		/* 0: unknown (stored NULL) */
+	int hit;		/* 1 in the fast tier, 0 not, -1 outside managed memory (stored NULL) */
 };
 
 /* The directions a migration row may take, as the schema's CHECK lists them. */

@@ -22,7 +22,7 @@ enum {
 	C_AXES,
 	C_STATUS = C_AXES + TL_AXIS__COUNT, C_EXIT_CODE, C_SIGNAL, C_FOM, C_FOM_UNIT,
 	C_HIGHER_IS_BETTER, C_WALL, C_USER, C_SYS, C_MAXRSS, C_STARTED, C_ENDED, C_ERROR,
-	C_OUT_DIR, C_COMMAND, C_HIT_RATE, C_MIGRATED, C_SAMPLES, C_TICKS, C_RUN_NS, C_SIMULATED,
+	C_OUT_DIR, C_COMMAND, C_HIT_RATE, C_MIGRATED, C_SAMPLES, C_TICKS, C_RUN_NS, C_TO_FAST, C_TO_SLOW, C_SIMULATED,
 };
 
 /*
@@ -47,7 +47,9 @@ static char *row_select(const struct tl_store *st, const char *tail)
 	      " (SELECT value FROM metrics WHERE run_id = r.id AND name = 'migrated_bytes'),"
 	      " (SELECT value FROM metrics WHERE run_id = r.id AND name = 'rt.samples'),"
 	      " (SELECT value FROM metrics WHERE run_id = r.id AND name = 'rt.ticks'),"
-	      " (SELECT value FROM metrics WHERE run_id = r.id AND name = 'rt.run_ns'),", f);
+	      " (SELECT value FROM metrics WHERE run_id = r.id AND name = 'rt.run_ns'),"
+	      " (SELECT value FROM metrics WHERE run_id = r.id AND name = 'rt.bytes_slow_to_fast'),"
+	      " (SELECT value FROM metrics WHERE run_id = r.id AND name = 'rt.bytes_fast_to_slow'),", f);
 	fputs(st->has_simulated ? " r.simulated" : " 0", f);
 	fputs(" FROM runs r JOIN experiments e ON e.id = r.experiment_id ", f);
 	fputs(tail, f);
@@ -160,6 +162,10 @@ static int read_row(struct tl_store *st, sqlite3_stmt *s, struct tl_run_row *row
 	row->ticks = sqlite3_column_double(s, C_TICKS);
 	row->run_ns = sqlite3_column_double(s, C_RUN_NS);
 	row->simulated = sqlite3_column_int(s, C_SIMULATED) != 0;
+	row->has_directions = sqlite3_column_type(s, C_TO_FAST) != SQLITE_NULL &&
+			      sqlite3_column_type(s, C_TO_SLOW) != SQLITE_NULL;
+	row->to_fast_bytes = sqlite3_column_double(s, C_TO_FAST);
+	row->to_slow_bytes = sqlite3_column_double(s, C_TO_SLOW);
 	if (oom) {
 		tl_run_row_release(row);
 		return -ENOMEM;

@@ -163,10 +163,15 @@ static const char migration_2[] =
 static const char migration_3[] =
 	"ALTER TABLE runs ADD COLUMN simulated INTEGER NOT NULL DEFAULT 0 CHECK (simulated IN (0, 1));\n";
 
+/* When each managed allocation was freed (the log's F records); NULL while it lived to the end. */
+static const char migration_4[] =
+	"ALTER TABLE allocations ADD COLUMN freed_ns INTEGER;\n";
+
 const char *const tl_store_migrations[] = {
 	migration_1,
 	migration_2,
 	migration_3,
+	migration_4,
 };
 const size_t tl_store_nmigrations = ARRAY_SIZE(tl_store_migrations);
 

@@ -149,7 +149,9 @@ static void bind_sample(sqlite3_stmt *s, int i, int64_t run_id, const void *row)
 {
 	const struct tl_sample_row *r = row;
 
-	tl_store_bind(s, i, "IiIIIIi", run_id, r->pid, r->t_ns, (int64_t)r->addr, (int64_t)r->pc, r->tid, r->hit);
+	/* NULL, not 0, for what the sampler could not see (docs/schema.md) */
+	tl_store_bind(s, i, "IiIINNN", run_id, r->pid, r->t_ns, (int64_t)r->addr, r->pc != 0, (int64_t)r->pc,
+		      r->tid != 0, r->tid, r->hit >= 0, (int64_t)r->hit);
 }
 
 static void bind_migration(sqlite3_stmt *s, int i, int64_t run_id, const void *row)
@@ -164,7 +166,8 @@ static void bind_alloc(sqlite3_stmt *s, int i, int64_t run_id, const void *row)
 {
 	const struct tl_alloc_row *r = row;
 
-	tl_store_bind(s, i, "IiIIIIt", run_id, r->pid, r->seq, r->t_ns, (int64_t)r->addr, r->size, r->callsite);
+	tl_store_bind(s, i, "IiIIIItN", run_id, r->pid, r->seq, r->t_ns, (int64_t)r->addr, r->size, r->callsite,
+		      (int)r->freed, r->freed_ns);
 }
 
 static void bind_proc_stat(sqlite3_stmt *s, int i, int64_t run_id, const void *row)
@@ -362,8 +365,8 @@ static int run_rows(struct tl_store *st, int64_t id, const void *arg, const char
 	rc = rc ?: insert_rows(st, "INSERT INTO process_stats (run_id, pid, name, value)", 4, r->proc_stats.v,
 			       r->proc_stats.n, sizeof(*r->proc_stats.v), bind_proc_stat, id, what);
 	/* a process's log may repeat an allocation (its sequence numbers are its identity) */
-	rc = rc ?: insert_rows(st, "INSERT OR IGNORE INTO allocations (run_id, pid, seq, t_ns, addr, size, callsite)",
-			       7, r->allocations.v, r->allocations.n, sizeof(*r->allocations.v), bind_alloc, id,
+	rc = rc ?: insert_rows(st, "INSERT OR IGNORE INTO allocations (run_id, pid, seq, t_ns, addr, size, callsite, freed_ns)",
+			       8, r->allocations.v, r->allocations.n, sizeof(*r->allocations.v), bind_alloc, id,
 			       what);
 	rc = rc ?: insert_rows(st, "INSERT INTO samples (run_id, pid, t_ns, addr, pc, tid, hit)", 7, r->samples.v,
 			       r->samples.n, sizeof(*r->samples.v), bind_sample, id, what);

@@ -32,7 +32,7 @@
 #include <stdint.h>
 #include "store/result.h"
 
-#define TL_STORE_SCHEMA_VERSION 3
+#define TL_STORE_SCHEMA_VERSION 4
 
 struct tl_store;
 

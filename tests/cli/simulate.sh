@@ -171,15 +171,15 @@ sed 's/"fast": "1-2", "slow": "0"/"fast": "0", "slow": null/' "$scratch/probe.js
 expect_exit 2 "$TIERLAB" simulate --no-store --model "$scratch/one.json" "$key" "$scratch/sim.yaml"
 expect_contains "$out" "recommends no fast and slow tiers"
 
-# a database of schema 2 (no runs.simulated): readers read it as it is, a replay's store migrates it
+# a database of schema 2 (no runs.simulated, no allocations.freed_ns): readers read it as it is, a replay's store migrates it
 cp "$TIERLAB_DB" "$scratch/v2.db"
-sqlite3 "$scratch/v2.db" "pragma foreign_keys = on; delete from runs where simulated = 1; alter table runs drop column simulated; pragma user_version = 2" ||
+sqlite3 "$scratch/v2.db" "pragma foreign_keys = on; delete from runs where simulated = 1; alter table runs drop column simulated; alter table allocations drop column freed_ns; pragma user_version = 2" ||
 	fail "cannot make a schema 2 database"
 expect_exit 0 env TIERLAB_DB="$scratch/v2.db" "$TIERLAB" report --baseline policy=static:0
 expect_not_contains "$out" "source"
 [ "$(sqlite3 "$scratch/v2.db" 'pragma user_version')" = 2 ] || fail "a reader migrated the database"
 expect_exit 0 env TIERLAB_DB="$scratch/v2.db" "$TIERLAB" simulate "$key" "$scratch/sim.yaml" --policy lru --chunks 2 --rate 100Hz
-[ "$(sqlite3 "$scratch/v2.db" 'pragma user_version')" = 3 ] || fail "storing a replay did not migrate to schema 3"
+[ "$(sqlite3 "$scratch/v2.db" 'pragma user_version')" = 4 ] || fail "storing a replay did not migrate to schema 4"
 [ "$(sqlite3 "$scratch/v2.db" 'select count(*) from runs where simulated = 1')" = 1 ] || fail "no simulated run in the migrated database"
 
 # a bad model is refused where it is wrong

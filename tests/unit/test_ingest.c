@@ -143,6 +143,7 @@ static void log_goes_to_tables(void **state)
 		   "S\t240\tnot-a-number\t0\t43\t1\t0\t1\n"		/* malformed: dropped */
 		   "A\t250\t1\t0x7f0040000000\t4194304\t32\t2\t0x401300\tapp+0x1300\n"	/* record.c's form */
 		   "S\t260\t0x7f00\n"					/* cut short by a crash */
+		   "S\t270\t0x500000\t0\t0\t-1\t0\t0\n"			/* outside managed memory, no PC, no thread */
 		   "garbage line\n"
 		   "F\t300\t0\n");
 	fclose(f);
@@ -158,7 +159,12 @@ static void log_goes_to_tables(void **state)
 
 	static const struct { const char *sql; long long want; } checks[] = {
 		{ "SELECT count(*) FROM allocations WHERE size = 67108864 AND callsite LIKE '%app+0x1234'", 1 },
-		{ "SELECT count(*) FROM samples", 2 },
+		{ "SELECT count(*) FROM samples", 3 },
+		/* NULL, not 0: outside managed memory there is no hit or miss; no PC, no thread seen */
+		{ "SELECT count(*) FROM samples WHERE hit IS NULL AND pc IS NULL AND tid IS NULL AND addr = 0x500000", 1 },
+		{ "SELECT count(*) FROM samples WHERE hit = 0", 1 },	/* the miss at 210 only, not the stray at 270 */
+		{ "SELECT freed_ns FROM allocations WHERE seq = 0", 300 },
+		{ "SELECT count(*) FROM allocations WHERE seq = 1 AND freed_ns IS NULL", 1 },
 		{ "SELECT count(*) FROM allocations WHERE seq = 1 AND callsite = 'app+0x1300'", 1 },
 		{ "SELECT sum(hit) FROM samples", 1 },
 		{ "SELECT pc FROM samples WHERE tid = 42", 0x401300 },

@@ -131,6 +131,103 @@ static void test_stats_known_values(void **state)
 	assert_int_equal(r->n_fom, 8);
 	assert_near(r->mean, 5.0, 1e-12);
 	assert_near(r->sd, sqrt(32.0 / 7.0), 1e-12);
+	/* by hand: median (4+5)/2, t(0.975, 7) = 2.364624252 from the table; sd/mean 43% is a warning */
+	assert_near(r->median, 4.5, 0);
+	assert_near(r->min, 2, 0);
+	assert_near(r->max, 9, 0);
+	assert_near(r->ci95, 2.364624252 * sqrt(32.0 / 7.0) / sqrt(8), 1e-8);
+	assert_true(r->spread_high);
+
+	/* 1, 2, 3: median 2, t(0.975, 2) = 4.302652730, sd 1 */
+	r = row_of(&rep, "a");
+	assert_near(r->median, 2, 0);
+	assert_near(r->ci95, 4.302652730 / sqrt(3), 1e-8);
+	assert_true(r->spread_high);
+	/* one run: no interval, no spread to warn of */
+	r = row_of(&rep, "one");
+	assert_true(isnan(r->ci95));
+	assert_false(r->spread_high);
+	tl_report_release(&rep);
+}
+
+/* --by pools every run whose values on the chosen axes agree, whatever the others; by hand */
+static void test_by_groups(void **state)
+{
+	struct tl_run_row runs[] = {
+		run("l2", "w", "lru", TL_STATUS_OK, 1),
+		run("l2", "w", "lru", TL_STATUS_OK, 2),
+		run("l8", "w", "lru", TL_STATUS_OK, 6),
+		run("l8", "w", "lru", TL_STATUS_FAILED, 100),
+		run("w8", "w", "window", TL_STATUS_OK, 3),
+		run("f", "w", "all-fast", TL_STATUS_OK, 10),
+	};
+	bool by[TL_AXIS__COUNT] = { false };
+	struct tl_selector base = selector(TL_AXIS_POLICY, "all-fast");
+	struct tl_report rep;
+	const struct tl_report_row *r;
+
+	(void)state;
+	set_axis(&runs[0], TL_AXIS_CHUNKS, "2");
+	set_axis(&runs[1], TL_AXIS_CHUNKS, "2");
+	set_axis(&runs[2], TL_AXIS_CHUNKS, "8");
+	set_axis(&runs[3], TL_AXIS_CHUNKS, "8");
+	set_axis(&runs[4], TL_AXIS_CHUNKS, "8");
+	runs[0].has_hit_rate = runs[1].has_hit_rate = runs[2].has_hit_rate = true;
+	runs[0].hit_rate = 0.5;
+	runs[1].hit_rate = 0.7;
+	runs[2].hit_rate = 0.9;
+	by[TL_AXIS_POLICY] = true;
+	assert_int_equal(tl_report_build_by("exp", runs, 6, &base, by, &rep), 0);
+	assert_int_equal(rep.nrows, 3);
+	r = row_of(&rep, "policy=lru");
+	/* 1, 2, 6 pooled over chunks 2 and 8 (the failed 100 counted, left out): mean 3, sd sqrt(13/2)... */
+	assert_int_equal(r->n_fom, 3);
+	assert_int_equal(r->status_count[TL_STATUS_FAILED], 1);
+	assert_near(r->mean, 3, 1e-12);
+	assert_near(r->sd, sqrt(((1 - 3.0) * (1 - 3.0) + (2 - 3.0) * (2 - 3.0) + (6 - 3.0) * (6 - 3.0)) / 2), 1e-12);
+	assert_near(r->median, 2, 0);
+	assert_near(r->hit_rate, 0.7, 1e-12);
+	assert_null(r->values[TL_AXIS_CHUNKS]);	/* pooled: no one value */
+	assert_string_equal(r->values[TL_AXIS_POLICY], "lru");
+	assert_near(r->pct_of_baseline, 30, 1e-9);
+	assert_true(rep.axis_varies[TL_AXIS_POLICY]);
+	assert_false(rep.axis_varies[TL_AXIS_CHUNKS]);
+	assert_false(rep.axis_varies[TL_AXIS_WORKLOAD]);
+	tl_report_release(&rep);
+
+	/* by chunks: lru 2 alone, lru 8 with window 8, all-fast under "-" */
+	memset(by, 0, sizeof(by));
+	by[TL_AXIS_CHUNKS] = true;
+	assert_int_equal(tl_report_build_by("exp", runs, 6, NULL, by, &rep), 0);
+	assert_int_equal(rep.nrows, 3);
+	assert_near(row_of(&rep, "chunks=8")->mean, 4.5, 1e-12);
+	assert_int_equal(row_of(&rep, "chunks=-")->n_fom, 1);
+	tl_report_release(&rep);
+}
+
+/* sd over 5% of the mean is a warning naming the configuration, and only then. */
+static void test_spread_warning(void **state)
+{
+	struct tl_run_row runs[] = {
+		run("steady", "w", "lru", TL_STATUS_OK, 100),
+		run("steady", "w", "lru", TL_STATUS_OK, 104),	/* sd 2.83: 2.8% */
+		run("noisy", "w", "window", TL_STATUS_OK, 100),
+		run("noisy", "w", "window", TL_STATUS_OK, 110),	/* sd 7.07: 6.7% */
+	};
+	struct tl_report rep;
+	char *w;
+
+	(void)state;
+	assert_int_equal(tl_report_build("exp", runs, 4, NULL, &rep), 0);
+	assert_false(row_of(&rep, "steady")->spread_high);
+	assert_true(row_of(&rep, "noisy")->spread_high);
+	assert_true(tl_report_has_warnings(&rep));
+	assert_int_equal(tl_report_warning(&rep, 0, &w), 0);
+	assert_null(w);
+	assert_int_equal(tl_report_warning(&rep, 1, &w), 0);
+	assert_non_null(w);
+	assert_string_equal(w, "workload=w policy=window: sd 7.1 is 6.7% of the mean 105 over 2 runs (more than 5%)");
+	free(w);
 	tl_report_release(&rep);
 }
 
@@ -875,6 +972,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stats_known_values),
+		cmocka_unit_test(test_spread_warning),
+		cmocka_unit_test(test_by_groups),
 		cmocka_unit_test(test_stats_stable),
 		cmocka_unit_test(test_stats_extremes),
 		cmocka_unit_test(test_stats_tier_columns),

@@ -1,0 +1,103 @@
+/*
+ * tierlab compare: two experiments, or two selectors within one, side by
+ * side, with whether each difference is significant (report/compare.h).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "builtin.h"
+#include "util/error.h"
+#include "parse-options.h"
+#include "util/paths.h"
+#include "plan/plan.h"
+#include "report/compare.h"
+#include "report/report.h"
+#include "store/query.h"
+
+/* One side: the runs of an experiment, or those of `experiment` that match a selector; a report over them. */
+static int load_side(struct tl_store *st, const char *db, const char *arg, const char *experiment,
+		     bool ignore[TL_AXIS__COUNT], struct tl_report *rep)
+{
+	bool selector = strchr(arg, '=') != NULL;
+	struct tl_run_row *rows = NULL;
+	struct tl_selector sel = { 0 };
+	struct tl_error err = { { 0 } };
+	size_t n = 0, k = 0;
+	int ret = -1;
+
+	if (selector && tl_selector_parse(arg, &sel, &err)) {
+		error("'%s': %s", arg, strncmp(err.msg, "--where: ", 9) ? err.msg : err.msg + 9);
+		goto out;
+	}
+	if (tl_store_query_runs(st, selector ? experiment : arg, &rows, &n))
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		if (selector && !tl_selector_matches(&sel, rows[i].values))
+			continue;
+		struct tl_run_row t = rows[k];
+
+		rows[k++] = rows[i];
+		rows[i] = t;
+	}
+	if (!k) {
+		if (selector)
+			error("'%s' matches no run of experiment '%s' in '%s'", arg, n ? rows[0].experiment : "-", db);
+		else
+			error("no runs of experiment '%s' in '%s'", arg, db);
+		goto out;
+	}
+	for (int a = 0; a < TL_AXIS__COUNT; a++)
+		ignore[a] |= sel.values[a] != NULL;
+	ret = tl_report_build(rows[0].experiment, rows, k, NULL, rep);
+out:
+	tl_selector_release(&sel);
+	tl_run_rows_free(rows, n);
+	return ret;
+}
+
+int cmd_compare(int argc, const char **argv)
+{
+	const char *db = NULL, *experiment = NULL, *format = "text";
+	static const char *const usage[] = {
+		"tierlab compare [<options>] <a> <b>",
+		NULL
+	};
+	const struct option options[] = {
+		OPT_STRING('e', "experiment", &experiment, "name", "the experiment two selectors choose from (default: the latest)"),
+		OPT_STRING('f', "format", &format, "fmt", "text, csv or json"),
+		OPT_STRING(0, "db", &db, "file", "results database (default $TIERLAB_DB or results/tierlab.db)"),
+		OPT_END(),
+	};
+	struct tl_store *st = NULL;
+	struct tl_report a = { 0 }, b = { 0 };
+	struct tl_compare c = { 0 };
+	struct tl_error err = { { 0 } };
+	enum tl_report_format fmt;
+	bool ignore[TL_AXIS__COUNT] = { false };
+	int ret = 2;
+
+	argc = parse_options(argc, argv, options, usage);
+	if (argc != 2) {
+		error("compare takes two experiments or two selectors (axis=value,..), not %d", argc);
+		usage_with_options(usage, options);
+	}
+	if (tl_report_format_find(format, &fmt, &err) || fmt == TL_FMT_MARKDOWN) {
+		error("--format: %s", fmt == TL_FMT_MARKDOWN ? "compare prints text, csv or json" : err.msg);
+		return 2;
+	}
+	if (!db)
+		db = tl_path_default_db();
+	if (tl_store_open_existing(db, &st))
+		return 2;
+	if (load_side(st, db, argv[0], experiment, ignore, &a) || load_side(st, db, argv[1], experiment, ignore, &b))
+		goto out;
+	if (tl_compare_build(&a, &b, ignore, argv[0], argv[1], &c))
+		goto out;
+	ret = tl_compare_print(&c, fmt, stdout) ? 2 : 0;
+out:
+	tl_compare_release(&c);
+	tl_report_release(&a);
+	tl_report_release(&b);
+	tl_store_close(st);
+	return ret;
+}

@@ -1,0 +1,180 @@
+/*
+ * tierlab plot: a figure of an experiment (bars, or a heatmap of one
+ * policy) or of one run's log (timeline), drawn by gnuplot from a script
+ * and data file written beside the image.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "builtin.h"
+#include "util/error.h"
+#include "parse-options.h"
+#include "util/paths.h"
+#include "plan/plan.h"
+#include "plot/plot.h"
+#include "report/report.h"
+#include "store/query.h"
+
+/*
+ * The runs that match --where, the baseline's and the all-fast and all-slow
+ * ones (the lines and the % stay whatever is chosen), moved to the front;
+ * returns their count (the rest stay to be freed).
+ */
+static size_t keep_matching(struct tl_run_row *rows, size_t n, const struct tl_selector *where,
+			    const struct tl_selector *baseline)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *p = rows[i].values[TL_AXIS_POLICY];
+
+		if (!tl_selector_matches(where, rows[i].values) &&
+		    !(baseline && tl_selector_matches(baseline, rows[i].values)) &&
+		    !(p && (!strcmp(p, "all-fast") || !strcmp(p, "all-slow"))))
+			continue;
+		struct tl_run_row t = rows[k];
+
+		rows[k++] = rows[i];
+		rows[i] = t;
+	}
+	return k;
+}
+
+/* The experiment's report, as `tierlab report` builds it, over the runs --where keeps. */
+static int load_report(struct tl_store *st, const char *db, const char *experiment, const char *baseline,
+		       const char *where, struct tl_report *rep)
+{
+	struct tl_run_row *rows = NULL;
+	struct tl_selector sel = { 0 }, wsel = { 0 };
+	struct tl_error err = { { 0 } };
+	char *stored = NULL;
+	size_t n = 0, kept;
+	int ret = -EINVAL;
+
+	if (tl_store_query_runs(st, experiment, &rows, &n))
+		goto out;
+	if (!n) {
+		if (experiment)
+			error("no runs of experiment '%s' in '%s'", experiment, db);
+		else
+			error("no runs in '%s'", db);
+		goto out;
+	}
+	if (!baseline && !tl_store_experiment_baseline(st, rows[0].experiment, &stored))
+		baseline = stored;
+	if (baseline && *baseline && tl_selector_parse(baseline, &sel, &err)) {
+		error("--baseline: %s", strncmp(err.msg, "--where: ", 9) ? err.msg : err.msg + 9);
+		goto out;
+	}
+	if (where && tl_selector_parse(where, &wsel, &err)) {
+		error("%s", err.msg);
+		goto out;
+	}
+	kept = where ? keep_matching(rows, n, &wsel, baseline && *baseline ? &sel : NULL) : n;
+	ret = tl_report_build(rows[0].experiment, rows, kept, baseline && *baseline ? &sel : NULL, rep);
+out:
+	tl_selector_release(&sel);
+	tl_selector_release(&wsel);
+	free(stored);
+	tl_run_rows_free(rows, n);
+	return ret;
+}
+
+/* "results/hpcg-40pct.svg" style default: the experiment's name made a file name. */
+static char *default_image(const char *name, const char *suffix)
+{
+	char *s = NULL;
+
+	if (asprintf(&s, "%s%s.svg", name, suffix) < 0)
+		return NULL;
+	for (char *p = s; *p; p++)
+		if (*p == '/' || (unsigned char)*p < 0x20)
+			*p = '_';
+	return s;
+}
+
+int cmd_plot(int argc, const char **argv)
+{
+	const char *db = NULL, *experiment = NULL, *baseline = NULL, *by_name = "rate", *output = NULL;
+	const char *heatmap = NULL, *where = NULL, *timeline = NULL;
+	int script_only = 0, pid = 0;
+	static const char *const usage[] = {
+		"tierlab plot [<options>]",
+		NULL
+	};
+	const struct option options[] = {
+		OPT_STRING('e', "experiment", &experiment, "name", "experiment to draw (default: the latest)"),
+		OPT_STRING('b', "baseline", &baseline, "axis=value,..", "baseline of % of baseline (default: the spec's baseline)"),
+		OPT_STRING(0, "by", &by_name, "axis", "one panel per value of this axis (default: rate)"),
+		OPT_STRING(0, "heatmap", &heatmap, "policy", "a heatmap of this policy's % of baseline over chunks x rate"),
+		OPT_STRING(0, "timeline", &timeline, "run", "the timeline of one run's log (id, run key or its prefix)"),
+		OPT_INTEGER(0, "pid", &pid, "n", "with --timeline: the process to draw (default: the first that allocated)"),
+		OPT_STRING(0, "where", &where, "axis=value,..", "only runs whose configuration matches (and the baseline, all-fast, all-slow)"),
+		OPT_STRING('o', "output", &output, "file", "the image, .svg or .png; NAME.gp and NAME.dat go beside it"),
+		OPT_BOOL(0, "script-only", &script_only, "write the script and data, do not run gnuplot"),
+		OPT_STRING(0, "db", &db, "file", "results database (default $TIERLAB_DB or results/tierlab.db)"),
+		OPT_END(),
+	};
+	struct tl_store *st = NULL;
+	struct tl_report rep = { 0 };
+	struct tl_run_row run = { 0 };
+	struct tl_plot_files files = { 0 };
+	char *image = NULL;
+	FILE *gp = NULL, *dat = NULL;
+	int by, ret = 2, rc;
+
+	argc = parse_options(argc, argv, options, usage);
+	if (argc) {
+		error("unexpected argument '%s'", argv[0]);
+		usage_with_options(usage, options);
+	}
+	if (heatmap && timeline) {
+		error("--heatmap and --timeline: one figure at a time");
+		return 2;
+	}
+	if ((by = tl_axis_lookup(by_name)) < 0) {
+		error("--by: unknown axis '%s' (tierlab list axes)", by_name);
+		return 2;
+	}
+	if (!db)
+		db = tl_path_default_db();
+	if (tl_store_open_existing(db, &st))
+		return 2;
+	if (timeline ? tl_store_get_run(st, timeline, &run) : load_report(st, db, experiment, baseline, where, &rep))
+		goto out;
+	if (!output && !(output = image = default_image(timeline ? run.run_key : rep.experiment,
+							heatmap ? "-heatmap" : timeline ? "-timeline" : ""))) {
+		error("out of memory");
+		goto out;
+	}
+	if (tl_plot_files_init(output, &files))
+		goto out;
+	if (!(gp = fopen(files.script, "w")) || !(dat = fopen(files.data, "w"))) {
+		error("cannot write '%s': %m", gp ? files.data : files.script);
+		goto out;
+	}
+	rc = timeline ? tl_plot_timeline(st, &run, pid, &files, gp, dat)
+	     : heatmap ? tl_plot_heatmap(&rep, heatmap, &files, gp, dat)
+		       : tl_plot_bars(&rep, (enum tl_axis)by, &files, gp, dat);
+	if ((fclose(gp) | fclose(dat)) && !rc)
+		rc = error("cannot write '%s' or '%s': %m", files.script, files.data);
+	gp = dat = NULL;
+	if (rc)
+		goto out;
+	if (!script_only && tl_plot_render(&files))
+		goto out;
+	printf("%s\n", script_only ? files.script : files.image);
+	ret = 0;
+out:
+	if (gp)
+		fclose(gp);
+	if (dat)
+		fclose(dat);
+	tl_plot_files_release(&files);
+	free(image);
+	tl_report_release(&rep);
+	tl_run_row_release(&run);
+	tl_store_close(st);
+	return ret;
+}

@@ -1,0 +1,240 @@
+/*
+ * One run's log over time: each managed allocation of the process is a
+ * band (from its allocation to its free, or to the end), named by its call
+ * site; a sample is a point at its time and at its place inside its
+ * allocation's band (hit, miss, or outside managed memory below the
+ * bands); a migration is a triangle at the start of the moved range,
+ * pointing up into the fast tier or down out of it. Allocations sit one
+ * band each, not at their addresses: the arena spreads them over a GiB and
+ * more, where each would be a hairline.
+ */
+#include "plot/plot.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "store/log.h"
+#include "util/error.h"
+
+struct band {
+	int64_t seq, t_ns, freed_ns;	/* freed_ns: INT64_MAX while it lives */
+	uint64_t addr, size;
+	char *callsite;
+};
+
+struct timeline {
+	struct band *b;
+	size_t n;
+	int64_t pid;			/* the process drawn: the first that allocated */
+	int64_t last_pid;
+	bool asked;			/* pid was given */
+	size_t nprocs;
+	int64_t t0, t_end;
+	FILE *dat;
+	size_t count[3];		/* samples drawn: hits, misses, outside */
+	size_t migrations;
+};
+
+static int64_t int_of(const struct tl_value *v)
+{
+	return v->type == TL_VALUE_INT ? v->i : (int64_t)v->d;
+}
+
+static int add_band(void *arg, const struct tl_value *v, size_t n)
+{
+	struct timeline *tl = arg;
+	struct band *b;
+
+	/* run_id pid seq t_ns addr size callsite freed_ns */
+	if (n < 8)
+		return -EINVAL;
+	/* rows come by pid: a new pid is a new process; the first is drawn unless one was asked for */
+	if (!tl->nprocs || int_of(&v[1]) != tl->last_pid) {
+		tl->last_pid = int_of(&v[1]);
+		if (!tl->nprocs++ && !tl->asked)
+			tl->pid = tl->last_pid;
+	}
+	if (int_of(&v[1]) != tl->pid)
+		return 0;
+	if (!(b = realloc(tl->b, (tl->n + 1) * sizeof(*b))))
+		return -ENOMEM;
+	tl->b = b;
+	b = &tl->b[tl->n];
+	b->seq = int_of(&v[2]);
+	b->t_ns = int_of(&v[3]);
+	b->addr = (uint64_t)int_of(&v[4]);
+	b->size = (uint64_t)int_of(&v[5]);
+	b->freed_ns = v[7].type == TL_VALUE_NULL ? INT64_MAX : int_of(&v[7]);
+	b->callsite = strdup(v[6].type == TL_VALUE_TEXT ? v[6].s : "?");
+	if (!b->callsite)
+		return -ENOMEM;
+	tl->n++;
+	if (tl->n == 1 || b->t_ns < tl->t0)
+		tl->t0 = b->t_ns;
+	if (b->freed_ns != INT64_MAX && b->freed_ns > tl->t_end)
+		tl->t_end = b->freed_ns;
+	return 0;
+}
+
+/* The y of an address at a time: inside band i at i + 0.8 x its offset; -1 outside every band. */
+static double place(const struct timeline *tl, uint64_t addr, int64_t t)
+{
+	for (size_t i = 0; i < tl->n; i++) {
+		const struct band *b = &tl->b[i];
+
+		if (addr >= b->addr && addr - b->addr < b->size && t >= b->t_ns && t <= b->freed_ns)
+			return (double)i + 0.8 * (double)(addr - b->addr) / (double)b->size;
+	}
+	return -1;
+}
+
+static double seconds(const struct timeline *tl, int64_t t)
+{
+	return (double)(t - tl->t0) / 1e9;
+}
+
+static int put_sample(void *arg, const struct tl_value *v, size_t n)
+{
+	struct timeline *tl = arg;
+	int64_t t;
+	double y;
+
+	/* run_id pid t_ns addr pc tid hit */
+	if (n < 7 || int_of(&v[1]) != tl->pid)
+		return 0;
+	t = int_of(&v[2]);
+	y = place(tl, (uint64_t)int_of(&v[3]), t);
+	tl_plot_number(tl->dat, seconds(tl, t));
+	fputc(' ', tl->dat);
+	tl_plot_number(tl->dat, y);
+	fprintf(tl->dat, " %s\n", v[6].type == TL_VALUE_NULL ? "?" : int_of(&v[6]) ? "1" : "0");
+	tl->count[v[6].type == TL_VALUE_NULL ? 2 : int_of(&v[6]) ? 0 : 1]++;
+	if (t > tl->t_end)
+		tl->t_end = t;
+	return 0;
+}
+
+/* Direction codes in the data: the order of tl_direction_names. */
+static int put_migration(void *arg, const struct tl_value *v, size_t n)
+{
+	struct timeline *tl = arg;
+	int d = -1;
+	int64_t t;
+
+	/* run_id pid t_ns addr bytes direction ok */
+	if (n < 7 || int_of(&v[1]) != tl->pid || v[5].type != TL_VALUE_TEXT)
+		return 0;
+	for (int i = 0; i < TL_DIR__COUNT; i++)
+		if (!strcmp(v[5].s, tl_direction_names[i]))
+			d = i;
+	t = int_of(&v[2]);
+	tl_plot_number(tl->dat, seconds(tl, t));
+	fputc(' ', tl->dat);
+	tl_plot_number(tl->dat, place(tl, (uint64_t)int_of(&v[3]), t));
+	fprintf(tl->dat, " %d %" PRId64 " %" PRId64 "\n", d, int_of(&v[4]), int_of(&v[6]));
+	tl->migrations++;
+	if (t > tl->t_end)
+		tl->t_end = t;
+	return 0;
+}
+
+/* "hpcg+0x520b 864 KiB": the call site without its directories, and the size. */
+static void band_name(char *buf, size_t len, const struct band *b)
+{
+	const char *slash = strrchr(b->callsite, '/');
+	const char *unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double size = (double)b->size;
+	int u = 0;
+
+	while (size >= 1024 && u < 4) {
+		size /= 1024;
+		u++;
+	}
+	snprintf(buf, len, "#%" PRId64 " %s %.*f %s", b->seq, slash ? slash + 1 : b->callsite, size < 10 && u ? 1 : 0,
+		 size, unit[u]);
+}
+
+static void script(FILE *gp, const struct timeline *tl, const struct tl_run_row *run, const struct tl_plot_files *f)
+{
+	char title[512], name[300];
+
+	tl_plot_preamble(gp, f, 1000, 200 + 60 * (int)(tl->n < 4 ? 4 : tl->n));
+	snprintf(title, sizeof(title), "run %s (%s): pid %" PRId64 "%s, %zu samples (%zu hits, %zu misses, %zu outside), "
+		 "%zu migrations", run->run_key, run->values[TL_AXIS_POLICY] ? run->values[TL_AXIS_POLICY] : "-",
+		 tl->pid, tl->nprocs > 1 && !tl->asked ? " (the first of its processes)" : "", tl->count[0] + tl->count[1] + tl->count[2],
+		 tl->count[0], tl->count[1], tl->count[2], tl->migrations);
+	fputs("set title ", gp);
+	tl_plot_string(gp, title);
+	fprintf(gp, "\nset xlabel \"seconds since the first allocation\"\nset xrange [0:%g]\nset yrange [-1.5:%zu]\n",
+		seconds(tl, tl->t_end) * 1.02 + 1e-3, tl->n);
+	fputs("set ytics (\"outside managed memory\" -1", gp);
+	for (size_t i = 0; i < tl->n; i++) {
+		band_name(name, sizeof(name), &tl->b[i]);
+		fputs(", ", gp);
+		tl_plot_string(gp, name);
+		fprintf(gp, " %g", (double)i + 0.4);
+	}
+	fputs(")\nset style fill solid 0.15 border lc rgb \"#999999\"\nset key outside bottom center horizontal\n"
+	      "set grid xtics\n", gp);
+	fputs("plot data index 2 using 1:2:3:4 with boxxyerror lc rgb \"#7570b3\" title \"allocation (live)\", \\\n"
+	      "     '' index 0 using 1:($3 == 1 ? $2 : NaN) with points pt 7 ps 0.5 lc rgb \"#1b9e77\" title \"sample, fast tier\", \\\n"
+	      "     '' index 0 using 1:($3 == 0 ? $2 : NaN) with points pt 7 ps 0.5 lc rgb \"#d95f02\" title \"sample, slow tier\", \\\n"
+	      "     '' index 0 using 1:(valid(3) ? NaN : $2) with points pt 7 ps 0.5 lc rgb \"#666666\" title \"sample, outside\", \\\n"
+	      "     '' index 1 using 1:($3 == 2 ? $2 : NaN) with points pt 9 ps 1.3 lc rgb \"#1b9e77\" title \"slow-to-fast\", \\\n"
+	      "     '' index 1 using 1:($3 == 3 ? $2 : NaN) with points pt 11 ps 1.3 lc rgb \"#d95f02\" title \"fast-to-slow\", \\\n"
+	      "     '' index 1 using 1:($3 == 0 || $3 == 1 ? $2 : NaN) with points pt 1 ps 0.8 lc rgb \"#444444\" title \"initial placement\"\n",
+	      gp);
+}
+
+int tl_plot_timeline(struct tl_store *st, const struct tl_run_row *run, long pid, const struct tl_plot_files *f,
+		     FILE *gp, FILE *dat)
+{
+	struct timeline tl = { .dat = dat, .pid = pid, .asked = pid > 0 };
+	int ret;
+
+	ret = tl_store_log_each(st, TL_LOG_ALLOCATIONS, run->id, add_band, &tl);
+	if (ret == -ENOMEM)
+		error("out of memory");
+	if (ret)
+		goto out;
+	if (!tl.n) {
+		ret = -ENODATA;
+		if (tl.asked && tl.nprocs)
+			error("process %ld of run '%s' logged no managed allocation", pid, run->run_key);
+		else
+			error("run '%s' logged no managed allocation (a timeline needs the runtime's log: `log: log`)",
+			      run->run_key);
+		goto out;
+	}
+	tl.t_end = tl.t0;
+	fputs("# samples: seconds y hit (1 fast, 0 slow, ? outside managed memory)\n", dat);
+	if ((ret = tl_store_log_each(st, TL_LOG_SAMPLES, run->id, put_sample, &tl)))
+		goto out;
+	fputs("\n\n# migrations: seconds y direction (0 initial-fast, 1 initial-slow, 2 slow-to-fast, "
+	      "3 fast-to-slow) bytes ok\n", dat);
+	if ((ret = tl_store_log_each(st, TL_LOG_MIGRATIONS, run->id, put_migration, &tl)))
+		goto out;
+	fputs("\n\n# allocations: x_center y_center x_half y_half seq\n", dat);
+	for (size_t i = 0; i < tl.n; i++) {
+		double a = seconds(&tl, tl.b[i].t_ns);
+		double z = seconds(&tl, tl.b[i].freed_ns == INT64_MAX ? tl.t_end : tl.b[i].freed_ns);
+
+		tl_plot_number(dat, (a + z) / 2);
+		fputc(' ', dat);
+		tl_plot_number(dat, (double)i + 0.4);
+		fputc(' ', dat);
+		tl_plot_number(dat, (z - a) / 2);
+		fprintf(dat, " 0.4 %" PRId64 "\n", tl.b[i].seq);
+	}
+	script(gp, &tl, run, f);
+	if (ferror(gp) || ferror(dat)) {
+		ret = -EIO;
+		error("cannot write '%s' or '%s'", f->script, f->data);
+	}
+out:
+	for (size_t i = 0; i < tl.n; i++)
+		free(tl.b[i].callsite);
+	free(tl.b);
+	return ret;
+}

@@ -1,0 +1,121 @@
+# tierlab plot and the report (also --by policy) over the fixture database of known rows
+# (tests/plot/make-fixture.sh): the script and data of the bar chart and of
+# the heatmap, and the report in every format, byte for byte against
+# tests/golden/fixture/ (TIERLAB_UPDATE_GOLDEN=1 rewrites them; read the
+# diff), the timeline of run 10's log; the SVG parses as XML and draws 9 bars (5 in the panel of rate
+# 10Hz, 4 in 100Hz's: none in both) and 4 baseline lines, the heatmap 4 cells; a
+# PNG when gnuplot has pngcairo; the refusals, and gnuplot missing.
+. "$(dirname "$0")/lib.sh"
+command -v sqlite3 >/dev/null || skip "sqlite3 (the command) is not installed"
+golden=$top/tests/golden/fixture
+"$top/tests/plot/make-fixture.sh" "$TIERLAB" "$TIERLAB_DB" || fail "the fixture was not made"
+
+# same GOLDEN FILE: FILE holds what tests/golden/fixture/GOLDEN holds
+same() {
+	if [ -n "${TIERLAB_UPDATE_GOLDEN:-}" ]; then
+		cp "$2" "$golden/$1"
+		return
+	fi
+	cmp -s "$golden/$1" "$2" || fail "$2 differs from $golden/$1:
+$(diff "$golden/$1" "$2" | head -20)"
+}
+
+cd "$scratch" || fail "no scratch directory"
+expect_exit 0 "$TIERLAB" plot --script-only -o bars.svg
+[ "$out" = bars.gp ] || fail "--script-only printed '$out', expected the script's path"
+[ ! -e bars.svg ] || fail "--script-only drew the image"
+same bars.gp bars.gp
+same bars.dat bars.dat
+expect_exit 0 "$TIERLAB" plot --script-only --heatmap lru -o heatmap-lru.svg
+same heatmap-lru.gp heatmap-lru.gp
+same heatmap-lru.dat heatmap-lru.dat
+expect_exit 0 "$TIERLAB" plot --script-only --timeline 10 -o timeline.svg
+same timeline.gp timeline.gp
+same timeline.dat timeline.dat
+for f in text:txt markdown:md csv:csv json:json; do
+	"$TIERLAB" report --format "${f%%:*}" >"report.${f#*:}" 2>&1 || fail "report --format ${f%%:*} failed"
+	same "report.${f#*:}" "report.${f#*:}"
+	"$TIERLAB" report --by policy --format "${f%%:*}" >"report-by-policy.${f#*:}" 2>&1 ||
+		fail "report --by policy --format ${f%%:*} failed"
+	same "report-by-policy.${f#*:}" "report-by-policy.${f#*:}"
+done
+# lru pooled over chunks and rates: 9 ok runs (the failed one counted), mean 15.89 / 9, hit 7.7 / 9
+grep -Eq '^lru +1\.766 ± 0\.17 \(9\) +90\.5% +9/1/0/0 +85\.6% ' report-by-policy.txt ||
+	fail "report --by policy: lru is not 1.766 (9), 9/1/0/0, 85.6%: $(cat report-by-policy.txt)"
+expect_exit 0 "$TIERLAB" report --by chunks,rate
+expect_contains "$out" "no % of baseline: the baseline 'policy=all-fast' names an axis that --by pools"
+expect_exit 2 "$TIERLAB" report --by nosuch
+# --stats: all-fast ran 1.9 2.0 1.95: median 1.95, t(0.975, 2) x 0.05 / sqrt(3) = 0.124
+"$TIERLAB" report --stats --format markdown >report-stats.md 2>&1 || fail "report --stats failed"
+same report-stats.md report-stats.md
+grep -Eq '^\| hpcg +\| all-fast .*\| 1\.950 ± 0\.050 \(3\) +\| +1\.950 +\| +1\.900 +\| +2\.000 +\| +± 0\.12 +\|' report-stats.md ||
+	fail "report --stats: all-fast is not median 1.950, min 1.900, max 2.000, +-0.12: $(cat report-stats.md)"
+# lru chunks 2 at 10Hz migrated 2 GiB per run, three quarters of it slow-to-fast
+expect_exit 0 "$TIERLAB" report --directions
+grep -Eq '^hpcg +lru +2 +10Hz .* 2\.00 +1\.50 +0\.500 +60\.0$' <<<"$out" ||
+	fail "report --directions: lru 2 10Hz is not 2.00 = 1.50 to fast + 0.500 to slow:
+$out"
+# the numbers the goldens hold, by hand: lru chunks 8 at 10Hz ran 1.85 1.87 1.89:
+# mean 1.87, sd 0.02, t(0.975, 2) = 4.302652730 so the 95% interval is +-0.0497
+grep -q '^2.5 "lru" "chunks=8" 1.87 0.0496827542350063[0-9]* 92 0.5 95.897435897435[0-9]* 3 ' bars.dat ||
+	fail "bars.dat: lru chunks=8 10Hz is not mean 1.87 +-0.0497, hit 92%, 0.5 GiB, 95.9%:
+$(cat bars.dat)"
+
+# refusals: an unknown axis, a format gnuplot is not asked for, a policy with no cell, two rows in a cell
+expect_exit 2 "$TIERLAB" plot --by nosuch
+expect_contains "$out" "unknown axis 'nosuch'"
+expect_exit 2 "$TIERLAB" plot -o fig.pdf
+expect_contains "$out" "must end in .svg or .png"
+expect_exit 2 "$TIERLAB" plot --heatmap static -o h.svg
+expect_contains "$out" "policy 'static' has no configuration"
+expect_exit 2 "$TIERLAB" plot --heatmap window -o h.svg --script-only
+expect_contains "$out" "two configurations at chunks=8 rate=10Hz"
+expect_exit 0 "$TIERLAB" plot --heatmap window --where window=16 -o h.svg --script-only
+[ "$(grep -vc '^#' h.dat)" = 2 ] || fail "--where window=16 kept $(grep -vc '^#' h.dat) cells, expected 2"
+expect_exit 2 "$TIERLAB" plot --timeline 10 --heatmap lru
+expect_contains "$out" "one figure at a time"
+expect_exit 0 "$TIERLAB" plot --script-only --timeline 10 --pid 301 -o t301.svg
+grep -q '"run lru8-10-10 (lru): pid 301, 1 samples (1 hits, 0 misses, 0 outside), 0 migrations"' t301.gp ||
+	fail "--pid 301: $(grep title t301.gp)"
+expect_exit 2 "$TIERLAB" plot --script-only --timeline 10 --pid 999 -o t999.svg
+expect_contains "$out" "process 999 of run 'lru8-10-10' logged no managed allocation"
+expect_exit 2 "$TIERLAB" plot --timeline 1 -o t.svg
+expect_contains "$out" "logged no managed allocation"
+expect_exit 2 "$TIERLAB" plot --where policy=all-fast -o only-lines.svg
+expect_contains "$out" "no configuration to draw as a bar"
+
+command -v gnuplot >/dev/null || skip "gnuplot is not installed (scripts/deps.sh installs gnuplot-nox)"
+expect_exit 2 env PATH=/nonexistent "$TIERLAB" plot -o nognuplot.svg
+expect_contains "$out" "gnuplot not found"
+[ -s nognuplot.gp ] || fail "the script was not kept when gnuplot is missing"
+
+expect_exit 0 "$TIERLAB" plot -o bars.svg
+counts=$(python3 "$top/tests/plot/svg-count.py" bars.svg) || fail "bars.svg is not XML"
+grep -qx 'bars 9' <<<"$counts" || fail "expected 9 bars: $(head -3 <<<"$counts")"
+grep -qx 'lines 4' <<<"$counts" || fail "expected 4 baseline lines: $(head -3 <<<"$counts")"
+[ "$(grep -cx 'text all-fast 1.95 GF/s' <<<"$counts")" = 2 ] || fail "no all-fast line in each panel"
+grep -qx 'text rate=100Hz' <<<"$counts" || fail "no panel rate=100Hz"
+grep -qx 'text 7.00 GiB' <<<"$counts" || fail "lru chunks 2 at 100Hz: 7 GiB migrated not written"
+expect_exit 0 "$TIERLAB" plot --by chunks -o by-chunks.svg
+counts=$(python3 "$top/tests/plot/svg-count.py" by-chunks.svg) || fail "by-chunks.svg is not XML"
+grep -qx 'text chunks=2' <<<"$counts" && grep -qx 'text chunks=8' <<<"$counts" || fail "no panels by chunks"
+# none in both panels, lru chunks 2 at two rates, lru 8 and window 8 (16 twice, 128 once) at two rates
+grep -qx 'bars 9' <<<"$counts" || fail "--by chunks: expected 9 bars: $(head -3 <<<"$counts")"
+expect_exit 0 "$TIERLAB" plot --heatmap lru -o heatmap.svg
+counts=$(python3 "$top/tests/plot/svg-count.py" heatmap.svg) || fail "heatmap.svg is not XML"
+grep -qx 'cells 4' <<<"$counts" || fail "expected 4 heatmap cells: $(head -3 <<<"$counts")"
+grep -qx 'text 76.9' <<<"$counts" || fail "the heatmap does not write lru chunks 2 100Hz's 76.9%"
+
+expect_exit 0 "$TIERLAB" plot --timeline 10 -o timeline.svg
+counts=$(python3 "$top/tests/plot/svg-count.py" timeline.svg) || fail "timeline.svg is not XML"
+grep -qx 'text #0 app+0x1234 64 MiB' <<<"$counts" && grep -qx 'text #1 app+0x1300 32 MiB' <<<"$counts" ||
+	fail "the timeline does not name its two bands by call site: $(grep '^text' <<<"$counts")"
+expect_contains "$counts" "6 samples (3 hits, 2 misses, 1 outside), 4 migrations"
+
+if gnuplot -e 'set terminal' 2>&1 | grep -qw pngcairo; then
+	expect_exit 0 "$TIERLAB" plot -o bars.png
+	[ "$(head -c 8 bars.png | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || fail "bars.png is not a PNG"
+else
+	echo "gnuplot has no pngcairo: the PNG is not checked"
+fi
+echo ok

@@ -1,0 +1,35 @@
+#!/usr/bin/env python3
+"""Counts what a gnuplot SVG from tierlab plot draws, after parsing it as XML
+(a malformed file fails here): bars (filled polygons of the bar colour, less
+one key sample per panel), baseline lines (plot groups holding a dashed
+path), heatmap cells (palette-filled polygons of the first plot) and the
+texts drawn. Prints "bars N", "lines N", "cells N", then one "text T" line
+per text element, for tests/cli/plot.sh to check.
+
+    svg-count.py FILE.svg
+"""
+import sys
+import xml.etree.ElementTree as ET
+
+NS = '{http://www.w3.org/2000/svg}'
+BAR = 'rgb(117, 112, 179)'  # the bars' colour, #7570b3, as gnuplot writes it
+
+
+def main(path):
+    root = ET.parse(path).getroot()
+    plots = [g for g in root.iter(NS + 'g') if g.get('id', '').startswith('gnuplot_plot')]
+    bar_groups = [g for g in plots if any(p.get('fill') == BAR for p in g.iter(NS + 'polygon'))]
+    bars = sum(1 for g in bar_groups for p in g.iter(NS + 'polygon') if p.get('fill') == BAR) - len(bar_groups)
+    lines = sum(1 for g in plots if any(p.get('stroke-dasharray') for p in g.iter(NS + 'path')))
+    cells = 0
+    if plots and plots[0].get('id') == 'gnuplot_plot_1':  # one panel: the heatmap
+        cells = len(list(plots[0].iter(NS + 'polygon')))
+    print('bars', bars)
+    print('lines', lines)
+    print('cells', cells)
+    for t in root.iter(NS + 'text'):
+        print('text', ''.join(t.itertext()).strip())
+
+
+if __name__ == '__main__':
+    main(sys.argv[1])
