@@ -17,6 +17,7 @@
 #include "probe/probe.h"
 #include "spec/spec.h"
 #include "store/store.h"
+#include "slurm/slurm-run.h"
 
 static void print_plan(const struct tl_plan *plan, const bool *selected, long nsel)
 {
@@ -175,6 +176,58 @@ static void print_resume(const char *spec_path, const struct run_options *o, con
 	free(line);
 }
 
+/*
+ * --slurm: each array task runs its batch of runs with this same command
+ * (the spec by its absolute path, the same --events and axis lists), into
+ * its own shard.
+ */
+static int submit_slurm(const char *spec_path, const struct run_options *o, const char *const *axis_lists,
+			const struct tl_plan *plan, bool *selected, const char *db)
+{
+	const char *argv[2 * TL_AXIS__COUNT + 8], *sbatch[o->sbatch_args.n + 1];
+	char opts[TL_AXIS__COUNT][64];
+	char *tierlab = realpath("/proc/self/exe", NULL), *spec = realpath(spec_path, NULL);
+	size_t n = 0;
+	int rc;
+
+	if (!tierlab || !spec)
+		die("cannot resolve '%s': %s", tierlab ? spec_path : "/proc/self/exe", strerror(errno));
+	argv[n++] = tierlab;
+	argv[n++] = o->command;
+	if (o->events) {
+		argv[n++] = "--events";
+		argv[n++] = o->events;
+	}
+	argv[n++] = spec;
+	for (int a = 0; axis_lists && a < TL_AXIS__COUNT; a++) {
+		if (!axis_lists[a])
+			continue;
+		snprintf(opts[a], sizeof(opts[a]), "--%s", tl_axes[a].name);
+		argv[n++] = opts[a];
+		argv[n++] = axis_lists[a];
+	}
+	argv[n] = NULL;
+	for (int i = 0; i < o->sbatch_args.n; i++)
+		sbatch[i] = o->sbatch_args.v[i];
+	sbatch[o->sbatch_args.n] = NULL;
+
+	struct tl_slurm_request req = {
+		.opts = {
+			.partition = o->partition, .account = o->account, .time_limit = o->time_limit,
+			.nodes = o->nodes, .ntasks = o->ntasks, .runs_per_task = o->runs_per_task,
+			.array_limit = o->array_limit, .sbatch_args = sbatch,
+		},
+		.db = db,
+		.task_argv = (char *const *)argv,
+		.resume = o->resume,
+		.dry_run = o->dry_run,
+	};
+	rc = tl_slurm_run(plan, selected, &req, stdout);
+	free(tierlab);
+	free(spec);
+	return rc;
+}
+
 int run_spec(const char *spec_path, const struct run_options *o, const char *const *axis_lists)
 {
 	struct tl_spec spec = { 0 };
@@ -223,6 +276,10 @@ int run_spec(const char *spec_path, const struct run_options *o, const char *con
 		error("no planned run is selected by%s%s%s%s%s", o->only ? " --only '" : "",
 		      o->only ? o->only : "", o->only ? "'" : "", o->where ? " --where " : "",
 		      o->where ? o->where : "");
+		goto out;
+	}
+	if (o->slurm) {
+		ret = submit_slurm(spec_path, o, axis_lists, &plan, selected, db) ? 2 : 0;
 		goto out;
 	}
 	if (o->dry_run) {

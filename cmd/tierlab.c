@@ -22,6 +22,8 @@ static const struct cmd_struct commands[] = {
 	{ "show", cmd_show, "print one stored run whole" },
 	{ "list", cmd_list, "list known workloads, policies, allocators, samplers, axes, experiments" },
 	{ "probe", cmd_probe, "measure the machine's memory tiers: nodes, latency, bandwidth, counters" },
+	{ "merge", cmd_merge, "fold the shard databases of Slurm array tasks into the main database" },
+	{ "status", cmd_status, "show a Slurm submission's progress: shards, queue, merge" },
 	{ "help", cmd_help, "show help for tierlab or a command" },
 };
 
