@@ -64,7 +64,7 @@ static int show(const char *db, const char *experiment)
 	}
 	printf("%s: array job %s (%zu task%s, %zu run%s), merge job %s\n", experiment, array, ntasks,
 	       ntasks == 1 ? "" : "s", nruns, nruns == 1 ? "" : "s", merge);
-	snprintf(path, sizeof(path), "%s/%s_*.db", dir, array);
+	snprintf(path, sizeof(path), "%s/%s_*/shard.db", dir, array);
 	if (!glob(path, 0, NULL, &g)) {
 		for (size_t i = 0; i < g.gl_pathc; i++) {
 			size_t o, b;

@@ -90,7 +90,7 @@ static int submit(struct tl_slurm_job *job, FILE *out)
 	free(script);
 	if (rc)
 		return error("array job %s is submitted, but not the merge job: %s; merge its shards with "
-			     "'tierlab merge --db %s %s/%s_*.db' when it is done", array_id, why, job->main_db,
+			     "'tierlab merge --db %s %s/%s_*/shard.db' when it is done", array_id, why, job->main_db,
 			     job->shard_dir, array_id);
 	snprintf(path, sizeof(path), "%s/jobs", job->shard_dir);
 	f = fopen(path, "a");

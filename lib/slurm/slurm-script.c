@@ -59,7 +59,8 @@ int tl_slurm_array_script(const struct tl_slurm_job *job, FILE *out)
 	fprintf(out, ")\n");
 	fprintf(out, "shard=");
 	put_word(out, job->shard_dir);
-	fprintf(out, "/${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID}.db\n");
+	/* a directory per task: its runs' directories go beside its database, apart from other tasks' */
+	fprintf(out, "/${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID}/shard.db\n");
 	fprintf(out, "exec");
 	for (size_t i = 0; job->task_argv[i]; i++) {
 		fputc(' ', out);
@@ -84,7 +85,7 @@ int tl_slurm_merge_script(const struct tl_slurm_job *job, const char *array_id, 
 	put_word(out, job->shard_dir);
 	fprintf(out, "/");
 	put_word(out, array_id);
-	fprintf(out, "_*.db)\n");
+	fprintf(out, "_*/shard.db)\n");
 	fprintf(out, "if [ ${#shards[@]} -eq 0 ]; then echo \"no array task of job %s stored anything\" >&2; exit 1; fi\n",
 		array_id);
 	fprintf(out, "exec ");

@@ -8,8 +8,8 @@
  *
  * Where things go, for a main database DIR/NAME.db and an experiment E:
  *
- *   DIR/shards/E/JOB_TASK.db        the shard of array task TASK of job JOB
- *   DIR/shards/E/E/KEY/eN/          its runs' directories (stored relative)
+ *   DIR/shards/E/JOB_TASK/shard.db  the shard of array task TASK of job JOB
+ *   DIR/shards/E/JOB_TASK/E/KEY/eN/ its runs' directories (stored relative)
  *   DIR/shards/E/slurm-JOB_TASK.out Slurm's output of the task
  *   DIR/shards/E/jobs               one line per submission: ARRAY MERGE TASKS RUNS
  *

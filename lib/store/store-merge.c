@@ -250,10 +250,8 @@ static int target_experiment(struct merge *m, const struct tl_merge_expect *want
 	rc = rc ?: common_columns(m->st, "experiments", "id", false, &cols);
 	if (rc)
 		return rc;
-	if (asprintf(&sql, "INSERT INTO main.experiments (%s) SELECT %s FROM " SHARD ".experiments WHERE id = %lld;"
-		     " INSERT INTO main.environment (experiment_id, run_id, key, value) SELECT last_insert_rowid(),"
-		     " NULL, key, value FROM " SHARD ".environment WHERE experiment_id = %lld AND run_id IS NULL",
-		     cols, cols, shard_exp, shard_exp) < 0)
+	if (asprintf(&sql, "INSERT INTO main.experiments (%s) SELECT %s FROM " SHARD ".experiments WHERE id = %lld",
+		     cols, cols, shard_exp) < 0)
 		sql = NULL;
 	free(cols);
 	if (!sql)
@@ -262,9 +260,16 @@ static int target_experiment(struct merge *m, const struct tl_merge_expect *want
 	free(sql);
 	if (rc != SQLITE_OK)
 		return tl_store_sqlerr(m->st, rc, "cannot copy the experiment");
-	rc = one_int(m->st, "SELECT max(id) FROM main.experiments", &shard_exp);
-	*id = shard_exp;
-	return rc;
+	*id = sqlite3_last_insert_rowid(m->st->db);
+	rc = sqlite3_prepare_v2(m->st->db, "INSERT INTO main.environment (experiment_id, run_id, key, value)"
+				" SELECT ?1, NULL, key, value FROM " SHARD ".environment"
+				" WHERE experiment_id = ?2 AND run_id IS NULL", -1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return tl_store_sqlerr(m->st, rc, "cannot copy the experiment");
+	tl_store_bind(s, 1, "II", *id, (int64_t)shard_exp);
+	rc = sqlite3_step(s);
+	sqlite3_finalize(s);
+	return rc == SQLITE_DONE ? 0 : tl_store_sqlerr(m->st, rc, "cannot copy the experiment's environment");
 }
 
 /* The latest row of each run key of the shard, in the order they were stored. */
@@ -300,7 +305,7 @@ static int copy_runs(struct merge *m, const struct tl_merge_expect *want, int64_
 			stats->present++;
 			continue;
 		}
-		tl_store_bind(m->insert_run, 1, "It", exp_id, old);
+		tl_store_bind(m->insert_run, 1, "II", exp_id, old);
 		tl_store_bind_text(m->insert_run, 3, m->prefix);
 		if ((rc = run_step(m, m->insert_run)))
 			break;
