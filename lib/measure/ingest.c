@@ -28,12 +28,13 @@ static const char *const stat_units[RT_STAT__COUNT] = {
 #undef RT_STAT_UNIT
 };
 
-static struct tl_ingest_process *proc_of(struct tl_ingest *ing, int pid)
+/* A process by its pid and MPI rank (-1: none): ranks on different nodes may share a pid. */
+static struct tl_ingest_process *proc_of(struct tl_ingest *ing, int pid, int rank)
 {
 	struct tl_ingest_process *v;
 
 	for (size_t i = 0; i < ing->nprocs; i++)
-		if (ing->procs[i].pid == pid)
+		if (ing->procs[i].pid == pid && ing->procs[i].rank == rank)
 			return &ing->procs[i];
 	v = realloc(ing->procs, sizeof(*v) * (ing->nprocs + 1));
 	if (!v)
@@ -42,11 +43,12 @@ static struct tl_ingest_process *proc_of(struct tl_ingest *ing, int pid)
 	v = &ing->procs[ing->nprocs++];
 	memset(v, 0, sizeof(*v));
 	v->pid = pid;
+	v->rank = rank;
 	return v;
 }
 
 /* The counters file: a header, the values, then their names; read by name so older files still map. */
-static int read_counters(struct tl_ingest *ing, const char *path, int pid)
+static int read_counters(struct tl_ingest *ing, const char *path, int pid, int rank)
 {
 	struct rt_counters_header h;
 	struct tl_ingest_process *p;
@@ -75,7 +77,7 @@ static int read_counters(struct tl_ingest *ing, const char *path, int pid)
 	if (fread(vals, 8, h.nstats, f) != h.nstats)
 		goto out;
 	size_t nlen = fread(names, 1, size - h.header_size - 8 * h.nstats, f);
-	p = proc_of(ing, pid);
+	p = proc_of(ing, pid, rank);
 	if (!p || !(p->stats = calloc(RT_STAT__COUNT, sizeof(*p->stats)))) {
 		rc = -ENOMEM;
 		goto out;
@@ -100,7 +102,7 @@ out:
 static int read_fat_status(struct tl_ingest *ing, const char *path, int pid)
 {
 	FILE *f = fopen(path, "r");
-	struct tl_ingest_process *p = proc_of(ing, pid);
+	struct tl_ingest_process *p = proc_of(ing, pid, -1);
 	char line[512];
 
 	if (!f)
@@ -142,7 +144,7 @@ static int add_metric(struct tl_ingest *ing, const char *name, double value, con
 static int summarise(struct tl_ingest *ing)
 {
 	uint64_t sum[RT_STAT__COUNT] = { 0 };
-	size_t n = 0;
+	size_t n = 0, ranks = 0;
 	char name[96];
 	int rc = 0;
 
@@ -150,6 +152,7 @@ static int summarise(struct tl_ingest *ing)
 		if (!ing->procs[i].stats)
 			continue;
 		n++;
+		ranks += ing->procs[i].rank >= 0;
 		for (int s = 0; s < RT_STAT__COUNT; s++)
 			sum[s] += ing->procs[i].stats[s];
 	}
@@ -169,6 +172,9 @@ static int summarise(struct tl_ingest *ing)
 				(double)(sum[RT_STAT_bytes_slow_to_fast] + sum[RT_STAT_bytes_fast_to_slow]), "bytes");
 	if (!rc)
 		rc = add_metric(ing, "rt.processes", (double)n, NULL);
+	/* processes that named their MPI rank (tiermem-rankR-PID.counters) */
+	if (!rc && ranks)
+		rc = add_metric(ing, "rt.ranks", (double)ranks, NULL);
 	return rc;
 }
 
@@ -183,11 +189,16 @@ int tl_ingest_scan(const char *out_dir, struct tl_ingest *ing)
 	if (!d)
 		return 0;	/* nothing written: nothing to ingest */
 	while ((de = readdir(d)) && rc != -ENOMEM) {
-		int pid, len = 0;
+		int pid, rank, len = 0;
 
 		snprintf(path, sizeof(path), "%s/%s", out_dir, de->d_name);
-		if (sscanf(de->d_name, "tiermem-%d.counters%n", &pid, &len) == 1 && !de->d_name[len]) {
-			rc = read_counters(ing, path, pid);
+		if (sscanf(de->d_name, "tiermem-rank%d-%d.counters%n", &rank, &pid, &len) == 2 &&
+		    !de->d_name[len] && rank >= 0) {
+			rc = read_counters(ing, path, pid, rank);
+			if (rc && rc != -ENOMEM)
+				warning("'%s': not a complete counters file; skipped", path);
+		} else if (sscanf(de->d_name, "tiermem-%d.counters%n", &pid, &len) == 1 && !de->d_name[len]) {
+			rc = read_counters(ing, path, pid, -1);
 			if (rc && rc != -ENOMEM)
 				warning("'%s': not a complete counters file; skipped", path);
 		} else if (sscanf(de->d_name, "fatalloc-%d.txt%n", &pid, &len) == 1 && !de->d_name[len]) {
@@ -362,7 +373,13 @@ int tl_ingest_record(const struct tl_ingest *ing, const char *out_dir, struct tl
 
 		for (int k = 0; p->stats && k < RT_STAT__COUNT && !rc; k++)
 			rc = tl_record_add_proc_stat(r, p->pid, stat_names[k], p->stats[k]);
-		snprintf(path, sizeof(path), "%s/tiermem-%d.log", out_dir, p->pid);
+		/* a rank's rows say which rank it was */
+		if (!rc && p->stats && p->rank >= 0)
+			rc = tl_record_add_proc_stat(r, p->pid, "rank", (uint64_t)p->rank);
+		if (p->rank >= 0)
+			snprintf(path, sizeof(path), "%s/tiermem-rank%d-%d.log", out_dir, p->rank, p->pid);
+		else
+			snprintf(path, sizeof(path), "%s/tiermem-%d.log", out_dir, p->pid);
 		if (!rc)
 			rc = record_log(r, path, p->pid);
 	}

@@ -1,7 +1,10 @@
 /*
  * Ingesting what the parts that run inside a workload leave in its output
  * directory: the tiering runtime's counters files (tiermem-PID.counters,
- * the layout of lib/tiermem/rt-stats.h) and logs (tiermem-PID.log), and
+ * the layout of lib/tiermem/rt-stats.h) and logs (tiermem-PID.log), named
+ * tiermem-rankR-PID.* in an MPI rank R (the ranks of a run are one run:
+ * hit rate pooled over them, migrations summed, a "rank" process stat on
+ * each rank's rows), and
  * the FAT allocator's status files (fatalloc-PID.txt).
  *
  * tl_ingest_scan() reads the counters and status files and sums what a
@@ -24,6 +27,7 @@
 
 struct tl_ingest_process {
 	int pid;
+	int rank;			/* MPI rank from tiermem-rankR-PID.counters, -1 when none */
 	uint64_t *stats;		/* RT_STAT__COUNT values, NULL when no counters file */
 	bool complete;			/* the process wrote its counters at exit */
 	char *fat_backing;		/* from fatalloc-PID.txt, or NULL */

@@ -203,6 +203,51 @@ static int add_allocator(struct tl_launch *re, const char *allocator, struct tl_
 	return -ENOENT;
 }
 
+static int prefix_add(struct tl_launch *re, const char *word)
+{
+	char **v = realloc(re->prefix, sizeof(*v) * (re->nprefix + 2));
+
+	if (!v)
+		return -ENOMEM;
+	re->prefix = v;
+	if (!(v[re->nprefix] = strdup(word)))
+		return -ENOMEM;
+	v[++re->nprefix] = NULL;
+	return 0;
+}
+
+/*
+ * launch: {ranks, with, args}: the launcher, its options and the rank
+ * count, then `env` with LD_PRELOAD and the runtime's variables, which
+ * leave the launcher's own environment: mpirun and srun are not tiered,
+ * and mpirun does not forward variables to other nodes unasked.
+ */
+static int add_launcher(struct tl_launch *re, const struct tl_launch_spec *l)
+{
+	char ranks[16];
+	int rc;
+
+	snprintf(ranks, sizeof(ranks), "%d", l->ranks);
+	rc = prefix_add(re, l->with);
+	for (size_t i = 0; !rc && i < l->args.n; i++)
+		rc = prefix_add(re, l->args.v[i]);
+	rc = rc ?: prefix_add(re, strcmp(l->with, "srun") ? "-np" : "--ntasks");
+	rc = rc ?: prefix_add(re, ranks);
+	rc = rc ?: prefix_add(re, "env");
+	for (size_t i = 0; !rc && i < re->n;) {
+		if (strncmp(re->envp[i], "LD_PRELOAD=", 11) && strncmp(re->envp[i], "TIERLAB_", 8) &&
+		    strncmp(re->envp[i], "SHAMBLES_", 9)) {
+			i++;
+			continue;
+		}
+		rc = prefix_add(re, re->envp[i]);
+		free(re->envp[i]);
+		memmove(&re->envp[i], &re->envp[i + 1], sizeof(*re->envp) * (re->n - i));
+		re->n--;
+	}
+	return rc;
+}
+
 int tl_launch_build(const struct tl_spec *spec, const struct tl_config *c, const char *out_dir,
 		    const char *spec_dir, uint64_t footprint, struct tl_launch *re, struct tl_error *err)
 {
@@ -279,6 +324,8 @@ int tl_launch_build(const struct tl_spec *spec, const struct tl_config *c, const
 		re->mem_nodes = spec->machine.fast;
 	else if (policy && !strcmp(policy, "all-slow"))
 		re->mem_nodes = spec->machine.slow;
+	if (spec->launch.with && (rc = add_launcher(re, &spec->launch)))
+		goto fail;
 	re->program = resolve_program(c->argv.v[0], spec_dir);
 	if (wl->dir)
 		re->dir = resolve_path(spec_dir, wl->dir);
@@ -297,6 +344,9 @@ fail:
 
 void tl_launch_release(struct tl_launch *re)
 {
+	for (size_t i = 0; i < re->nprefix; i++)
+		free(re->prefix[i]);
+	free(re->prefix);
 	for (size_t i = 0; i < re->n; i++)
 		free(re->envp[i]);
 	free(re->envp);

@@ -18,6 +18,14 @@ struct tl_launch {
 	char *program;		/* argv[0] resolved: a bare name in libexec if there, else PATH; relative paths against the spec's directory */
 	const char *mem_nodes;	/* all-fast/all-slow: the node set to bind to, else NULL */
 	char *dir;		/* working directory, NULL = the output directory */
+	/*
+	 * With the spec's launch: the words before the program, NULL-terminated
+	 * (mpirun ARGS -np N env LD_PRELOAD=... TIERLAB_...=...), else NULL:
+	 * the launcher itself runs without tierlab's preloads and hands the
+	 * runtime's variables to every rank on every node.
+	 */
+	char **prefix;
+	size_t nprefix;
 };
 
 /*

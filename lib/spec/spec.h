@@ -81,6 +81,13 @@ struct tl_selector {
 	struct tl_loc loc;
 };
 
+/* `launch:`: a run's program started as MPI ranks by a launcher (NULL with: none). */
+struct tl_launch_spec {
+	int ranks;
+	char *with;			/* "srun" or "mpirun" */
+	struct tl_strlist args;		/* the launcher's own options, before the ranks */
+};
+
 struct tl_spec {
 	char *path;
 	char *text;		/* the file as read, for the store */
@@ -102,6 +109,7 @@ struct tl_spec {
 	int repetitions;		/* >= 1, default 1 */
 	struct tl_loc repetitions_loc;
 	double timeout;			/* seconds, 0 = none */
+	struct tl_launch_spec launch;
 
 	struct tl_selector baseline;	/* all NULL when not given */
 
