@@ -184,7 +184,8 @@ static void print_resume(const char *spec_path, const struct run_options *o, con
 static int submit_slurm(const char *spec_path, const struct run_options *o, const char *const *axis_lists,
 			const struct tl_plan *plan, bool *selected, const char *db)
 {
-	const char *argv[2 * TL_AXIS__COUNT + 8], *sbatch[o->sbatch_args.n + 1];
+	const struct tl_slurm_spec *ss = &plan->spec->slurm;
+	const char *argv[2 * TL_AXIS__COUNT + 8], *sbatch[ss->sbatch.n + o->sbatch_args.n + 1];
 	char opts[TL_AXIS__COUNT][64];
 	char *tierlab = realpath("/proc/self/exe", NULL), *spec = realpath(spec_path, NULL);
 	size_t n = 0;
@@ -207,15 +208,23 @@ static int submit_slurm(const char *spec_path, const struct run_options *o, cons
 		argv[n++] = axis_lists[a];
 	}
 	argv[n] = NULL;
+	/* the spec's slurm: first, the command line's after (sbatch takes the last of an option) */
+	for (size_t i = 0; i < ss->sbatch.n; i++)
+		sbatch[i] = ss->sbatch.v[i];
 	for (int i = 0; i < o->sbatch_args.n; i++)
-		sbatch[i] = o->sbatch_args.v[i];
-	sbatch[o->sbatch_args.n] = NULL;
+		sbatch[ss->sbatch.n + i] = o->sbatch_args.v[i];
+	sbatch[ss->sbatch.n + o->sbatch_args.n] = NULL;
 
 	struct tl_slurm_request req = {
 		.opts = {
-			.partition = o->partition, .account = o->account, .time_limit = o->time_limit,
-			.nodes = o->nodes, .ntasks = o->ntasks, .runs_per_task = o->runs_per_task,
-			.array_limit = o->array_limit, .sbatch_args = sbatch,
+			.partition = o->partition ? o->partition : ss->partition,
+			.account = o->account ? o->account : ss->account,
+			.time_limit = o->time_limit ? o->time_limit : ss->time_limit,
+			.nodes = o->nodes ? o->nodes : ss->nodes,
+			.ntasks = o->ntasks ? o->ntasks : ss->ntasks,
+			.runs_per_task = o->runs_per_task ? o->runs_per_task : ss->runs_per_task,
+			.array_limit = o->array_limit ? o->array_limit : ss->array_limit,
+			.sbatch_args = sbatch,
 		},
 		.db = db,
 		.task_argv = (char *const *)argv,

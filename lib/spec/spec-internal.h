@@ -151,5 +151,7 @@ const char *const *tl_spec_axis_names(void);
 
 /* launch: (spec-launch.c) into spec->launch. */
 int tl_spec_parse_launch(struct tl_yaml *y, yaml_node_t *n, struct tl_spec *spec);
+/* slurm: (spec-slurm.c) into spec->slurm. */
+int tl_spec_parse_slurm(struct tl_yaml *y, yaml_node_t *n, struct tl_spec *spec);
 
 #endif
