@@ -24,6 +24,8 @@ dir=${TIERLAB_SLURM_DIR:-/tmp/tierlab-slurm}
 port=${TIERLAB_SLURM_PORT:-16817}
 conf="$dir/slurm.conf"
 host=$(hostname -s)
+# not nproc: it answers OMP_NUM_THREADS when that is set
+cpus=$(getconf _NPROCESSORS_ONLN)
 export SLURM_CONF="$conf"
 
 say() { echo "slurm-local: $*" >&2; }
@@ -74,7 +76,7 @@ MpiDefault=none
 ReturnToService=2
 MailProg=/bin/true
 MinJobAge=600
-NodeName=$host CPUs=$(nproc) State=UNKNOWN
+NodeName=$host CPUs=$cpus State=UNKNOWN
 PartitionName=debug Nodes=$host Default=YES MaxTime=INFINITE State=UP
 CONF
 }
@@ -100,9 +102,10 @@ start() {
 	# -c: a clean start, no jobs from an earlier one; -i: ignore a stale state
 	slurmctld -c -i -f "$conf" || { say "slurmctld did not start: $(tail -n 3 "$dir/slurmctld.log")"; return 1; }
 	slurmd -f "$conf" || { say "slurmd did not start: $(tail -n 3 "$dir/slurmd.log")"; return 1; }
-	for _ in $(seq 100); do
-		state=$(sinfo -h -N -o %T 2>/dev/null | head -n 1)
-		case $state in idle*|mixed*|allocated*) echo "export SLURM_CONF=$conf"; return 0 ;; esac
+	# up when slurmd has registered: the node idle and responding ("idle*" is not), its CPUs counted
+	for _ in $(seq 150); do
+		state=$(sinfo -h -N -o '%t %C' 2>/dev/null | head -n 1)
+		case $state in "idle 0/$cpus/0/$cpus") echo "export SLURM_CONF=$conf"; return 0 ;; esac
 		sleep 0.2
 	done
 	say "the node did not come up (state '${state:-none}'); logs in $dir"
