@@ -462,19 +462,14 @@ static void run_one(const struct run_ctx *ctx, const struct tl_plan *plan, const
 		snprintf(res->error, sizeof(res->error), "%.500s", why.msg);
 		return;
 	}
-	argv = calloc(re.nprefix + c->argv.n + 1, sizeof(*argv));
+	/* the launcher of MPI ranks (the spec's launch:), if any, then the program */
+	argv = tl_launch_argv(&re, c->argv.v, c->argv.n);
 	if (!argv) {
 		tl_launch_release(&re);
 		res->status = TL_STATUS_FAILED;
 		snprintf(res->error, sizeof(res->error), "out of memory");
 		return;
 	}
-	/* the launcher of MPI ranks (the spec's launch:), if any, then the program */
-	for (size_t i = 0; i < re.nprefix; i++)
-		argv[i] = re.prefix[i];
-	argv[re.nprefix] = re.program;
-	for (size_t i = 1; i < c->argv.n; i++)
-		argv[re.nprefix + i] = c->argv.v[i];
 	struct tl_runner_hooks hooks = {
 		.started = hook_started, .tick = hook_tick, .finished = hook_finished,
 		.arg = meas, .tick_ms = 100,

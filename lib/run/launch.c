@@ -342,6 +342,20 @@ fail:
 	return rc;
 }
 
+char **tl_launch_argv(const struct tl_launch *re, char *const *args, size_t n)
+{
+	char **argv = calloc(re->nprefix + (n ? n : 1) + 1, sizeof(*argv));
+
+	if (!argv)
+		return NULL;
+	for (size_t i = 0; i < re->nprefix; i++)
+		argv[i] = re->prefix[i];
+	argv[re->nprefix] = re->program;
+	for (size_t i = 1; i < n; i++)
+		argv[re->nprefix + i] = args[i];
+	return argv;
+}
+
 void tl_launch_release(struct tl_launch *re)
 {
 	for (size_t i = 0; i < re->nprefix; i++)

@@ -39,4 +39,11 @@ int tl_launch_build(const struct tl_spec *spec, const struct tl_config *c, const
 		    const char *spec_dir, uint64_t footprint, struct tl_launch *re, struct tl_error *err);
 void tl_launch_release(struct tl_launch *re);
 
+/*
+ * The argv a run executes: the launcher's words (re->prefix), re->program,
+ * then args[1..n-1]. The array is malloc'd (NULL when out of memory), its
+ * strings borrowed from re and args.
+ */
+char **tl_launch_argv(const struct tl_launch *re, char *const *args, size_t n);
+
 #endif
