@@ -499,8 +499,8 @@ static void run_one(const struct run_ctx *ctx, const struct tl_plan *plan, const
 		*fom = res->wall;
 		goto out;
 	}
-	rc = tl_fom_extract(out_dir, re.dir ? re.dir : out_dir, wl->fom.file, wl->fom.regex, fom,
-			    &why);
+	rc = tl_fom_extract_ranked(out_dir, re.dir ? re.dir : out_dir, wl->fom.file, wl->fom.regex,
+				   plan->spec->launch.with, fom, &why);
 	if (rc) {
 		res->status = TL_STATUS_FAILED;
 		snprintf(res->error, sizeof(res->error), "no figure of merit: %.480s", why.msg);

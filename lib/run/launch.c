@@ -229,6 +229,8 @@ static int add_launcher(struct tl_launch *re, const struct tl_launch_spec *l)
 
 	snprintf(ranks, sizeof(ranks), "%d", l->ranks);
 	rc = prefix_add(re, l->with);
+	/* every line labelled with its rank: the figure of merit is read from rank 0's (measure/fom.h) */
+	rc = rc ?: prefix_add(re, strcmp(l->with, "srun") ? "--tag-output" : "--label");
 	for (size_t i = 0; !rc && i < l->args.n; i++)
 		rc = prefix_add(re, l->args.v[i]);
 	rc = rc ?: prefix_add(re, strcmp(l->with, "srun") ? "-np" : "--ntasks");

@@ -4,7 +4,8 @@
 # and 1 kept, and its hit rate and migrated bytes are exactly what the
 # per-rank rows give (hits and samples pooled over ranks, bytes summed),
 # recomputed here from the stored per-rank rows. The percentage budget is
-# calibrated through the same launcher (each rank's own footprint).
+# calibrated through the same launcher (each rank's own footprint). With
+# every rank printing a figure of merit, the one stored is rank 0's.
 . "$(dirname "$0")/lib.sh"
 command -v mpirun >/dev/null 2>&1 || skip "no mpirun (apt-get install openmpi-bin)"
 command -v sqlite3 >/dev/null 2>&1 || skip "no sqlite3 command"
@@ -45,4 +46,19 @@ moved=$(( $(stat bytes_slow_to_fast) + $(stat bytes_fast_to_slow) ))
 # the report: one row for the run
 expect_exit 0 "$TIERLAB" report --format csv
 [ "$(grep -c hpcg-mpi <<<"$out")" -eq 1 ] || fail "not one report row: $out"
+
+# every rank of memaccess prints its own figure: the one stored is rank 0's
+cat >"$scratch/two.yaml" <<YAML
+name: two-figures
+workload: {name: memaccess, size: tiny}
+launch: {ranks: 2, with: mpirun, args: [--allow-run-as-root, --oversubscribe]}
+YAML
+expect_exit 0 "$TIERLAB" run -q "$scratch/two.yaml"
+dir=$(run_dir "$(q "SELECT out_dir FROM runs r JOIN experiments e ON e.id = r.experiment_id WHERE e.name = 'two-figures'")")
+rank0=$(sed -n 's/^\[[0-9]*,0\]<stdout>:figure-of-merit: \([0-9.]*\) .*/\1/p' "$dir/stdout.txt")
+rank1=$(sed -n 's/^\[[0-9]*,1\]<stdout>:figure-of-merit: \([0-9.]*\) .*/\1/p' "$dir/stdout.txt")
+[ -n "$rank0" ] && [ -n "$rank1" ] || fail "not both ranks' figures, labelled, in: $(cat "$dir/stdout.txt")"
+fom=$(q "SELECT fom FROM runs r JOIN experiments e ON e.id = r.experiment_id WHERE e.name = 'two-figures'")
+awk -v a="$fom" -v b="$rank0" 'BEGIN { d = a - b; exit !(d < 1e-6 * b && d > -1e-6 * b) }' ||
+	fail "stored figure $fom, rank 0 printed $rank0 (rank 1 $rank1)"
 echo ok
