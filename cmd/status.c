@@ -85,6 +85,18 @@ static int show(const char *db, const char *experiment)
 		printf("  queue:    %zu task%s pending, %zu running, %zu other; merge job %s\n", q.pending,
 		       q.pending == 1 ? "" : "s", q.running, q.other,
 		       q.merge_state[0] ? q.merge_state : "not queued (finished, or cancelled)");
+	/* what the merge job said last, once it ran */
+	snprintf(path, sizeof(path), "%s/slurm-%s-merge.out", dir, merge);
+	f = fopen(path, "r");
+	line[0] = '\0';
+	while (f && fgets(line, sizeof(line), f))
+		;
+	if (f)
+		fclose(f);
+	if (line[0]) {
+		line[strcspn(line, "\n")] = '\0';
+		printf("  merge job %s: %s\n", merge, line);
+	}
 	if (!access(db, F_OK) && !count_runs(db, experiment, &ok, &bad))
 		printf("  database: %zu run%s of %s stored ok, %zu not ok, in %s\n", ok, ok == 1 ? "" : "s",
 		       experiment, bad, db);

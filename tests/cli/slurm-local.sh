@@ -53,6 +53,9 @@ for _ in $(seq 600); do
 done
 scancel "${array}_0" || fail "scancel ${array}_0 failed"
 wait_jobs "$array,$merge"
+# tierlab in the task took Slurm's SIGTERM: it stopped the run in progress and stored it not
+grep -q "; interrupted" "$scratch/shards/demo/slurm-${array}_0.out" ||
+	fail "the cancelled task did not stop as interrupted: $(cat "$scratch/shards/demo/slurm-${array}_0.out")"
 killed=$(q "$shard0" "SELECT count(*) FROM runs WHERE status = 'ok'")
 [ "$killed" -ge 1 ] && [ "$killed" -lt 8 ] || fail "the cancelled task stored $killed of its 8 runs (expected some, not all)"
 grep -q "merged 2 shards" "$scratch/shards/demo/slurm-$merge-merge.out" ||
@@ -64,6 +67,7 @@ expect_exit 0 "$TIERLAB" status --db "$db" demo
 expect_contains "$out" "demo: array job $array (2 tasks, 16 runs), merge job $merge"
 expect_contains "$out" "2 of 2 tasks wrote one; $stored runs stored ok"
 expect_contains "$out" "database: $stored runs of demo stored ok"
+expect_contains "$out" "merge job $merge: merged 2 shards"
 
 # resume: only what the main database lacks
 expect_exit 0 sweep --resume --runs-per-task 4
