@@ -124,6 +124,102 @@ static int read_fat_status(struct tl_ingest *ing, const char *path, int pid)
 	return p ? 0 : -ENOMEM;
 }
 
+/* tierlab-rank's file: "event status value enabled_ns running_ns reason" a line. */
+static int read_perf(struct tl_ingest *ing, const char *path, int pid)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024];
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		char *field[6] = { 0 }, *p = line;
+		struct tl_ingest_perf *e = NULL;
+		int n = 0;
+
+		line[strcspn(line, "\n")] = '\0';
+		for (; n < 6 && (field[n] = strsep(&p, "\t")); n++)
+			;
+		if (n < 5 || !*field[0])
+			continue;	/* a line cut short: skipped */
+		for (size_t i = 0; i < ing->nperf; i++)
+			if (!strcmp(ing->perf[i].event, field[0]))
+				e = &ing->perf[i];
+		if (!e) {
+			e = realloc(ing->perf, sizeof(*e) * (ing->nperf + 1));
+			if (!e)
+				goto oom;
+			ing->perf = e;
+			e = &ing->perf[ing->nperf];
+			memset(e, 0, sizeof(*e));
+			if (!(e->event = strdup(field[0])) || asprintf(&e->stat_name, "perf.%s", field[0]) < 0) {
+				free(e->event);
+				goto oom;
+			}
+			ing->nperf++;
+		}
+		e->ranks++;
+		if (strcmp(field[1], "ok")) {
+			if (!e->reason && !(e->reason = strdup(field[5] && *field[5] ? field[5] : field[1])))
+				goto oom;
+			continue;
+		}
+		void *v = realloc(e->per_rank, sizeof(*e->per_rank) * (e->ok + 1));
+		if (!v)
+			goto oom;
+		e->per_rank = v;
+		e->per_rank[e->ok].pid = pid;
+		e->per_rank[e->ok].value = (uint64_t)strtod(field[2], NULL);
+		e->ok++;
+		e->sum += strtod(field[2], NULL);
+		e->enabled_ns += strtoull(field[3], NULL, 10);
+		e->running_ns += strtoull(field[4], NULL, 10);
+	}
+	fclose(f);
+	return 0;
+oom:
+	fclose(f);
+	return -ENOMEM;
+}
+
+int tl_ingest_counters(const struct tl_ingest *ing, struct tl_run_record *r)
+{
+	for (size_t i = 0; i < ing->nperf; i++) {
+		const struct tl_ingest_perf *e = &ing->perf[i];
+		struct tl_counter_row *row = NULL;
+		bool all = e->ok == e->ranks;
+		int rc;
+
+		for (size_t k = 0; k < r->counters.n; k++)
+			if (!strcmp(r->counters.v[k].event, e->event))
+				row = &r->counters.v[k];
+		if (!row) {
+			struct tl_counter_row add = { .event = e->event, .status = "unavailable" };
+
+			if ((rc = tl_record_add_counter(r, &add)))
+				return rc;
+			row = &r->counters.v[r->counters.n - 1];
+		}
+		row->status = all ? "ok" : "unavailable";
+		free(row->reason);
+		row->reason = NULL;
+		if (!all && !(row->reason = strdup(e->reason ? e->reason : "not counted on every rank")))
+			return -ENOMEM;
+		/* never a zero for what was not counted on every rank */
+		row->has_value = all;
+		row->value = e->sum;
+		row->has_times = all;
+		row->enabled_ns = e->enabled_ns;
+		row->running_ns = e->running_ns;
+		row->has_multiplex = all && e->enabled_ns;
+		row->multiplex_pct = e->enabled_ns ? 100.0 * (double)e->running_ns / (double)e->enabled_ns : 0;
+		for (size_t k = 0; k < e->ok; k++)
+			if ((rc = tl_record_add_proc_stat(r, e->per_rank[k].pid, e->stat_name, e->per_rank[k].value)))
+				return rc;
+	}
+	return 0;
+}
+
 static int add_metric(struct tl_ingest *ing, const char *name, double value, const char *unit)
 {
 	struct tl_metric *v = realloc(ing->metrics, sizeof(*v) * (ing->nmetrics + 1));
@@ -201,6 +297,9 @@ int tl_ingest_scan(const char *out_dir, struct tl_ingest *ing)
 			rc = read_counters(ing, path, pid, -1);
 			if (rc && rc != -ENOMEM)
 				warning("'%s': not a complete counters file; skipped", path);
+		} else if ((sscanf(de->d_name, "perf-rank%d-%d.txt%n", &rank, &pid, &len) == 2 ||
+			    sscanf(de->d_name, "perf-%d.txt%n", &pid, &len) == 1) && !de->d_name[len]) {
+			rc = read_perf(ing, path, pid);
 		} else if (sscanf(de->d_name, "fatalloc-%d.txt%n", &pid, &len) == 1 && !de->d_name[len]) {
 			rc = read_fat_status(ing, path, pid);
 		}
@@ -401,5 +500,12 @@ void tl_ingest_release(struct tl_ingest *ing)
 	}
 	free(ing->metrics);
 	free(ing->allocator_backing);
+	for (size_t i = 0; i < ing->nperf; i++) {
+		free(ing->perf[i].event);
+		free(ing->perf[i].stat_name);
+		free(ing->perf[i].reason);
+		free(ing->perf[i].per_rank);
+	}
+	free(ing->perf);
 	memset(ing, 0, sizeof(*ing));
 }

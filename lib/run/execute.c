@@ -538,6 +538,8 @@ static int store_one(struct tl_store *st, int64_t exp_id, const struct tl_run *r
 	r.command = cmd;
 	rc = tl_ingest_record(ing, out_dir, &r);
 	rc = rc ?: tl_measure_record(meas, &r);
+	/* a run started as ranks: the ranks' own counts replace the launcher's */
+	rc = rc ?: tl_ingest_counters(ing, &r);
 	if (rc)
 		rc = error("cannot record run '%s': %s", run->key, strerror(-rc));
 	else

@@ -222,9 +222,13 @@ static int prefix_add(struct tl_launch *re, const char *word)
  * leave the launcher's own environment: mpirun and srun are not tiered,
  * and mpirun does not forward variables to other nodes unasked.
  */
-static int add_launcher(struct tl_launch *re, const struct tl_launch_spec *l)
+static int add_launcher(struct tl_launch *re, const struct tl_spec *spec)
 {
-	char ranks[16];
+	const struct tl_launch_spec *l = &spec->launch;
+	const char *out = tl_env_lookup(re->envp, "TIERLAB_OUT");
+	char ranks[16], *helper = NULL, *events = NULL;
+	size_t len = 0;
+	FILE *f;
 	int rc;
 
 	snprintf(ranks, sizeof(ranks), "%d", l->ranks);
@@ -235,6 +239,24 @@ static int add_launcher(struct tl_launch *re, const struct tl_launch_spec *l)
 		rc = prefix_add(re, l->args.v[i]);
 	rc = rc ?: prefix_add(re, strcmp(l->with, "srun") ? "-np" : "--ntasks");
 	rc = rc ?: prefix_add(re, ranks);
+	/*
+	 * The spec's events counted on each rank, when tierlab-rank is built
+	 * (tierlab's own counters, on the launcher, miss ranks that are not
+	 * its children): before env, so it runs untiered, as the launcher.
+	 */
+	if (!rc && spec->events.n && out && asprintf(&helper, "%s/tierlab-rank", tl_path_libexec()) >= 0 &&
+	    !access(helper, X_OK)) {
+		f = open_memstream(&events, &len);
+		for (size_t i = 0; f && i < spec->events.n; i++)	/* "{a,b}" groups as --events writes them */
+			fprintf(f, "%s%s", i ? "," : "", spec->events.v[i]);
+		if (!f || fclose(f))
+			rc = -ENOMEM;
+		rc = rc ?: prefix_add(re, helper);
+		rc = rc ?: prefix_add(re, out);
+		rc = rc ?: prefix_add(re, events);
+	}
+	free(helper);
+	free(events);
 	rc = rc ?: prefix_add(re, "env");
 	for (size_t i = 0; !rc && i < re->n;) {
 		if (strncmp(re->envp[i], "LD_PRELOAD=", 11) && strncmp(re->envp[i], "TIERLAB_", 8) &&
@@ -326,7 +348,7 @@ int tl_launch_build(const struct tl_spec *spec, const struct tl_config *c, const
 		re->mem_nodes = spec->machine.fast;
 	else if (policy && !strcmp(policy, "all-slow"))
 		re->mem_nodes = spec->machine.slow;
-	if (spec->launch.with && (rc = add_launcher(re, &spec->launch)))
+	if (spec->launch.with && (rc = add_launcher(re, spec)))
 		goto fail;
 	re->program = resolve_program(c->argv.v[0], spec_dir);
 	if (wl->dir)

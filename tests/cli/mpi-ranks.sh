@@ -5,7 +5,8 @@
 # per-rank rows give (hits and samples pooled over ranks, bytes summed),
 # recomputed here from the stored per-rank rows. The percentage budget is
 # calibrated through the same launcher (each rank's own footprint). With
-# every rank printing a figure of merit, the one stored is rank 0's.
+# every rank printing a figure of merit, the one stored is rank 0's; perf
+# events are counted in each rank and summed.
 . "$(dirname "$0")/lib.sh"
 command -v mpirun >/dev/null 2>&1 || skip "no mpirun (apt-get install openmpi-bin)"
 command -v sqlite3 >/dev/null 2>&1 || skip "no sqlite3 command"
@@ -52,6 +53,7 @@ cat >"$scratch/two.yaml" <<YAML
 name: two-figures
 workload: {name: memaccess, size: tiny}
 launch: {ranks: 2, with: mpirun, args: [--allow-run-as-root, --oversubscribe]}
+events: [page-faults, task-clock]
 YAML
 expect_exit 0 "$TIERLAB" run -q "$scratch/two.yaml"
 dir=$(run_dir "$(q "SELECT out_dir FROM runs r JOIN experiments e ON e.id = r.experiment_id WHERE e.name = 'two-figures'")")
@@ -61,4 +63,16 @@ rank1=$(sed -n 's/^\[[0-9]*,1\]<stdout>:figure-of-merit: \([0-9.]*\) .*/\1/p' "$
 fom=$(q "SELECT fom FROM runs r JOIN experiments e ON e.id = r.experiment_id WHERE e.name = 'two-figures'")
 awk -v a="$fom" -v b="$rank0" 'BEGIN { d = a - b; exit !(d < 1e-6 * b && d > -1e-6 * b) }' ||
 	fail "stored figure $fom, rank 0 printed $rank0 (rank 1 $rank1)"
+
+# perf counters per rank (tierlab-rank in each rank), summed into the run's
+ls "$dir"/perf-rank0-*.txt "$dir"/perf-rank1-*.txt >/dev/null || fail "no per-rank counts in $dir: $(ls "$dir")"
+for ev in page-faults task-clock; do
+	files=$(awk -F'\t' -v e="$ev" '$1 == e && $2 == "ok" { s += $3; n++ } END { if (n == 2) printf "%.0f", s }' "$dir"/perf-rank*.txt)
+	rows=$(q "SELECT sum(p.value) FROM process_stats p JOIN runs r ON r.id = p.run_id JOIN experiments e ON e.id = r.experiment_id
+		WHERE e.name = 'two-figures' AND p.name = 'perf.$ev'")
+	stored=$(q "SELECT printf('%.0f', c.value) FROM counters c JOIN runs r ON r.id = c.run_id JOIN experiments e ON e.id = r.experiment_id
+		WHERE e.name = 'two-figures' AND c.event = '$ev' AND c.status = 'ok'")
+	[ -n "$files" ] && [ "$stored" = "$files" ] && [ "$rows" = "$files" ] ||
+		fail "$ev: stored $stored, per-rank rows $rows, the ranks' files $files"
+done
 echo ok

@@ -4,7 +4,7 @@
 # The main database holds one run; its rank rows 0 and 1; its hit rate is
 # the hits over the samples of both ranks and its migrated bytes the sum of
 # both ranks' (recomputed here from the per-rank rows); the report has one
-# row. Skipped where Slurm, munge or hpcg-mpi is missing.
+# row; page faults are counted in each rank and summed. Skipped where Slurm, munge or hpcg-mpi is missing.
 . "$(dirname "$0")/lib.sh"
 command -v sqlite3 >/dev/null 2>&1 || skip "no sqlite3 command"
 [ -x "$LIBEXEC/hpcg-mpi" ] || skip "hpcg-mpi not built (no mpicc)"
@@ -24,6 +24,7 @@ machine: {fast: "0", slow: "0"}
 runtime: {threshold: 256KiB, budget: 16MiB, rate: 1000Hz, chunks: 16}
 policy: lru
 slurm: {ntasks: 2}
+events: [page-faults]
 YAML
 db="$scratch/main.db"
 expect_exit 0 "$TIERLAB" run --slurm --db "$db" "$scratch/mpi.yaml"
@@ -49,6 +50,12 @@ awk -v h="$hits" -v s="$samples" -v r="$(metric hit_rate)" 'BEGIN { d = h / s - 
 moved=$(( $(stat bytes_slow_to_fast) + $(stat bytes_fast_to_slow) ))
 [ "$(metric migrated_bytes | cut -d. -f1)" = "$moved" ] || fail "migrated_bytes $(metric migrated_bytes), per-rank rows sum to $moved"
 [ "$(stat mig_slow_to_fast)" -gt 0 ] || fail "lru migrated nothing"
+# srun's ranks are not tierlab's children: their page faults are counted in
+# each rank and summed, far more than srun's own
+pf=$(q "SELECT sum(value) FROM process_stats WHERE name = 'perf.page-faults'")
+[ "$(q "SELECT count(*) FROM process_stats WHERE name = 'perf.page-faults'")" -eq 2 ] || fail "not 2 ranks' page faults"
+[ "$(q "SELECT printf('%.0f', value) FROM counters WHERE event = 'page-faults' AND status = 'ok'")" = "$pf" ] ||
+	fail "page-faults $(q "SELECT value FROM counters WHERE event = 'page-faults'"), the ranks' sum $pf"
 expect_exit 0 "$TIERLAB" report --db "$db" --format csv
 [ "$(grep -c hpcg-mpi <<<"$out")" -eq 1 ] || fail "not one report row: $out"
 echo ok
