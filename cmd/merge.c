@@ -64,8 +64,8 @@ int cmd_merge(int argc, const char **argv)
 	}
 	tl_store_close(st);
 	if (!quiet)
-		printf("merged %d shard%s into %s: %zu run%s added, %zu already stored, %s%zu refused\n",
-		       argc - (int)refused, argc - refused == 1 ? "" : "s", db, added, added == 1 ? "" : "s", present,
-		       "", refused);
+		printf("merged %d shard%s into %s: %zu run%s added, %zu already stored, %zu refused\n",
+		       argc - (int)refused, argc - refused == 1 ? "" : "s", db, added, added == 1 ? "" : "s",
+		       present, refused);
 	return refused ? 1 : 0;
 }

@@ -114,8 +114,10 @@ static int prepare_all(struct merge *m)
 	rc = rc ?: common_columns(m->st, "runs", "id", true, &sel);
 	/* ?1 the experiment, ?2 the shard's run id, ?3 the prefix of a relative directory */
 	if (!rc && asprintf(&sql, "INSERT INTO main.runs (%s) SELECT %s FROM " SHARD ".runs WHERE id = ?2",
-			    cols, sel) < 0)
+			    cols, sel) < 0) {
+		sql = NULL;
 		rc = tl_store_fail(m->st, -ENOMEM, "out of memory");
+	}
 	free(cols);
 	free(sel);
 	rc = rc ?: prepare(m, &m->insert_run, sql);
