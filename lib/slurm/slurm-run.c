@@ -135,15 +135,12 @@ int tl_slurm_run(const struct tl_plan *plan, bool *selected, const struct tl_slu
 		rc = error("cannot create '%s': %s", shard_dir, strerror(-rc));
 		goto out;
 	}
-	if (!req->dry_run) {
-		char *abs = realpath(shard_dir, NULL);
-
-		free(shard_dir);
-		shard_dir = abs;
-	}
+	/* absolute, now that the directory exists (a dry run: when it does), as the tasks may start elsewhere */
+	free(shard_dir);
 	main_db = absolute_db(req->db);
-	if (!shard_dir || !main_db) {
-		rc = error("cannot resolve '%s': %s", req->db, strerror(errno));
+	shard_dir = main_db ? tl_slurm_shard_dir(main_db, plan->spec->name) : NULL;
+	if (!shard_dir) {
+		rc = error("out of memory");
 		goto out;
 	}
 	job.tierlab = tierlab;

@@ -17,23 +17,32 @@
 #include <unistd.h>
 
 /*
- * Runs argv with input on its stdin; its stdout and stderr (together, at
- * most outlen - 1 bytes) into out. Returns its exit status, or -errno.
+ * Runs argv with input on its stdin; its stdout and stderr together into
+ * *out (malloc'd, NUL-terminated, read whole: squeue lists one line per
+ * array task). Returns its exit status (127: it could not be run), or
+ * -errno with *out NULL.
  */
-static int capture(char *const *argv, const char *input, char *out, size_t outlen)
+static int capture(char *const *argv, const char *input, char **out)
 {
 	int in[2], res[2], status;
-	size_t n = 0;
+	size_t n = 0, cap = 4096;
+	char *buf = malloc(cap);
 	pid_t pid;
 	ssize_t got;
 
-	if (pipe2(in, O_CLOEXEC))
+	*out = NULL;
+	if (!buf)
+		return -ENOMEM;
+	if (pipe2(in, O_CLOEXEC)) {
+		free(buf);
 		return -errno;
+	}
 	if (pipe2(res, O_CLOEXEC)) {
 		int e = errno;
 
 		close(in[0]);
 		close(in[1]);
+		free(buf);
 		return -e;
 	}
 	pid = fork();
@@ -44,6 +53,7 @@ static int capture(char *const *argv, const char *input, char *out, size_t outle
 		close(in[1]);
 		close(res[0]);
 		close(res[1]);
+		free(buf);
 		return -e;
 	}
 	if (pid == 0) {
@@ -62,15 +72,33 @@ static int capture(char *const *argv, const char *input, char *out, size_t outle
 		if ((got = write(in[1], input + off, len - off)) <= 0)
 			break;
 	close(in[1]);
-	while ((got = read(res[0], out + n, outlen - 1 - n)) > 0 && n + (size_t)got < outlen - 1)
+	for (;;) {
+		if (n + 1 == cap) {
+			char *grown = realloc(buf, cap * 2);
+
+			if (!grown)
+				break;	/* what fits is enough to say why; the rest is drained below */
+			buf = grown;
+			cap *= 2;
+		}
+		got = read(res[0], buf + n, cap - 1 - n);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
 		n += (size_t)got;
-	if (got > 0)
-		n += (size_t)got;
-	out[n] = '\0';
+	}
+	for (char sink[4096]; read(res[0], sink, sizeof(sink)) > 0;)
+		;
+	buf[n] = '\0';
 	close(res[0]);
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			free(buf);
 			return -errno;
+		}
+	}
+	*out = buf;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
@@ -78,19 +106,24 @@ int tl_slurm_submit(const char *script, const char *const *extra, char *id, size
 		    size_t whylen)
 {
 	const char *argv[32] = { "sbatch", "--parsable" };
-	char out[4096], *semi;
+	char *out, *semi;
 	size_t n = 2;
 	int rc;
 
 	for (size_t i = 0; extra && extra[i] && n < 30; i++)
 		argv[n++] = extra[i];
 	argv[n] = NULL;
-	rc = capture((char *const *)argv, script, out, sizeof(out));
+	rc = capture((char *const *)argv, script, &out);
+	if (rc < 0) {
+		snprintf(why, whylen, "cannot run sbatch: %s", strerror(-rc));
+		return rc;
+	}
 	if (rc) {
 		/* sbatch says why on stderr: "sbatch: error: Batch job submission failed: ..." */
 		snprintf(why, whylen, "sbatch %s: %.*s", rc == 127 ? "is not installed (no Slurm here)" : "failed",
 			 (int)strcspn(out, "\n") ?: 1, out[0] ? out : "?");
-		return rc < 0 ? rc : -EIO;
+		free(out);
+		return -EIO;
 	}
 	out[strcspn(out, "\n")] = '\0';
 	/* "JOBID" or "JOBID;CLUSTER" */
@@ -99,16 +132,18 @@ int tl_slurm_submit(const char *script, const char *const *extra, char *id, size
 		*semi = '\0';
 	if (!out[0] || strspn(out, "0123456789") != strlen(out)) {
 		snprintf(why, whylen, "sbatch printed no job id: '%.200s'", out);
+		free(out);
 		return -EIO;
 	}
 	snprintf(id, idlen, "%s", out);
+	free(out);
 	return 0;
 }
 
 int tl_slurm_queue(const char *array_id, const char *merge_id, struct tl_slurm_queue *q, char *why,
 		   size_t whylen)
 {
-	char ids[128], out[1 << 16];
+	char ids[128], *out, *save = NULL;
 	/* -r: one line per array task; no header; "JOBID STATE" with JOBID as ARRAY_TASK */
 	char *argv[] = { "squeue", "-h", "-r", "-j", ids, "-o", "%i %T", NULL };
 	size_t alen = strlen(array_id);
@@ -116,16 +151,23 @@ int tl_slurm_queue(const char *array_id, const char *merge_id, struct tl_slurm_q
 
 	memset(q, 0, sizeof(*q));
 	snprintf(ids, sizeof(ids), "%s%s%s", array_id, merge_id ? "," : "", merge_id ? merge_id : "");
-	rc = capture(argv, NULL, out, sizeof(out));
+	rc = capture(argv, NULL, &out);
+	if (rc < 0) {
+		snprintf(why, whylen, "cannot run squeue: %s", strerror(-rc));
+		return rc;
+	}
 	/* squeue refuses ids it no longer knows ("Invalid job id specified"): none is queued */
-	if (rc && strstr(out, "Invalid job id"))
+	if (rc && strstr(out, "Invalid job id")) {
+		free(out);
 		return 0;
+	}
 	if (rc) {
 		snprintf(why, whylen, "squeue %s: %.*s", rc == 127 ? "is not installed (no Slurm here)" : "failed",
 			 (int)strcspn(out, "\n") ?: 1, out[0] ? out : "?");
-		return rc < 0 ? rc : -EIO;
+		free(out);
+		return -EIO;
 	}
-	for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+	for (char *line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *state = strchr(line, ' ');
 
 		if (!state)
@@ -144,6 +186,7 @@ int tl_slurm_queue(const char *array_id, const char *merge_id, struct tl_slurm_q
 		else
 			q->other++;
 	}
+	free(out);
 	return 0;
 }
 
