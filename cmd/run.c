@@ -250,6 +250,16 @@ int run_spec(const char *spec_path, const struct run_options *o, const char *con
 	long nsel;
 	int rc, ret = 2;
 
+	if (!o->slurm && (o->partition || o->account || o->time_limit || o->nodes || o->ntasks ||
+			  o->runs_per_task || o->array_limit || o->sbatch_args.n)) {
+		error("--partition, --account, --time-limit, --nodes, --ntasks, --runs-per-task, --array-limit "
+		      "and --sbatch-arg go with --slurm");
+		goto out;
+	}
+	if (o->slurm && (o->nodes < 0 || o->ntasks < 0 || o->runs_per_task < 0 || o->array_limit < 0)) {
+		error("--nodes, --ntasks, --runs-per-task and --array-limit take a positive number");
+		goto out;
+	}
 	if (tl_spec_load(spec_path, tl_path_workloads(), &spec, &err)) {
 		error("%s", err.msg);
 		goto out;

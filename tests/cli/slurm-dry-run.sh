@@ -31,6 +31,10 @@ for k in $(tail -n 3 <<<"$keys"); do expect_contains "$out" "  $k"; done
 expect_exit 0 "$TIERLAB" run -q --resume "$scratch/s.yaml"
 expect_exit 0 "$TIERLAB" run --slurm --resume "$scratch/s.yaml"
 expect_contains "$out" "every selected run is stored ok"
+# Slurm's options without --slurm: refused, nothing runs
+expect_exit 2 "$TIERLAB" run --partition p1 "$scratch/s.yaml"
+expect_contains "$out" "go with --slurm"
+expect_exit 2 "$TIERLAB" run --slurm -n --array-limit -1 "$scratch/s.yaml"
 # no sbatch on PATH: refused with the reason
 mkdir "$scratch/bin"
 ln -s "$TIERLAB" "$scratch/bin/tierlab"
