@@ -15,6 +15,7 @@
  * readers stop at the first NUL.
  */
 #include "tiermem/rt.h"
+#include "tiermem/rt-rank.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -46,34 +47,11 @@ static char *log_win;
 static uint64_t log_off;	/* file offset of the window */
 static size_t log_pos;		/* within the window */
 
-/*
- * The MPI rank of this process, from the variable its launcher sets
- * (OpenMPI's mpirun, PMI and PMIx launchers, srun), or -1: the ranks of a
- * run on several nodes share its directory and may share pids.
- */
-static int mpi_rank(void)
-{
-	static const char *const vars[] = { "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID", NULL };
-
-	for (int i = 0; vars[i]; i++) {
-		const char *v = getenv(vars[i]);
-		char *end;
-		long r;
-
-		if (!v || !*v)
-			continue;
-		r = strtol(v, &end, 10);
-		if (!*end && r >= 0 && r < (1L << 30))
-			return (int)r;
-	}
-	return -1;
-}
-
 /* tiermem-PID.EXT, or tiermem-rankR-PID.EXT in an MPI rank (lib/measure/ingest.c reads both). */
 static int out_path(char *buf, size_t len, const char *ext)
 {
 	const char *dir = tlrt.opt.out[0] ? tlrt.opt.out : ".";
-	int rank = mpi_rank();
+	int rank = tlrt_mpi_rank();
 
 	if (rank >= 0)
 		return (size_t)snprintf(buf, len, "%s/tiermem-rank%d-%d.%s", dir, rank, (int)getpid(), ext) < len ?

@@ -25,6 +25,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "measure/counters.h"
+#include "tiermem/rt-rank.h"
 
 static volatile pid_t child;
 
@@ -34,29 +35,11 @@ static void forward(int sig)
 		kill(child, sig);
 }
 
-static int rank_of(void)
-{
-	static const char *const vars[] = { "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID", NULL };
-
-	for (int i = 0; vars[i]; i++) {
-		const char *v = getenv(vars[i]);
-		char *end;
-		long r;
-
-		if (!v || !*v)
-			continue;
-		r = strtol(v, &end, 10);
-		if (!*end && r >= 0 && r < (1L << 30))
-			return (int)r;
-	}
-	return -1;
-}
-
 /* The counts, one event a line; the reason made one field (no tab or newline in it). */
 static void write_counts(const char *dir, const struct tl_counter_set *set, pid_t pid)
 {
 	char path[PATH_MAX], tmp[PATH_MAX + 8];
-	int rank = rank_of();
+	int rank = tlrt_mpi_rank();
 	FILE *f;
 
 	if (rank >= 0)
