@@ -221,7 +221,8 @@ static int submit_slurm(const char *spec_path, const struct run_options *o, cons
 			.account = o->account ? o->account : ss->account,
 			.time_limit = o->time_limit ? o->time_limit : ss->time_limit,
 			.nodes = o->nodes ? o->nodes : ss->nodes,
-			.ntasks = o->ntasks ? o->ntasks : ss->ntasks,
+			/* a run of N ranks needs N tasks in its allocation, however its launcher starts them */
+			.ntasks = o->ntasks ? o->ntasks : ss->ntasks ? ss->ntasks : plan->spec->launch.ranks,
 			.runs_per_task = o->runs_per_task ? o->runs_per_task : ss->runs_per_task,
 			.array_limit = o->array_limit ? o->array_limit : ss->array_limit,
 			.sbatch_args = sbatch,

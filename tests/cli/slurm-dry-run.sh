@@ -31,6 +31,17 @@ for k in $(tail -n 3 <<<"$keys"); do expect_contains "$out" "  $k"; done
 expect_exit 0 "$TIERLAB" run -q --resume "$scratch/s.yaml"
 expect_exit 0 "$TIERLAB" run --slurm --resume "$scratch/s.yaml"
 expect_contains "$out" "every selected run is stored ok"
+# a spec of MPI ranks: each array task asks for as many tasks as a run has ranks
+cat >"$scratch/r.yaml" <<'YAML'
+name: ranked
+workload: {command: [sleep, "0"]}
+launch: {ranks: 6, with: srun}
+YAML
+expect_exit 0 "$TIERLAB" run --slurm -n "$scratch/r.yaml"
+expect_contains "$out" "#SBATCH --ntasks=6"
+expect_exit 0 "$TIERLAB" run --slurm -n --ntasks 12 "$scratch/r.yaml"
+expect_contains "$out" "#SBATCH --ntasks=12"
+
 # Slurm's options without --slurm: refused, nothing runs
 expect_exit 2 "$TIERLAB" run --partition p1 "$scratch/s.yaml"
 expect_contains "$out" "go with --slurm"
