@@ -47,8 +47,8 @@ int tl_slurm_array_script(const struct tl_slurm_job *job, FILE *out)
 		fprintf(out, "#SBATCH --nodes=%d\n", o->nodes);
 	fprintf(out, "#SBATCH --ntasks=%d\n", o->ntasks > 0 ? o->ntasks : 1);
 	fprintf(out, "#SBATCH --output=%s/slurm-%%A_%%a.out\n", job->shard_dir);
-	/* a task stopped by a node failure or a preemption runs again and resumes its shard */
-	fprintf(out, "#SBATCH --requeue\n");
+	/* a task stopped by a node failure or a preemption runs again and resumes its shard; its log goes on */
+	fprintf(out, "#SBATCH --requeue\n#SBATCH --open-mode=append\n");
 	for (size_t i = 0; o->sbatch_args && o->sbatch_args[i]; i++)
 		fprintf(out, "#SBATCH %s\n", o->sbatch_args[i]);
 	fprintf(out, "# tierlab: experiment %s, %zu run%s in %zu array task%s\n", job->experiment, job->nruns,
