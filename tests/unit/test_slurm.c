@@ -73,6 +73,7 @@ static void test_array_script(void **state)
 	assert_non_null(strstr(s, "#SBATCH --nodes=2\n#SBATCH --ntasks=96\n"));
 	assert_non_null(strstr(s, "#SBATCH --qos=debug\n#SBATCH --exclusive\n"));
 	assert_non_null(strstr(s, "#SBATCH --output=/data/r/shards/demo/slurm-%A_%a.out\n"));
+	assert_non_null(strstr(s, "#SBATCH --requeue\n#SBATCH --open-mode=append\n"));
 	assert_non_null(strstr(s, "shard=/data/r/shards/demo/${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID}/shard.db\n"));
 	/* every #SBATCH line comes before the first command: sbatch stops reading at it */
 	assert_true(strrchr(strstr(s, "#SBATCH --exclusive"), '\n') > strstr(s, "#SBATCH --exclusive"));
