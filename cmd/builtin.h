@@ -13,6 +13,7 @@
 #define TL_BUILTIN_H
 
 #include <stdbool.h>
+#include "parse-options.h"
 
 int cmd_run(int argc, const char **argv);
 int cmd_sweep(int argc, const char **argv);
@@ -24,6 +25,8 @@ int cmd_show(int argc, const char **argv);
 int cmd_list(int argc, const char **argv);
 int cmd_probe(int argc, const char **argv);
 int cmd_simulate(int argc, const char **argv);
+int cmd_merge(int argc, const char **argv);
+int cmd_status(int argc, const char **argv);
 int cmd_help(int argc, const char **argv);
 
 /*
@@ -37,6 +40,11 @@ struct run_options {
 	int dry_run, resume, quiet;
 	const char *only, *where;
 	const char *events;	/* --events: replaces the spec's events */
+	/* --slurm: submit to Slurm instead of running here (lib/slurm/slurm.h) */
+	int slurm;
+	const char *partition, *account, *time_limit;
+	int nodes, ntasks, runs_per_task, array_limit;
+	struct tl_optlist sbatch_args;
 };
 int run_spec(const char *spec_path, const struct run_options *o, const char *const *axis_lists);
 
@@ -48,6 +56,16 @@ int run_spec(const char *spec_path, const struct run_options *o, const char *con
 	OPT_STRING(0, "where", &(o).where, "axis=value,..", "only runs whose configuration matches"), \
 	OPT_STRING(0, "events", &(o).events, "list", "perf events to count, replacing the spec's: cycles,{instructions,cache-misses}"), \
 	OPT_STRING(0, "db", &(o).db, "file", "results database (default $TIERLAB_DB or results/tierlab.db)"), \
-	OPT_BOOL('q', "quiet", &(o).quiet, "plain progress lines even on a terminal")
+	OPT_BOOL('q', "quiet", &(o).quiet, "plain progress lines even on a terminal"), \
+	OPT_GROUP("Slurm (see docs/cluster.md)"), \
+	OPT_BOOL(0, "slurm", &(o).slurm, "submit the runs as a Slurm job array and a merge job; with -n print the scripts"), \
+	OPT_STRING(0, "partition", &(o).partition, "name", "sbatch --partition"), \
+	OPT_STRING(0, "account", &(o).account, "name", "sbatch --account"), \
+	OPT_STRING(0, "time-limit", &(o).time_limit, "time", "sbatch --time of each array task (1:00:00)"), \
+	OPT_INTEGER(0, "nodes", &(o).nodes, "n", "nodes per run (sbatch --nodes)"), \
+	OPT_INTEGER(0, "ntasks", &(o).ntasks, "n", "tasks (MPI ranks) per run (sbatch --ntasks; default: the ranks of the spec's launch:, else 1)"), \
+	OPT_INTEGER(0, "runs-per-task", &(o).runs_per_task, "n", "runs per array task, one after another (default 1)"), \
+	OPT_INTEGER(0, "array-limit", &(o).array_limit, "n", "at most n array tasks at once (--array=...%n)"), \
+	OPT_STRING_LIST(0, "sbatch-arg", &(o).sbatch_args, "option", "one more sbatch option, as written (--qos=debug); repeatable")
 
 #endif

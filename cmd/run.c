@@ -17,6 +17,7 @@
 #include "probe/probe.h"
 #include "spec/spec.h"
 #include "store/store.h"
+#include "slurm/slurm-run.h"
 
 static void print_plan(const struct tl_plan *plan, const bool *selected, long nsel)
 {
@@ -175,6 +176,68 @@ static void print_resume(const char *spec_path, const struct run_options *o, con
 	free(line);
 }
 
+/*
+ * --slurm: each array task runs its batch of runs with this same command
+ * (the spec by its absolute path, the same --events and axis lists), into
+ * its own shard.
+ */
+static int submit_slurm(const char *spec_path, const struct run_options *o, const char *const *axis_lists,
+			const struct tl_plan *plan, bool *selected, const char *db)
+{
+	const struct tl_slurm_spec *ss = &plan->spec->slurm;
+	const char *argv[2 * TL_AXIS__COUNT + 8], *sbatch[ss->sbatch.n + o->sbatch_args.n + 1];
+	char opts[TL_AXIS__COUNT][64];
+	char *tierlab = realpath("/proc/self/exe", NULL), *spec = realpath(spec_path, NULL);
+	size_t n = 0;
+	int rc;
+
+	if (!tierlab || !spec)
+		die("cannot resolve '%s': %s", tierlab ? spec_path : "/proc/self/exe", strerror(errno));
+	argv[n++] = tierlab;
+	argv[n++] = o->command;
+	if (o->events) {
+		argv[n++] = "--events";
+		argv[n++] = o->events;
+	}
+	argv[n++] = spec;
+	for (int a = 0; axis_lists && a < TL_AXIS__COUNT; a++) {
+		if (!axis_lists[a])
+			continue;
+		snprintf(opts[a], sizeof(opts[a]), "--%s", tl_axes[a].name);
+		argv[n++] = opts[a];
+		argv[n++] = axis_lists[a];
+	}
+	argv[n] = NULL;
+	/* the spec's slurm: first, the command line's after (sbatch takes the last of an option) */
+	for (size_t i = 0; i < ss->sbatch.n; i++)
+		sbatch[i] = ss->sbatch.v[i];
+	for (int i = 0; i < o->sbatch_args.n; i++)
+		sbatch[ss->sbatch.n + i] = o->sbatch_args.v[i];
+	sbatch[ss->sbatch.n + o->sbatch_args.n] = NULL;
+
+	struct tl_slurm_request req = {
+		.opts = {
+			.partition = o->partition ? o->partition : ss->partition,
+			.account = o->account ? o->account : ss->account,
+			.time_limit = o->time_limit ? o->time_limit : ss->time_limit,
+			.nodes = o->nodes ? o->nodes : ss->nodes,
+			/* a run of N ranks needs N tasks in its allocation, however its launcher starts them */
+			.ntasks = o->ntasks ? o->ntasks : ss->ntasks ? ss->ntasks : plan->spec->launch.ranks,
+			.runs_per_task = o->runs_per_task ? o->runs_per_task : ss->runs_per_task,
+			.array_limit = o->array_limit ? o->array_limit : ss->array_limit,
+			.sbatch_args = sbatch,
+		},
+		.db = db,
+		.task_argv = (char *const *)argv,
+		.resume = o->resume,
+		.dry_run = o->dry_run,
+	};
+	rc = tl_slurm_run(plan, selected, &req, stdout);
+	free(tierlab);
+	free(spec);
+	return rc;
+}
+
 int run_spec(const char *spec_path, const struct run_options *o, const char *const *axis_lists)
 {
 	struct tl_spec spec = { 0 };
@@ -188,6 +251,16 @@ int run_spec(const char *spec_path, const struct run_options *o, const char *con
 	long nsel;
 	int rc, ret = 2;
 
+	if (!o->slurm && (o->partition || o->account || o->time_limit || o->nodes || o->ntasks ||
+			  o->runs_per_task || o->array_limit || o->sbatch_args.n)) {
+		error("--partition, --account, --time-limit, --nodes, --ntasks, --runs-per-task, --array-limit "
+		      "and --sbatch-arg go with --slurm");
+		goto out;
+	}
+	if (o->slurm && (o->nodes < 0 || o->ntasks < 0 || o->runs_per_task < 0 || o->array_limit < 0)) {
+		error("--nodes, --ntasks, --runs-per-task and --array-limit take a positive number");
+		goto out;
+	}
 	if (tl_spec_load(spec_path, tl_path_workloads(), &spec, &err)) {
 		error("%s", err.msg);
 		goto out;
@@ -223,6 +296,10 @@ int run_spec(const char *spec_path, const struct run_options *o, const char *con
 		error("no planned run is selected by%s%s%s%s%s", o->only ? " --only '" : "",
 		      o->only ? o->only : "", o->only ? "'" : "", o->where ? " --where " : "",
 		      o->where ? o->where : "");
+		goto out;
+	}
+	if (o->slurm) {
+		ret = submit_slurm(spec_path, o, axis_lists, &plan, selected, db) ? 2 : 0;
 		goto out;
 	}
 	if (o->dry_run) {

@@ -26,6 +26,8 @@ static const struct cmd_struct commands[] = {
 	{ "list", cmd_list, "list known workloads, policies, allocators, samplers, axes, experiments" },
 	{ "probe", cmd_probe, "measure the machine's memory tiers: nodes, latency, bandwidth, counters" },
 	{ "simulate", cmd_simulate, "record accesses once, replay them through the policies offline" },
+	{ "merge", cmd_merge, "fold the shard databases of Slurm array tasks into the main database" },
+	{ "status", cmd_status, "show a Slurm submission's progress: shards, queue, merge" },
 	{ "help", cmd_help, "show help for tierlab or a command" },
 };
 

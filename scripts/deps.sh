@@ -5,7 +5,7 @@
 set -eu
 pkgs="gcc make pkg-config libyaml-dev libnuma-dev libpfm4-dev libsqlite3-dev libcmocka-dev
 libopenblas-dev libjemalloc2 sqlite3 valgrind qemu-system-x86 busybox-static cpio libopenmpi-dev openmpi-bin
-python3 gnuplot-nox"
+python3 gnuplot-nox libpmix2 munge slurm-wlm"
 
 missing=""
 for p in $pkgs; do

@@ -94,9 +94,31 @@ static int last_match_in_line(const regex_t *re, const char *line, char **last, 
 	return found;
 }
 
-/* The capture of the last match in the file at `path`, malloc'd in *capture (NULL: none). */
+/*
+ * What rank 0 printed on a line its launcher labelled, or NULL for another
+ * rank's line: OpenMPI's mpirun --tag-output writes "[JOB,RANK]<stdout>:",
+ * srun --label "RANK: " (padded with spaces to the widest rank).
+ */
+static const char *rank0_text(const char *line, const char *launcher)
+{
+	const char *p = line;
+
+	if (!strcmp(launcher, "srun")) {
+		p += strspn(p, " ");
+		return !strncmp(p, "0: ", 3) ? p + 3 : NULL;
+	}
+	if (*p++ != '[')
+		return NULL;
+	p += strspn(p, "0123456789");
+	return strncmp(p, ",0]<stdout>:", 12) ? NULL : p + 12;
+}
+
+/*
+ * The capture of the last match in the file at `path`, malloc'd in
+ * *capture (NULL: none); with launcher, in rank 0's lines only.
+ */
 static int scan_file(const regex_t *re, const char *path, char **capture, struct tl_error *err,
-		     const char *shown)
+		     const char *shown, const char *launcher)
 {
 	FILE *f = fopen(path, "re");
 	char *line = NULL;
@@ -116,7 +138,8 @@ static int scan_file(const regex_t *re, const char *path, char **capture, struct
 			goto out;
 	}
 	while (getline(&line, &linecap, f) >= 0) {
-		int found = last_match_in_line(re, line, capture, &cap);
+		const char *text = launcher ? rank0_text(line, launcher) : line;
+		int found = text ? last_match_in_line(re, text, capture, &cap) : 0;
 
 		if (found < 0) {
 			rc = found;
@@ -140,6 +163,12 @@ out:
 
 int tl_fom_extract(const char *out_dir, const char *dir, const char *file_glob,
 		   const char *regex, double *value, struct tl_error *err)
+{
+	return tl_fom_extract_ranked(out_dir, dir, file_glob, regex, NULL, value, err);
+}
+
+int tl_fom_extract_ranked(const char *out_dir, const char *dir, const char *file_glob, const char *regex,
+			  const char *launcher, double *value, struct tl_error *err)
 {
 	const char *base = dir ? dir : out_dir;
 	char stdout_path[PATH_MAX], errbuf[256];
@@ -172,11 +201,13 @@ int tl_fom_extract(const char *out_dir, const char *dir, const char *file_glob,
 		snprintf(stdout_path, sizeof(stdout_path), "%s/stdout.txt", out_dir);
 		shown = "stdout.txt";
 	}
-	rc = scan_file(&re, path ? path : stdout_path, &capture, err, shown);
+	/* a file the program wrote is its own; its stdout holds every rank's lines */
+	rc = scan_file(&re, path ? path : stdout_path, &capture, err, shown, path ? NULL : launcher);
 	if (rc)
 		goto out_free;
 	if (!capture) {
-		tl_error_set(err, "no match for /%s/ in %s", regex, shown);
+		tl_error_set(err, "no match for /%s/ in %s%s", regex, shown,
+			     launcher && !path ? " (in rank 0's lines)" : "");
 		rc = -ENOENT;
 		goto out_free;
 	}

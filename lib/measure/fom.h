@@ -16,4 +16,12 @@
 int tl_fom_extract(const char *out_dir, const char *dir, const char *file_glob,
 		   const char *regex, double *value, struct tl_error *err);
 
+/*
+ * The same for a run started as MPI ranks by launcher ("mpirun" with
+ * --tag-output, "srun" with --label; NULL: not ranked): in stdout.txt
+ * only rank 0's lines count, their labels stripped.
+ */
+int tl_fom_extract_ranked(const char *out_dir, const char *dir, const char *file_glob, const char *regex,
+			  const char *launcher, double *value, struct tl_error *err);
+
 #endif

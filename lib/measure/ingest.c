@@ -28,12 +28,13 @@ static const char *const stat_units[RT_STAT__COUNT] = {
 #undef RT_STAT_UNIT
 };
 
-static struct tl_ingest_process *proc_of(struct tl_ingest *ing, int pid)
+/* A process by its pid and MPI rank (-1: none): ranks on different nodes may share a pid. */
+static struct tl_ingest_process *proc_of(struct tl_ingest *ing, int pid, int rank)
 {
 	struct tl_ingest_process *v;
 
 	for (size_t i = 0; i < ing->nprocs; i++)
-		if (ing->procs[i].pid == pid)
+		if (ing->procs[i].pid == pid && ing->procs[i].rank == rank)
 			return &ing->procs[i];
 	v = realloc(ing->procs, sizeof(*v) * (ing->nprocs + 1));
 	if (!v)
@@ -42,11 +43,12 @@ static struct tl_ingest_process *proc_of(struct tl_ingest *ing, int pid)
 	v = &ing->procs[ing->nprocs++];
 	memset(v, 0, sizeof(*v));
 	v->pid = pid;
+	v->rank = rank;
 	return v;
 }
 
 /* The counters file: a header, the values, then their names; read by name so older files still map. */
-static int read_counters(struct tl_ingest *ing, const char *path, int pid)
+static int read_counters(struct tl_ingest *ing, const char *path, int pid, int rank)
 {
 	struct rt_counters_header h;
 	struct tl_ingest_process *p;
@@ -75,7 +77,7 @@ static int read_counters(struct tl_ingest *ing, const char *path, int pid)
 	if (fread(vals, 8, h.nstats, f) != h.nstats)
 		goto out;
 	size_t nlen = fread(names, 1, size - h.header_size - 8 * h.nstats, f);
-	p = proc_of(ing, pid);
+	p = proc_of(ing, pid, rank);
 	if (!p || !(p->stats = calloc(RT_STAT__COUNT, sizeof(*p->stats)))) {
 		rc = -ENOMEM;
 		goto out;
@@ -100,7 +102,7 @@ out:
 static int read_fat_status(struct tl_ingest *ing, const char *path, int pid)
 {
 	FILE *f = fopen(path, "r");
-	struct tl_ingest_process *p = proc_of(ing, pid);
+	struct tl_ingest_process *p = proc_of(ing, pid, -1);
 	char line[512];
 
 	if (!f)
@@ -120,6 +122,102 @@ static int read_fat_status(struct tl_ingest *ing, const char *path, int pid)
 	if (p && p->fat_backing && !ing->allocator_backing)
 		ing->allocator_backing = strdup(p->fat_backing);
 	return p ? 0 : -ENOMEM;
+}
+
+/* tierlab-rank's file: "event status value enabled_ns running_ns reason" a line. */
+static int read_perf(struct tl_ingest *ing, const char *path, int pid)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024];
+
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		char *field[6] = { 0 }, *p = line;
+		struct tl_ingest_perf *e = NULL;
+		int n = 0;
+
+		line[strcspn(line, "\n")] = '\0';
+		for (; n < 6 && (field[n] = strsep(&p, "\t")); n++)
+			;
+		if (n < 5 || !*field[0])
+			continue;	/* a line cut short: skipped */
+		for (size_t i = 0; i < ing->nperf; i++)
+			if (!strcmp(ing->perf[i].event, field[0]))
+				e = &ing->perf[i];
+		if (!e) {
+			e = realloc(ing->perf, sizeof(*e) * (ing->nperf + 1));
+			if (!e)
+				goto oom;
+			ing->perf = e;
+			e = &ing->perf[ing->nperf];
+			memset(e, 0, sizeof(*e));
+			if (!(e->event = strdup(field[0])) || asprintf(&e->stat_name, "perf.%s", field[0]) < 0) {
+				free(e->event);
+				goto oom;
+			}
+			ing->nperf++;
+		}
+		e->ranks++;
+		if (strcmp(field[1], "ok")) {
+			if (!e->reason && !(e->reason = strdup(field[5] && *field[5] ? field[5] : field[1])))
+				goto oom;
+			continue;
+		}
+		void *v = realloc(e->per_rank, sizeof(*e->per_rank) * (e->ok + 1));
+		if (!v)
+			goto oom;
+		e->per_rank = v;
+		e->per_rank[e->ok].pid = pid;
+		e->per_rank[e->ok].value = (uint64_t)strtod(field[2], NULL);
+		e->ok++;
+		e->sum += strtod(field[2], NULL);
+		e->enabled_ns += strtoull(field[3], NULL, 10);
+		e->running_ns += strtoull(field[4], NULL, 10);
+	}
+	fclose(f);
+	return 0;
+oom:
+	fclose(f);
+	return -ENOMEM;
+}
+
+int tl_ingest_counters(const struct tl_ingest *ing, struct tl_run_record *r)
+{
+	for (size_t i = 0; i < ing->nperf; i++) {
+		const struct tl_ingest_perf *e = &ing->perf[i];
+		struct tl_counter_row *row = NULL;
+		bool all = e->ok == e->ranks;
+		int rc;
+
+		for (size_t k = 0; k < r->counters.n; k++)
+			if (!strcmp(r->counters.v[k].event, e->event))
+				row = &r->counters.v[k];
+		if (!row) {
+			struct tl_counter_row add = { .event = e->event, .status = "unavailable" };
+
+			if ((rc = tl_record_add_counter(r, &add)))
+				return rc;
+			row = &r->counters.v[r->counters.n - 1];
+		}
+		row->status = all ? "ok" : "unavailable";
+		free(row->reason);
+		row->reason = NULL;
+		if (!all && !(row->reason = strdup(e->reason ? e->reason : "not counted on every rank")))
+			return -ENOMEM;
+		/* never a zero for what was not counted on every rank */
+		row->has_value = all;
+		row->value = e->sum;
+		row->has_times = all;
+		row->enabled_ns = e->enabled_ns;
+		row->running_ns = e->running_ns;
+		row->has_multiplex = all && e->enabled_ns;
+		row->multiplex_pct = e->enabled_ns ? 100.0 * (double)e->running_ns / (double)e->enabled_ns : 0;
+		for (size_t k = 0; k < e->ok; k++)
+			if ((rc = tl_record_add_proc_stat(r, e->per_rank[k].pid, e->stat_name, e->per_rank[k].value)))
+				return rc;
+	}
+	return 0;
 }
 
 static int add_metric(struct tl_ingest *ing, const char *name, double value, const char *unit)
@@ -142,7 +240,7 @@ static int add_metric(struct tl_ingest *ing, const char *name, double value, con
 static int summarise(struct tl_ingest *ing)
 {
 	uint64_t sum[RT_STAT__COUNT] = { 0 };
-	size_t n = 0;
+	size_t n = 0, ranks = 0;
 	char name[96];
 	int rc = 0;
 
@@ -150,6 +248,7 @@ static int summarise(struct tl_ingest *ing)
 		if (!ing->procs[i].stats)
 			continue;
 		n++;
+		ranks += ing->procs[i].rank >= 0;
 		for (int s = 0; s < RT_STAT__COUNT; s++)
 			sum[s] += ing->procs[i].stats[s];
 	}
@@ -169,6 +268,9 @@ static int summarise(struct tl_ingest *ing)
 				(double)(sum[RT_STAT_bytes_slow_to_fast] + sum[RT_STAT_bytes_fast_to_slow]), "bytes");
 	if (!rc)
 		rc = add_metric(ing, "rt.processes", (double)n, NULL);
+	/* processes that named their MPI rank (tiermem-rankR-PID.counters) */
+	if (!rc && ranks)
+		rc = add_metric(ing, "rt.ranks", (double)ranks, NULL);
 	return rc;
 }
 
@@ -183,13 +285,21 @@ int tl_ingest_scan(const char *out_dir, struct tl_ingest *ing)
 	if (!d)
 		return 0;	/* nothing written: nothing to ingest */
 	while ((de = readdir(d)) && rc != -ENOMEM) {
-		int pid, len = 0;
+		int pid, rank, len = 0;
 
 		snprintf(path, sizeof(path), "%s/%s", out_dir, de->d_name);
-		if (sscanf(de->d_name, "tiermem-%d.counters%n", &pid, &len) == 1 && !de->d_name[len]) {
-			rc = read_counters(ing, path, pid);
+		if (sscanf(de->d_name, "tiermem-rank%d-%d.counters%n", &rank, &pid, &len) == 2 &&
+		    !de->d_name[len] && rank >= 0) {
+			rc = read_counters(ing, path, pid, rank);
 			if (rc && rc != -ENOMEM)
 				warning("'%s': not a complete counters file; skipped", path);
+		} else if (sscanf(de->d_name, "tiermem-%d.counters%n", &pid, &len) == 1 && !de->d_name[len]) {
+			rc = read_counters(ing, path, pid, -1);
+			if (rc && rc != -ENOMEM)
+				warning("'%s': not a complete counters file; skipped", path);
+		} else if ((sscanf(de->d_name, "perf-rank%d-%d.txt%n", &rank, &pid, &len) == 2 ||
+			    sscanf(de->d_name, "perf-%d.txt%n", &pid, &len) == 1) && !de->d_name[len]) {
+			rc = read_perf(ing, path, pid);
 		} else if (sscanf(de->d_name, "fatalloc-%d.txt%n", &pid, &len) == 1 && !de->d_name[len]) {
 			rc = read_fat_status(ing, path, pid);
 		}
@@ -381,7 +491,13 @@ int tl_ingest_record(const struct tl_ingest *ing, const char *out_dir, struct tl
 
 		for (int k = 0; p->stats && k < RT_STAT__COUNT && !rc; k++)
 			rc = tl_record_add_proc_stat(r, p->pid, stat_names[k], p->stats[k]);
-		snprintf(path, sizeof(path), "%s/tiermem-%d.log", out_dir, p->pid);
+		/* a rank's rows say which rank it was */
+		if (!rc && p->stats && p->rank >= 0)
+			rc = tl_record_add_proc_stat(r, p->pid, "rank", (uint64_t)p->rank);
+		if (p->rank >= 0)
+			snprintf(path, sizeof(path), "%s/tiermem-rank%d-%d.log", out_dir, p->rank, p->pid);
+		else
+			snprintf(path, sizeof(path), "%s/tiermem-%d.log", out_dir, p->pid);
 		if (!rc)
 			rc = record_log(r, path, p->pid);
 	}
@@ -403,5 +519,12 @@ void tl_ingest_release(struct tl_ingest *ing)
 	}
 	free(ing->metrics);
 	free(ing->allocator_backing);
+	for (size_t i = 0; i < ing->nperf; i++) {
+		free(ing->perf[i].event);
+		free(ing->perf[i].stat_name);
+		free(ing->perf[i].reason);
+		free(ing->perf[i].per_rank);
+	}
+	free(ing->perf);
 	memset(ing, 0, sizeof(*ing));
 }

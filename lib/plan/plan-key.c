@@ -79,6 +79,13 @@ int tl_plan_canonical(const struct tl_spec *spec, const char *const values[TL_AX
 			wl->fom.file ? wl->fom.file : "");
 	put(f, "fast", spec->machine.fast);
 	put(f, "slow", spec->machine.slow);
+	/* how many ranks, started how: a run of 2 ranks is not a run of 4 */
+	if (spec->launch.with) {
+		fprintf(f, "launch=%s" SEP "%d", spec->launch.with, spec->launch.ranks);
+		for (size_t i = 0; i < spec->launch.args.n; i++)
+			fprintf(f, SEP "%s", spec->launch.args.v[i]);
+		fputc('\n', f);
+	}
 	put(f, "cpus", spec->machine.cpus);
 	put_list(f, "events", &spec->events, NULL);
 	if (ferror(f) | fclose(f)) {

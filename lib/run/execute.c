@@ -462,16 +462,14 @@ static void run_one(const struct run_ctx *ctx, const struct tl_plan *plan, const
 		snprintf(res->error, sizeof(res->error), "%.500s", why.msg);
 		return;
 	}
-	argv = calloc(c->argv.n + 1, sizeof(*argv));
+	/* the launcher of MPI ranks (the spec's launch:), if any, then the program */
+	argv = tl_launch_argv(&re, c->argv.v, c->argv.n);
 	if (!argv) {
 		tl_launch_release(&re);
 		res->status = TL_STATUS_FAILED;
 		snprintf(res->error, sizeof(res->error), "out of memory");
 		return;
 	}
-	argv[0] = re.program;
-	for (size_t i = 1; i < c->argv.n; i++)
-		argv[i] = c->argv.v[i];
 	struct tl_runner_hooks hooks = {
 		.started = hook_started, .tick = hook_tick, .finished = hook_finished,
 		.arg = meas, .tick_ms = 100,
@@ -501,8 +499,8 @@ static void run_one(const struct run_ctx *ctx, const struct tl_plan *plan, const
 		*fom = res->wall;
 		goto out;
 	}
-	rc = tl_fom_extract(out_dir, re.dir ? re.dir : out_dir, wl->fom.file, wl->fom.regex, fom,
-			    &why);
+	rc = tl_fom_extract_ranked(out_dir, re.dir ? re.dir : out_dir, wl->fom.file, wl->fom.regex,
+				   plan->spec->launch.with, fom, &why);
 	if (rc) {
 		res->status = TL_STATUS_FAILED;
 		snprintf(res->error, sizeof(res->error), "no figure of merit: %.480s", why.msg);
@@ -540,6 +538,8 @@ static int store_one(struct tl_store *st, int64_t exp_id, const struct tl_run *r
 	r.command = cmd;
 	rc = tl_ingest_record(ing, out_dir, &r);
 	rc = rc ?: tl_measure_record(meas, &r);
+	/* a run started as ranks: the ranks' own counts replace the launcher's */
+	rc = rc ?: tl_ingest_counters(ing, &r);
 	if (rc)
 		rc = error("cannot record run '%s': %s", run->key, strerror(-rc));
 	else

@@ -92,15 +92,13 @@ static int calibrate(const struct tl_plan *plan, const struct tl_config *c, cons
 	free(all_slow);
 	if (rc)
 		return -EIO;
-	argv = calloc(c->argv.n + 1, sizeof(*argv));
+	/* with the spec's launch: as ranks, each rank's peak its own (the largest is taken) */
+	argv = tl_launch_argv(&re, c->argv.v, c->argv.n);
 	if (!argv) {
 		tl_launch_release(&re);
 		tl_error_set(err, "out of memory");
 		return -ENOMEM;
 	}
-	argv[0] = re.program;
-	for (size_t i = 1; i < c->argv.n; i++)
-		argv[i] = c->argv.v[i];
 	struct tl_run_request req = {
 		.argv = argv, .envp = re.envp, .dir = re.dir, .out_dir = out_dir,
 		.cpu_nodes = plan->spec->machine.cpus, .mem_nodes = re.mem_nodes,

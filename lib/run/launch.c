@@ -203,6 +203,75 @@ static int add_allocator(struct tl_launch *re, const char *allocator, struct tl_
 	return -ENOENT;
 }
 
+static int prefix_add(struct tl_launch *re, const char *word)
+{
+	char **v = realloc(re->prefix, sizeof(*v) * (re->nprefix + 2));
+
+	if (!v)
+		return -ENOMEM;
+	re->prefix = v;
+	if (!(v[re->nprefix] = strdup(word)))
+		return -ENOMEM;
+	v[++re->nprefix] = NULL;
+	return 0;
+}
+
+/*
+ * launch: {ranks, with, args}: the launcher, its options and the rank
+ * count, then `env` with LD_PRELOAD and the runtime's variables, which
+ * leave the launcher's own environment: mpirun and srun are not tiered,
+ * and mpirun does not forward variables to other nodes unasked.
+ */
+static int add_launcher(struct tl_launch *re, const struct tl_spec *spec)
+{
+	const struct tl_launch_spec *l = &spec->launch;
+	const char *out = tl_env_lookup(re->envp, "TIERLAB_OUT");
+	char ranks[16], *helper = NULL, *events = NULL;
+	size_t len = 0;
+	FILE *f;
+	int rc;
+
+	snprintf(ranks, sizeof(ranks), "%d", l->ranks);
+	rc = prefix_add(re, l->with);
+	/* every line labelled with its rank: the figure of merit is read from rank 0's (measure/fom.h) */
+	rc = rc ?: prefix_add(re, strcmp(l->with, "srun") ? "--tag-output" : "--label");
+	for (size_t i = 0; !rc && i < l->args.n; i++)
+		rc = prefix_add(re, l->args.v[i]);
+	rc = rc ?: prefix_add(re, strcmp(l->with, "srun") ? "-np" : "--ntasks");
+	rc = rc ?: prefix_add(re, ranks);
+	/*
+	 * The spec's events counted on each rank, when tierlab-rank is built
+	 * (tierlab's own counters, on the launcher, miss ranks that are not
+	 * its children): before env, so it runs untiered, as the launcher.
+	 */
+	if (!rc && spec->events.n && out && asprintf(&helper, "%s/tierlab-rank", tl_path_libexec()) >= 0 &&
+	    !access(helper, X_OK)) {
+		f = open_memstream(&events, &len);
+		for (size_t i = 0; f && i < spec->events.n; i++)	/* "{a,b}" groups as --events writes them */
+			fprintf(f, "%s%s", i ? "," : "", spec->events.v[i]);
+		if (!f || fclose(f))
+			rc = -ENOMEM;
+		rc = rc ?: prefix_add(re, helper);
+		rc = rc ?: prefix_add(re, out);
+		rc = rc ?: prefix_add(re, events);
+	}
+	free(helper);
+	free(events);
+	rc = rc ?: prefix_add(re, "env");
+	for (size_t i = 0; !rc && i < re->n;) {
+		if (strncmp(re->envp[i], "LD_PRELOAD=", 11) && strncmp(re->envp[i], "TIERLAB_", 8) &&
+		    strncmp(re->envp[i], "SHAMBLES_", 9)) {
+			i++;
+			continue;
+		}
+		rc = prefix_add(re, re->envp[i]);
+		free(re->envp[i]);
+		memmove(&re->envp[i], &re->envp[i + 1], sizeof(*re->envp) * (re->n - i));
+		re->n--;
+	}
+	return rc;
+}
+
 int tl_launch_build(const struct tl_spec *spec, const struct tl_config *c, const char *out_dir,
 		    const char *spec_dir, uint64_t footprint, struct tl_launch *re, struct tl_error *err)
 {
@@ -279,6 +348,8 @@ int tl_launch_build(const struct tl_spec *spec, const struct tl_config *c, const
 		re->mem_nodes = spec->machine.fast;
 	else if (policy && !strcmp(policy, "all-slow"))
 		re->mem_nodes = spec->machine.slow;
+	if (spec->launch.with && (rc = add_launcher(re, spec)))
+		goto fail;
 	re->program = resolve_program(c->argv.v[0], spec_dir);
 	if (wl->dir)
 		re->dir = resolve_path(spec_dir, wl->dir);
@@ -295,8 +366,25 @@ fail:
 	return rc;
 }
 
+char **tl_launch_argv(const struct tl_launch *re, char *const *args, size_t n)
+{
+	char **argv = calloc(re->nprefix + (n ? n : 1) + 1, sizeof(*argv));
+
+	if (!argv)
+		return NULL;
+	for (size_t i = 0; i < re->nprefix; i++)
+		argv[i] = re->prefix[i];
+	argv[re->nprefix] = re->program;
+	for (size_t i = 1; i < n; i++)
+		argv[re->nprefix + i] = args[i];
+	return argv;
+}
+
 void tl_launch_release(struct tl_launch *re)
 {
+	for (size_t i = 0; i < re->nprefix; i++)
+		free(re->prefix[i]);
+	free(re->prefix);
 	for (size_t i = 0; i < re->n; i++)
 		free(re->envp[i]);
 	free(re->envp);

@@ -18,6 +18,14 @@ struct tl_launch {
 	char *program;		/* argv[0] resolved: a bare name in libexec if there, else PATH; relative paths against the spec's directory */
 	const char *mem_nodes;	/* all-fast/all-slow: the node set to bind to, else NULL */
 	char *dir;		/* working directory, NULL = the output directory */
+	/*
+	 * With the spec's launch: the words before the program, NULL-terminated
+	 * (mpirun ARGS -np N env LD_PRELOAD=... TIERLAB_...=...), else NULL:
+	 * the launcher itself runs without tierlab's preloads and hands the
+	 * runtime's variables to every rank on every node.
+	 */
+	char **prefix;
+	size_t nprefix;
 };
 
 /*
@@ -30,5 +38,12 @@ struct tl_launch {
 int tl_launch_build(const struct tl_spec *spec, const struct tl_config *c, const char *out_dir,
 		    const char *spec_dir, uint64_t footprint, struct tl_launch *re, struct tl_error *err);
 void tl_launch_release(struct tl_launch *re);
+
+/*
+ * The argv a run executes: the launcher's words (re->prefix), re->program,
+ * then args[1..n-1]. The array is malloc'd (NULL when out of memory), its
+ * strings borrowed from re and args.
+ */
+char **tl_launch_argv(const struct tl_launch *re, char *const *args, size_t n);
 
 #endif

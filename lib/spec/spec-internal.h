@@ -149,4 +149,9 @@ int tl_spec_check_policy_args(struct tl_yaml *y, const struct tl_spec *spec);
 /* Names of the axes from tl_axes[], NULL-terminated, for did-you-mean. */
 const char *const *tl_spec_axis_names(void);
 
+/* launch: (spec-launch.c) into spec->launch. */
+int tl_spec_parse_launch(struct tl_yaml *y, yaml_node_t *n, struct tl_spec *spec);
+/* slurm: (spec-slurm.c) into spec->slurm. */
+int tl_spec_parse_slurm(struct tl_yaml *y, yaml_node_t *n, struct tl_spec *spec);
+
 #endif

@@ -23,7 +23,7 @@
 
 static const char *const top_keys[] = {
 	"name", "description", "workload", "workloads", "machine", "allocator", "policy", "runtime",
-	"events", "repetitions", "timeout", "baseline", "matrix", NULL
+	"events", "repetitions", "timeout", "baseline", "matrix", "launch", "slurm", NULL
 };
 static const char *const machine_keys[] = { "fast", "slow", "cpus", NULL };
 /* runtime: takes the axes the runtime reads (those with a variable of its own). */
@@ -306,6 +306,10 @@ static int parse_spec(struct tl_yaml *y, const char *workloads_dir, struct tl_sp
 		return -EINVAL;
 	if ((n = tl_yaml_get(y, root, "timeout", NULL)) && parse_timeout(y, n, spec))
 		return -EINVAL;
+	if ((n = tl_yaml_get(y, root, "launch", NULL)) && tl_spec_parse_launch(y, n, spec))
+		return -EINVAL;
+	if ((n = tl_yaml_get(y, root, "slurm", NULL)) && tl_spec_parse_slurm(y, n, spec))
+		return -EINVAL;
 	if (tl_spec_parse_matrix(y, tl_yaml_get(y, root, "matrix", NULL), spec))
 		return -EINVAL;
 	if ((n = tl_yaml_get(y, root, "baseline", NULL)) &&
@@ -379,6 +383,16 @@ void tl_spec_release(struct tl_spec *spec)
 	free(spec->hash);
 	free(spec->name);
 	free(spec->description);
+	free(spec->launch.with);
+	for (size_t i = 0; i < spec->launch.args.n; i++)
+		free(spec->launch.args.v[i]);
+	free(spec->launch.args.v);
+	free(spec->slurm.partition);
+	free(spec->slurm.account);
+	free(spec->slurm.time_limit);
+	for (size_t i = 0; i < spec->slurm.sbatch.n; i++)
+		free(spec->slurm.sbatch.v[i]);
+	free(spec->slurm.sbatch.v);
 	for (size_t i = 0; i < spec->nworkloads; i++)
 		tl_workload_release(&spec->workloads[i]);
 	free(spec->workloads);

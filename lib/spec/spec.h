@@ -81,6 +81,20 @@ struct tl_selector {
 	struct tl_loc loc;
 };
 
+/* `launch:`: a run's program started as MPI ranks by a launcher (NULL with: none). */
+struct tl_launch_spec {
+	int ranks;
+	char *with;			/* "srun" or "mpirun" */
+	struct tl_strlist args;		/* the launcher's own options, before the ranks */
+};
+
+/* `slurm:`: defaults of `tierlab run --slurm` (NULL or 0: not given). */
+struct tl_slurm_spec {
+	char *partition, *account, *time_limit;
+	int nodes, ntasks, runs_per_task, array_limit;
+	struct tl_strlist sbatch;	/* more sbatch options, as written */
+};
+
 struct tl_spec {
 	char *path;
 	char *text;		/* the file as read, for the store */
@@ -102,6 +116,8 @@ struct tl_spec {
 	int repetitions;		/* >= 1, default 1 */
 	struct tl_loc repetitions_loc;
 	double timeout;			/* seconds, 0 = none */
+	struct tl_launch_spec launch;
+	struct tl_slurm_spec slurm;
 
 	struct tl_selector baseline;	/* all NULL when not given */
 

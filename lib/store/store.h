@@ -77,6 +77,28 @@ int tl_store_add_run(struct tl_store *st, const struct tl_run_record *r, int64_t
 int tl_store_set_env(struct tl_store *st, int64_t experiment_id, int64_t run_id, const char *key,
 		     const char *value);
 
+/*
+ * Folding a shard (a database one Slurm array task wrote) into this one,
+ * in one transaction (store-merge.c). The shard must be a tierlab
+ * database of this schema version holding one experiment, the one want
+ * names (name and spec hash; an empty name is filled from the first
+ * shard, so a list of shards must agree); else -EPROTO with an error line
+ * and nothing is merged. Its runs go to the latest experiment of that
+ * name and spec here (copied from the shard when there is none); a run
+ * key whose latest row here is ok, or is this very row, is not added
+ * again: merging twice stores each run once. The shard is only read.
+ */
+struct tl_merge_expect {
+	char name[256];
+	char spec_hash[96];
+};
+struct tl_merge_stats {
+	size_t added;		/* runs copied in */
+	size_t present;		/* runs already stored ok (or this same row) */
+};
+int tl_store_merge(struct tl_store *st, const char *shard, struct tl_merge_expect *want,
+		   struct tl_merge_stats *stats);
+
 /* Stores a machine profile (the probe's JSON) under name, replacing one of that name. */
 int tl_store_save_profile(struct tl_store *st, const char *name, const char *json);
 

@@ -15,6 +15,7 @@
  * readers stop at the first NUL.
  */
 #include "tiermem/rt.h"
+#include "tiermem/rt-rank.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -22,6 +23,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -45,10 +47,15 @@ static char *log_win;
 static uint64_t log_off;	/* file offset of the window */
 static size_t log_pos;		/* within the window */
 
+/* tiermem-PID.EXT, or tiermem-rankR-PID.EXT in an MPI rank (lib/measure/ingest.c reads both). */
 static int out_path(char *buf, size_t len, const char *ext)
 {
 	const char *dir = tlrt.opt.out[0] ? tlrt.opt.out : ".";
+	int rank = tlrt_mpi_rank();
 
+	if (rank >= 0)
+		return (size_t)snprintf(buf, len, "%s/tiermem-rank%d-%d.%s", dir, rank, (int)getpid(), ext) < len ?
+			0 : -ENAMETOOLONG;
 	return (size_t)snprintf(buf, len, "%s/tiermem-%d.%s", dir, (int)getpid(), ext) < len ? 0 : -ENAMETOOLONG;
 }
 

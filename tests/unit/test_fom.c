@@ -116,6 +116,32 @@ static void test_last_match_wins(void **state)
 	assert_true(v == 300);
 }
 
+/* Ranks' lines as their launcher labels them: only rank 0's count, whichever rank printed last. */
+static void test_rank0(void **state)
+{
+	const char *d = new_dir();
+	double v = 0;
+
+	(void)state;
+	put(d, "stdout.txt",
+	    "[1,0]<stdout>:figure-of-merit: 1.5 GF/s\n"
+	    "[1,10]<stdout>:figure-of-merit: 9.5 GF/s\n"
+	    "[1,1]<stdout>:figure-of-merit: 2.5 GF/s\n", -1);
+	assert_int_equal(tl_fom_extract_ranked(d, NULL, NULL, "^figure-of-merit: ([0-9.]+)", "mpirun", &v, &err), 0);
+	assert_true(v == 1.5);
+	put(d, "stdout.txt", " 1: figure-of-merit: 2.5\n 0: figure-of-merit: 3.25\n10: figure-of-merit: 4\n", -1);
+	assert_int_equal(tl_fom_extract_ranked(d, NULL, NULL, "^figure-of-merit: ([0-9.]+)", "srun", &v, &err), 0);
+	assert_true(v == 3.25);
+	/* rank 0 said nothing: no figure, and the message says where it looked */
+	put(d, "stdout.txt", "[1,1]<stdout>:figure-of-merit: 2.5\nfigure-of-merit: 7\n", -1);
+	assert_int_equal(tl_fom_extract_ranked(d, NULL, NULL, "figure-of-merit: ([0-9.]+)", "mpirun", &v, &err), -ENOENT);
+	assert_non_null(strstr(err.msg, "in rank 0's lines"));
+	/* a file the program wrote is read whole */
+	put(d, "out.txt", "figure-of-merit: 8\n", -1);
+	assert_int_equal(tl_fom_extract_ranked(d, NULL, "out.txt", "figure-of-merit: ([0-9.]+)", "mpirun", &v, &err), 0);
+	assert_true(v == 8);
+}
+
 static void test_glob_newest(void **state)
 {
 	const char *out = new_dir(), *wd = new_dir();
@@ -235,6 +261,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stdout),
 		cmocka_unit_test(test_last_match_wins),
+		cmocka_unit_test(test_rank0),
 		cmocka_unit_test(test_glob_newest),
 		cmocka_unit_test(test_glob_no_file),
 		cmocka_unit_test(test_no_match),

@@ -23,13 +23,13 @@ static const char *const names[] = {
 
 static char dir[64];
 
-static void write_counters(int pid, const uint64_t *vals, int complete, const char *policy)
+static void write_counters_as(const char *name, int pid, const uint64_t *vals, int complete, const char *policy)
 {
 	struct rt_counters_header h = { 0 };
 	char path[128];
 	FILE *f;
 
-	snprintf(path, sizeof(path), "%s/tiermem-%d.counters", dir, pid);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	f = fopen(path, "wb");
 	assert_non_null(f);
 	memcpy(h.magic, RT_COUNTERS_MAGIC, 8);
@@ -44,6 +44,26 @@ static void write_counters(int pid, const uint64_t *vals, int complete, const ch
 	fwrite(vals, 8, RT_STAT__COUNT, f);
 	for (int i = 0; i < RT_STAT__COUNT; i++)
 		fwrite(names[i], 1, strlen(names[i]) + 1, f);
+	fclose(f);
+}
+
+static void write_counters(int pid, const uint64_t *vals, int complete, const char *policy)
+{
+	char name[64];
+
+	snprintf(name, sizeof(name), "tiermem-%d.counters", pid);
+	write_counters_as(name, pid, vals, complete, policy);
+}
+
+static void put(const char *name, const char *text)
+{
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
 	fclose(f);
 }
 
@@ -114,6 +134,62 @@ static void sums_over_processes(void **state)
 	assert_float_equal(metric(&ing, "rt.samples"), 105, 0);
 	assert_float_equal(metric(&ing, "rt.processes"), 2, 0);
 	assert_string_equal(ing.allocator_backing, "thp");
+	tl_ingest_release(&ing);
+}
+
+/*
+ * MPI ranks (tiermem-rankR-PID.*): the same pid on two nodes is two
+ * processes; rank rows kept; the ranks' perf counts (perf-rankR-PID.txt)
+ * replace the launcher's, summed, and an event one rank could not count
+ * has no value.
+ */
+static void ranks_are_one_run(void **state)
+{
+	uint64_t a[RT_STAT__COUNT] = { 0 }, b[RT_STAT__COUNT] = { 0 };
+	struct tl_counter_row launcher = { .event = "page-faults", .status = "ok", .has_value = true, .value = 3 };
+	struct tl_run_record r = { 0 };
+	struct tl_ingest ing;
+	int ranks[2] = { -1, -1 }, nrank = 0, nperf = 0;
+
+	(void)state;
+	a[RT_STAT_samples_managed] = 10;
+	a[RT_STAT_hits] = 9;
+	a[RT_STAT_bytes_fast_to_slow] = 1 << 20;
+	b[RT_STAT_samples_managed] = 30;
+	b[RT_STAT_hits] = 3;
+	b[RT_STAT_bytes_slow_to_fast] = 2 << 20;
+	write_counters_as("tiermem-rank0-500.counters", 500, a, 1, "lru");
+	write_counters_as("tiermem-rank1-500.counters", 500, b, 1, "lru");
+	put("perf-rank0-500.txt", "page-faults\tok\t100\t10\t10\t\ncycles\tok\t7\t10\t5\t\n");
+	put("perf-rank1-500.txt", "page-faults\tok\t250\t20\t20\t\ncycles\tunavailable\t0\t0\t0\tno PMU\n");
+	assert_int_equal(tl_ingest_scan(dir, &ing), 0);
+	assert_int_equal(ing.nprocs, 2);
+	assert_float_equal(metric(&ing, "hit_rate"), 12.0 / 40.0, 1e-12);
+	assert_float_equal(metric(&ing, "migrated_bytes"), (double)(3 << 20), 0);
+	assert_float_equal(metric(&ing, "rt.ranks"), 2, 0);
+
+	assert_int_equal(tl_record_add_counter(&r, &launcher), 0);
+	assert_int_equal(tl_ingest_record(&ing, dir, &r), 0);
+	assert_int_equal(tl_ingest_counters(&ing, &r), 0);
+	for (size_t i = 0; i < r.proc_stats.n; i++) {
+		if (!strcmp(r.proc_stats.v[i].name, "rank"))
+			ranks[nrank++ % 2] = (int)r.proc_stats.v[i].value;
+		if (!strcmp(r.proc_stats.v[i].name, "perf.page-faults"))
+			nperf++;
+	}
+	assert_int_equal(nrank, 2);
+	assert_int_equal(ranks[0] + ranks[1], 1);	/* ranks 0 and 1 */
+	assert_int_equal(nperf, 2);
+	assert_int_equal(r.counters.n, 2);
+	assert_string_equal(r.counters.v[0].event, "page-faults");
+	assert_string_equal(r.counters.v[0].status, "ok");
+	assert_true(r.counters.v[0].has_value);
+	assert_float_equal(r.counters.v[0].value, 350, 0);	/* the ranks', not the launcher's 3 */
+	assert_string_equal(r.counters.v[1].event, "cycles");
+	assert_string_equal(r.counters.v[1].status, "unavailable");
+	assert_false(r.counters.v[1].has_value);
+	assert_string_equal(r.counters.v[1].reason, "no PMU");
+	tl_record_release(&r);
 	tl_ingest_release(&ing);
 }
 
@@ -198,6 +274,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(sums_over_processes, setup, teardown),
 		cmocka_unit_test_setup_teardown(log_goes_to_tables, setup, teardown),
+		cmocka_unit_test_setup_teardown(ranks_are_one_run, setup, teardown),
 		cmocka_unit_test(empty_dir_is_nothing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -733,7 +733,17 @@ static void test_key_moves_when_the_run_changes(void **state)
 	EXPECT_MOVE(set_default(s, TL_AXIS_THREADS, "4"), set_default(s, TL_AXIS_THREADS, "2"));
 	EXPECT_MOVE(s->workloads[0].dir = xstrdup("/tmp"),
 		    (free(s->workloads[0].dir), s->workloads[0].dir = NULL));
+	/* launch: the ranks and how they start; no launch: no line, the key as before */
+	EXPECT_MOVE((s->launch.with = xstrdup("mpirun"), s->launch.ranks = 2),
+		    (free(s->launch.with), s->launch.with = NULL, s->launch.ranks = 0));
+	s->launch.with = xstrdup("srun");
+	s->launch.ranks = 2;
+	plan_key(s, base);
+	EXPECT_MOVE(s->launch.ranks = 4, s->launch.ranks = 2);
+	EXPECT_MOVE(list_add(&s->launch.args, "--mpi=pmix"), free(s->launch.args.v[--s->launch.args.n]));
 #undef EXPECT_MOVE
+	free(s->launch.with);
+	list_free(&s->launch.args);
 	free_spec(s);
 }
 

@@ -1,0 +1,54 @@
+# A requeued array task carries on where it stopped, through a real
+# one-node Slurm (scripts/slurm-local.sh): one task of 3 runs is requeued
+# (scontrol requeue, as a preemption or node failure would) after it
+# stored its first run; it runs again into the same shard with --resume,
+# skips the stored run, runs the other two, and its log keeps both
+# attempts; the main database ends with each run once. Skipped where Slurm
+# or munge is not installed.
+. "$(dirname "$0")/lib.sh"
+command -v sqlite3 >/dev/null 2>&1 || skip "no sqlite3 command"
+export TIERLAB_SLURM_DIR="$scratch/slurm" TIERLAB_SLURM_PORT=${TIERLAB_SLURM_PORT:-16847}
+export SLURM_CONF="$TIERLAB_SLURM_DIR/slurm.conf"
+start=$("$top/scripts/slurm-local.sh" start 2>&1); rc=$?
+[ $rc -eq 77 ] && skip "$start"
+trap '"$top/scripts/slurm-local.sh" stop >/dev/null 2>&1; rm -rf "$scratch"' EXIT
+[ $rc -eq 0 ] || fail "the local Slurm did not start: $start"
+
+cat >"$scratch/s.yaml" <<'YAML'
+name: rq
+workload: {command: [sleep, "2"]}
+repetitions: 3
+YAML
+db="$scratch/main.db"
+expect_exit 0 "$TIERLAB" run --slurm --runs-per-task 3 --db "$db" "$scratch/s.yaml"
+array=$(sed -n 's/.* as array job \([0-9]*\) .*/\1/p' <<<"$out")
+merge=$(sed -n 's/.*, merge job \([0-9]*\) .*/\1/p' <<<"$out")
+shard="$scratch/shards/rq/${array}_0/shard.db"
+for _ in $(seq 300); do
+	[ -f "$shard" ] && [ "$(sqlite3 "$shard" 'SELECT count(*) FROM runs' 2>/dev/null || echo 0)" -ge 1 ] && break
+	sleep 0.1
+done
+[ "$(sqlite3 "$shard" 'SELECT count(*) FROM runs')" -eq 1 ] || fail "the task had not stored exactly its first run"
+scontrol requeue "${array}_0" || fail "scontrol requeue ${array}_0 failed"
+# Slurm holds a requeued job back (BeginTime, ~2 minutes here): let it start now
+for _ in $(seq 150); do
+	if [ "$(squeue -h -j "${array}_0" -o %r 2>/dev/null)" = BeginTime ]; then
+		scontrol update JobId="${array}_0" StartTime=now || fail "cannot let ${array}_0 start"
+		break
+	fi
+	sleep 0.2
+done
+for _ in $(seq 600); do
+	[ -z "$(squeue -h -j "$array,$merge" 2>/dev/null)" ] && break
+	sleep 0.2
+done
+[ -z "$(squeue -h -j "$array,$merge" 2>/dev/null)" ] || fail "jobs still queued after 2 minutes: $(squeue)"
+log="$scratch/shards/rq/slurm-${array}_0.out"
+grep -q "(stored ok)" "$log" || fail "the requeued task did not skip the run it had stored: $(cat "$log")"
+grep -q "; interrupted" "$log" || fail "the first attempt's lines are not in the log: $(cat "$log")"
+[ "$(sqlite3 "$shard" 'SELECT count(*) || " " || count(DISTINCT run_key) FROM runs')" = "3 3" ] ||
+	fail "the shard holds $(sqlite3 "$shard" 'SELECT count(*) FROM runs') rows for 3 runs"
+[ "$(sqlite3 "$db" "SELECT count(*) || ' ' || count(DISTINCT run_key) FROM runs WHERE status = 'ok'")" = "3 3" ] ||
+	fail "the main database holds $(sqlite3 "$db" 'SELECT count(*) FROM runs') rows for 3 runs"
+[ "$(sqlite3 "$db" 'PRAGMA integrity_check')" = ok ] || fail "integrity_check failed"
+echo ok
