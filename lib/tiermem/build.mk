@@ -4,7 +4,7 @@
 TIERMEM_SRC := $(wildcard lib/tiermem/*.c)
 TIERMEM_PIC := $(TIERMEM_SRC:%.c=$(B)/obj/pic/%.o) $(B)/obj/pic/lib/util/units.o
 TIERMEM_SO := $(B)/lib/tierlab/libtiermem.so
-TIERMEM_LIBS := -ldl -lnuma -lpfm -lpthread -lm
+TIERMEM_LIBS := -ldl -lnuma -lpthread -lm
 # The core without the interposers (malloc API, madvise), for tests that call tlrt_* directly.
 TIERMEM_CORE_SRC := $(filter-out lib/tiermem/override.c lib/tiermem/advise.c,$(TIERMEM_SRC)) lib/util/units.c
 

@@ -15,6 +15,7 @@
 #include "tiermem/perf-pmu.h"
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <numa.h>
@@ -199,13 +200,48 @@ static void dev_of_type(struct tlrt_perf_pmu *p, const char *devices)
 		closedir(d);
 }
 
+/*
+ * libpfm4 is opened only here, when the perf sampler looks for PEBS:
+ * linked, its relocated event tables cost every process under the runtime
+ * about 2 MiB of resident memory (more than glibc-simple's whole RSS),
+ * whatever sampler it uses.
+ */
+struct pfm_calls {
+	pfm_err_t (*initialize)(void);
+	const char *(*strerror)(int);
+	pfm_err_t (*encode)(const char *, int, pfm_os_t, void *);
+};
+
+static int pfm_open(struct pfm_calls *c, char *why, size_t whylen)
+{
+	void *dl = dlopen("libpfm.so.4", RTLD_NOW | RTLD_LOCAL);
+
+	if (!dl) {
+		snprintf(why, whylen, "perf: cannot load libpfm4: %s", dlerror());
+		return -ENOENT;
+	}
+	*(void **)&c->initialize = dlsym(dl, "pfm_initialize");
+	*(void **)&c->strerror = dlsym(dl, "pfm_strerror");
+	*(void **)&c->encode = dlsym(dl, "pfm_get_os_event_encoding");
+	if (!c->initialize || !c->strerror || !c->encode) {
+		snprintf(why, whylen, "perf: libpfm.so.4 lacks pfm_initialize, pfm_strerror or pfm_get_os_event_encoding");
+		dlclose(dl);
+		return -ENOENT;
+	}
+	return 0;	/* kept open: libpfm4 keeps its tables for the process's life */
+}
+
 int tlrt_perf_pmu_pebs(struct tlrt_perf_pmu *p, const char *devices, char *why, size_t whylen)
 {
-	int rc = pfm_initialize();
+	struct pfm_calls pfm;
+	int rc;
 
 	pmu_init(p, TLRT_PERF_PEBS, "");
+	if ((rc = pfm_open(&pfm, why, whylen)))
+		return rc;
+	rc = pfm.initialize();
 	if (rc != PFM_SUCCESS) {
-		snprintf(why, whylen, "perf: libpfm4 could not initialise: %s", pfm_strerror(rc));
+		snprintf(why, whylen, "perf: libpfm4 could not initialise: %s", pfm.strerror(rc));
 		return -ENOENT;
 	}
 	for (size_t i = 0; i < sizeof(pebs_events) / sizeof(pebs_events[0]); i++) {
@@ -216,7 +252,7 @@ int tlrt_perf_pmu_pebs(struct tlrt_perf_pmu *p, const char *devices, char *why, 
 		memset(&arg, 0, sizeof(arg));
 		arg.attr = &attr;
 		arg.size = sizeof(arg);
-		if (pfm_get_os_event_encoding(pebs_events[i], PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg) != PFM_SUCCESS)
+		if (pfm.encode(pebs_events[i], PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg) != PFM_SUCCESS)
 			continue;
 		p->type = attr.type;
 		p->config = attr.config;
