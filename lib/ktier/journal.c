@@ -39,7 +39,8 @@ int tl_ktier_read(const char *path, char *buf, size_t len)
 
 int tl_ktier_write(const char *path, const char *value)
 {
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	/* O_TRUNC as a shell's > does: /proc/sys and /sys ignore it, a plain file (tests) needs it */
+	int fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
 	size_t len = strlen(value);
 	ssize_t n;
 
