@@ -74,7 +74,7 @@ for pol in autonuma damos; do
 	args=$an_args
 	[ $pol = damos ] && args=$da_args
 	sed -e "s/seconds, \"$secs\"/seconds, \"60\"/" -e "s/policy: \[.*\]/policy: [$pol]/" \
-		-e "s/policy_args: .*/policy_args: [\"$args\"]/" "$scratch/spec.yaml" >"$scratch/kill-$pol.yaml"
+		-e "s/policy_args: .*/policy_args: [\"$args\"]/" -e "/^baseline:/d" "$scratch/spec.yaml" >"$scratch/kill-$pol.yaml"
 done
 cat >"$scratch/noop.yaml" <<'YAML'
 name: noop

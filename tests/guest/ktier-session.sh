@@ -6,7 +6,7 @@
 #   ktier-session.sh SPEC KILL-SPEC-AUTONUMA KILL-SPEC-DAMOS NOOP-SPEC
 #
 #  1. `tierlab run SPEC` (every policy on one hot/cold workload), then
-#     `tierlab report` as text, CSV and JSON;
+#     `tierlab report` as text and CSV, and the results;
 #  2. tierlab killed with SIGKILL in the middle of an autonuma run, then of
 #     a damos run, each followed by a new `tierlab run NOOP-SPEC`;
 #  3. tierlab stopped with SIGINT in the middle of an autonuma run;
@@ -36,10 +36,10 @@ settings() {
 		"kdamonds=$(cat $KD/nr_kdamonds) state=$st" \
 		"huge0=$(cat /sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages)"
 }
-# wait_changed: until tierlab has set the kernel up and the workload runs (at most 60 s)
+# wait_changed PID: until tierlab (PID) has set the kernel up and the workload runs (at most 600 tries)
 wait_changed() {
 	local i=0
-	while [ $i -lt 600 ]; do
+	while [ $i -lt 600 ] && kill -0 $1 2>/dev/null; do
 		if pidof hotcold >/dev/null && { [ "$(cat /proc/sys/kernel/numa_balancing)" = 2 ] ||
 			[ "$(cat $KD/nr_kdamonds)" = 1 ]; }; then
 			sleep 1
@@ -63,6 +63,9 @@ rc=$?
 cat run.log
 say "run exit $rc"
 settings after-run
+section report tierlab report
+section csv tierlab report --format csv
+section results.tar.gz.b64 sh -c 'tar -cf - results | gzip | base64'
 # the runs below go to a database of their own: the report is the comparison's
 export TIERLAB_DB=/tmp/session/other/tierlab.db
 
@@ -72,7 +75,7 @@ for k in autonuma:"$2" damos:"$3"; do
 	settings before-kill-$pol
 	tierlab run "$spec" >kill-$pol.log 2>&1 &
 	pid=$!
-	wait_changed
+	wait_changed $pid
 	settings during-kill-$pol
 	kill -9 $pid
 	wait $pid
@@ -91,7 +94,7 @@ done
 settings before-int
 tierlab run "$2" >int.log 2>&1 &
 pid=$!
-wait_changed
+wait_changed $pid
 settings during-int
 kill -INT $pid
 wait $pid
@@ -103,7 +106,7 @@ settings after-int
 settings before-wlkill
 tierlab run "$3" >wlkill.log 2>&1 &
 pid=$!
-wait_changed
+wait_changed $pid
 settings during-wlkill
 w=$(pidof hotcold)
 if [ -n "$w" ]; then kill -9 $w; else kill -9 $pid; fi
@@ -112,9 +115,4 @@ say "wlkill tierlab exit $?"
 cat wlkill.log
 settings after-wlkill
 
-export TIERLAB_DB=/tmp/session/results/tierlab.db
-section report tierlab report
-section csv tierlab report --format csv
-section json tierlab report --format json
-section results.tar.gz.b64 sh -c 'tar -cf - results | gzip | base64'
 exit $rc
