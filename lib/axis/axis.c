@@ -52,8 +52,8 @@ static const struct tlp_param autonuma_params[] = {
 static const struct tlp_param damos_params[] = {
 	{ "sample_us", "5000", "DAMON sampling interval, us" },
 	{ "aggr_us", "100000", "DAMON aggregation interval, us" },
-	{ "hot_min", "1", "migrate_hot: fewest accesses per aggregation of a hot region" },
-	{ "cold_max", "0", "migrate_cold: most accesses per aggregation of a cold region" },
+	{ "hot_min", "10", "migrate_hot: fewest accesses per aggregation of a hot region (of aggr_us / sample_us, 20)" },
+	{ "cold_max", "2", "migrate_cold: most accesses per aggregation of a cold region" },
 	{ "cold_age", "10", "migrate_cold: aggregations a region must have stayed cold" },
 	{ "quota_mb", "0", "MiB each scheme may move per second (0: no quota)" },
 	{ "apply_us", "0", "schemes' apply interval, us (0: every aggregation)" },

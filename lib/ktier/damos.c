@@ -28,7 +28,7 @@
 static const struct {
 	const char *name, *def;
 } params[] = {
-	{ "sample_us", "5000" }, { "aggr_us", "100000" }, { "hot_min", "1" }, { "cold_max", "0" },
+	{ "sample_us", "5000" }, { "aggr_us", "100000" }, { "hot_min", "10" }, { "cold_max", "2" },
 	{ "cold_age", "10" }, { "quota_mb", "0" }, { "apply_us", "0" },
 };
 enum { SAMPLE, AGGR, HOT_MIN, COLD_MAX, COLD_AGE, QUOTA, APPLY, NPARAMS };

@@ -77,27 +77,58 @@ static uint64_t node_watermark(int node)
 	return (uint64_t)(promo > high ? promo : high) * 4096;
 }
 
+static int read_count(const char *path, unsigned long long *n, char *why, size_t whylen)
+{
+	char v[64];
+	int rc = tl_ktier_read(path, v, sizeof(v));
+
+	if (rc)
+		snprintf(why, whylen, "cannot read %s: %s", path, strerror(-rc));
+	*n = strtoull(v, NULL, 10);
+	return rc;
+}
+
+/*
+ * Leaves the fast node the budget free above its watermark, with huge
+ * pages. First it takes all the huge pages the node can give, demotion on:
+ * the kernel reclaims or demotes whatever else is movable there (page
+ * cache, other programs' pages) to find them, so that no page that was
+ * there before can later be pushed down to make room beyond the budget;
+ * then it gives back what the budget needs.
+ */
 int tl_ktier_reserve(struct tl_ktier *k, char *why, size_t whylen)
 {
-	char path[160], v[64];
-	uint64_t free_now = tl_ktier_node_free(k->fast), keep = k->budget + node_watermark(k->fast);
-	unsigned long long have, want;
+	const char *demotion = "/sys/kernel/mm/numa/demotion_enabled";
+	char path[160], v[64], found[16];
+	uint64_t keep = k->budget + node_watermark(k->fast), free_now;
+	unsigned long long have, got, want;
 	int rc;
 
 	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/hugepages/hugepages-2048kB/nr_hugepages",
 		 k->fast);
-	if ((rc = tl_ktier_read(path, v, sizeof(v)))) {
-		snprintf(why, whylen, "cannot read %s: %s", path, strerror(-rc));
+	if ((rc = read_count(path, &have, why, whylen)) || (rc = tl_ktier_read(demotion, found, sizeof(found))))
+		return rc ? rc : -EIO;
+	rc = tl_journal_set(&k->journal, demotion, "true", why, whylen);
+	snprintf(v, sizeof(v), "%llu", have + (tl_ktier_node_free(k->fast) + k->budget) / HUGE_PAGE + 1024);
+	/* the kernel gives what it can find: EINTR or ENOMEM here only mean fewer */
+	rc = rc ?: tl_journal_set(&k->journal, path, v, why, whylen) == -EINTR ? -EINTR : 0;
+	rc = rc ?: read_count(path, &got, why, whylen);
+	if (rc)
+		return rc;
+	free_now = tl_ktier_node_free(k->fast);
+	want = got;
+	while (want > have && free_now + (got - want) * HUGE_PAGE < keep)
+		want--;
+	snprintf(v, sizeof(v), "%llu", want);
+	rc = tl_ktier_write(path, v);
+	/* demotion as found, for a policy that does not turn it on itself */
+	rc = rc ?: tl_ktier_write(demotion, found);
+	if (rc) {
+		snprintf(why, whylen, "cannot set the fast node's huge pages (%s): %s", path, strerror(-rc));
 		return rc;
 	}
-	have = strtoull(v, NULL, 10);
-	want = have + (free_now > keep ? (free_now - keep) / HUGE_PAGE : 0);
-	snprintf(v, sizeof(v), "%llu", want);
-	if ((rc = tl_journal_set(&k->journal, path, v, why, whylen)))
-		return rc;
-	/* the kernel gives what it can find: what it gave is what counts */
-	if (!tl_ktier_read(path, v, sizeof(v)))
-		k->reserved = (strtoull(v, NULL, 10) - have) * HUGE_PAGE;
+	if (!read_count(path, &got, why, whylen))
+		k->reserved = (got - have) * HUGE_PAGE;
 	k->fast_free = tl_ktier_node_free(k->fast);
 	return 0;
 }
