@@ -4,8 +4,10 @@
  * the slow node's regions accessed at least hot_min times an aggregation
  * to the fast node, migrate_cold moves the fast node's regions not
  * accessed more than cold_max times for cold_age aggregations to the slow
- * node. Each scheme is kept to its node by an address filter, and both may
- * be limited by a quota (quota_mb per second). Linux 6.11 to 6.12 have
+ * node. No filter keeps a scheme to its node: the kernel skips the folios
+ * already on a scheme's target node (an address filter with matching N,
+ * tried first, left every scheme applying nothing in the 6.12 guest). Both
+ * may be limited by a quota (quota_mb per second). Linux 6.11 to 6.12 have
  * these actions for paddr only, so the schemes see the whole machine's
  * memory on those nodes, not only the workload's (docs/policies.md).
  *
@@ -87,18 +89,15 @@ static int putf(char *why, size_t whylen, const char *value, const char *fmt, ..
 	return put(rel, value, why, whylen);
 }
 
-/* Scheme s: action, target node, access pattern, quota, and the filter that keeps it to `from`'s range. */
+/* Scheme s: action, target node, access pattern, quota. */
 static int scheme(int s, const char *action, int target, const char *acc_min, const char *acc_max,
-		  const char *age_min, unsigned long long from_lo, unsigned long long from_hi,
-		  char (*p)[32], char *why, size_t whylen)
+		  const char *age_min, char (*p)[32], char *why, size_t whylen)
 {
-	char num[32], lo[32], hi[32];
+	char num[32];
 	unsigned long long quota = strtoull(p[QUOTA], NULL, 10) << 20;
 	int rc;
 
 	snprintf(num, sizeof(num), "%d", target);
-	snprintf(lo, sizeof(lo), "%llu", from_lo);
-	snprintf(hi, sizeof(hi), "%llu", from_hi);
 	rc = putf(why, whylen, action, CTX "/schemes/%d/action", s);
 	rc = rc ?: putf(why, whylen, num, CTX "/schemes/%d/target_nid", s);
 	rc = rc ?: putf(why, whylen, "0", CTX "/schemes/%d/access_pattern/sz/min", s);
@@ -114,12 +113,6 @@ static int scheme(int s, const char *action, int target, const char *acc_min, co
 		rc = rc ?: putf(why, whylen, "1000", CTX "/schemes/%d/quotas/reset_interval_ms", s);
 	}
 	rc = rc ?: putf(why, whylen, "none", CTX "/schemes/%d/watermarks/metric", s);
-	/* an address filter whose matching is N filters out what lies outside the range */
-	rc = rc ?: putf(why, whylen, "1", CTX "/schemes/%d/filters/nr_filters", s);
-	rc = rc ?: putf(why, whylen, "addr", CTX "/schemes/%d/filters/0/type", s);
-	rc = rc ?: putf(why, whylen, lo, CTX "/schemes/%d/filters/0/addr_start", s);
-	rc = rc ?: putf(why, whylen, hi, CTX "/schemes/%d/filters/0/addr_end", s);
-	rc = rc ?: putf(why, whylen, "N", CTX "/schemes/%d/filters/0/matching", s);
 	return rc;
 }
 
@@ -154,8 +147,8 @@ int tl_ktier_damos_begin(struct tl_ktier *k, const char *args, char *why, size_t
 	rc = rc ?: put(CTX "/targets/0/regions/0/start", lo, why, whylen);
 	rc = rc ?: put(CTX "/targets/0/regions/0/end", hi, why, whylen);
 	rc = rc ?: put(CTX "/schemes/nr_schemes", "2", why, whylen);
-	rc = rc ?: scheme(0, "migrate_hot", k->fast, p[HOT_MIN], max, "0", ss, se, p, why, whylen);
-	rc = rc ?: scheme(1, "migrate_cold", k->slow, "0", p[COLD_MAX], p[COLD_AGE], fs, fe, p, why, whylen);
+	rc = rc ?: scheme(0, "migrate_hot", k->fast, p[HOT_MIN], max, "0", p, why, whylen);
+	rc = rc ?: scheme(1, "migrate_cold", k->slow, "0", p[COLD_MAX], p[COLD_AGE], p, why, whylen);
 	if (rc)
 		return rc;
 	if ((rc = put("/0/state", "on", why, whylen)))

@@ -57,7 +57,7 @@ done
 
 wl='{name: hotcold, command: [/opt/tierlab-test/hotcold, --chunks, "32", --hot, "4", --hot-share, "0.9", --seconds, "'$secs'"], fom: {regex: "figure-of-merit: ([0-9.]+)", unit: Mreads/s}}'
 an_args='scan_delay=100,scan_period=100'
-da_args='cold_age=5'
+da_args='hot_min=5,cold_max=0,cold_age=10'
 cat >"$scratch/spec.yaml" <<YAML
 name: ktier-guest
 description: a hot/cold program under tierlab's policies and the kernel's (node 0 fast, node 1 slow)
