@@ -12,16 +12,18 @@
 #    with at least half of the hot pages on node 0 (move_pages, by the
 #    program) where all-slow has none (measured: autonuma all, damos
 #    68-80% in 8 s of TCG), and a placement that serves fast at least 1.5
-#    times the reads its number of fast pages would serve placed blind; autonuma promoted pages
-#    (vmstat.pgpromote_success > 0), damos applied migrate_hot to bytes
+#    times the reads its number of fast pages would serve placed blind;
+#    autonuma promoted pages (vmstat.pgpromote_success > 0), damos
+#    applied migrate_hot to bytes
 #    (damos.hot.sz_applied > 0); the fast node had the budget free when
 #    the run started, and the program's pages on node 0 at the end are at
 #    most 1.5 times the budget (measured 1.10-1.26 x: pages leaving the
 #    node during the run give room; unbound it would hold all 64 MiB,
-#    2.7 x), printed with the reservation; the report names every policy. Printed per policy: the share of the program's
-#    reads its placement at the end serves from node 0 (0.9 x hot share on
-#    node 0 + 0.1 x cold share), comparable across all policies where the
-#    runtime's sampled hit rate is not (the kernel policies have none).
+#    2.7 x), printed with the reservation; the report names every
+#    policy. Printed per policy: the share of the program's reads its
+#    placement at the end serves from node 0 (0.9 x hot share on node 0 +
+#    0.1 x cold share), comparable across all policies where the runtime's
+#    sampled hit rate is not (the kernel policies have none).
 #  - the settings (numa_balancing, demotion_enabled, rate limit, scan
 #    knobs, nr_kdamonds, node 0's huge pages) after the runs are the ones
 #    before;
