@@ -113,16 +113,24 @@ int tl_ktier_reserve(struct tl_ktier *k, char *why, size_t whylen)
 	/* the kernel gives what it can find: EINTR or ENOMEM here only mean fewer */
 	rc = rc ?: tl_journal_set(&k->journal, path, v, why, whylen) == -EINTR ? -EINTR : 0;
 	rc = rc ?: read_count(path, &got, why, whylen);
-	if (rc)
-		return rc;
-	free_now = tl_ktier_node_free(k->fast);
-	want = got;
-	while (want > have && free_now + (got - want) * HUGE_PAGE < keep)
-		want--;
-	snprintf(v, sizeof(v), "%llu", want);
-	rc = tl_ktier_write(path, v);
 	/* demotion as found, for a policy that does not turn it on itself */
 	rc = rc ?: tl_ktier_write(demotion, found);
+	/*
+	 * Give back until the budget is free; a few rounds, as what the
+	 * squeeze pushed out (a program's own code, say) comes back meanwhile
+	 */
+	want = got;
+	for (int round = 0; round < 8 && !rc && want > have; round++) {
+		unsigned long long short_by;
+
+		free_now = tl_ktier_node_free(k->fast);
+		if (free_now >= keep)
+			break;
+		short_by = (keep - free_now + HUGE_PAGE - 1) / HUGE_PAGE;
+		want -= short_by < want - have ? short_by : want - have;
+		snprintf(v, sizeof(v), "%llu", want);
+		rc = tl_ktier_write(path, v);
+	}
 	if (rc) {
 		snprintf(why, whylen, "cannot set the fast node's huge pages (%s): %s", path, strerror(-rc));
 		return rc;
