@@ -21,7 +21,7 @@ CORE_LIBS := -lyaml -lnuma -lpfm -lsqlite3 -lm
 # The library behind the tierlab program, one folder per layer (see
 # docs/architecture.md); lib/tiermem, lib/policies and lib/fatalloc build
 # their own products through their build.mk.
-LIB_DIRS := util axis spec plan store measure run report plot probe slurm
+LIB_DIRS := util axis spec plan store measure ktier run report plot probe slurm
 LIB_SRC := $(foreach d,$(LIB_DIRS),$(wildcard lib/$(d)/*.c))
 LIB_OBJ := $(LIB_SRC:%.c=$(B)/obj/%.o)
 CMD_SRC := $(wildcard cmd/*.c)

@@ -79,13 +79,10 @@ static void list_names(const char *title, const char *const *names)
 static void list_policies(void)
 {
 	list_names("policies", tl_policy_names);
-	for (int i = 0; tlp_policy_names[i]; i++) {
-		const struct tlp_policy *pol = tlp_policy_find(tlp_policy_names[i]);
-
-		for (const struct tlp_param *p = pol && TLP_HAS(pol, params) ? pol->params : NULL; p && p->name; p++)
-			printf("  %s takes %s (default %s): %s\n", pol->name, p->name, p->def ? p->def : "none",
+	for (int i = 0; tl_policy_names[i]; i++)
+		for (const struct tlp_param *p = tl_policy_params(tl_policy_names[i]); p && p->name; p++)
+			printf("  %s takes %s (default %s): %s\n", tl_policy_names[i], p->name, p->def ? p->def : "none",
 			       p->help);
-	}
 }
 
 static void list_libs(void)

@@ -103,6 +103,15 @@ enum tl_applies {
 	X(DAMON,   "damon",   rt_sampler_damon,   "DAMON's access frequencies of the program's regions") \
 	X(NONE,    "none",    rt_sampler_none,    "takes no sample")
 
+/*
+ * The kernel's own tiering, which tierlab sets up around the workload
+ * instead of running the runtime in it (lib/ktier): X(id, name, help).
+ * Their parameters are declared in axis.c (tl_policy_params).
+ */
+#define TL_KERNEL_POLICIES(X) \
+	X(AUTONUMA, "autonuma", "NUMA balancing in memory-tiering mode (numa_balancing=2) with demotion") \
+	X(DAMOS,    "damos",    "DAMON schemes migrate_hot to the fast node, migrate_cold to the slow node")
+
 /* What the runtime records: X(id, name). */
 #define TL_LOGS(X) \
 	X(NONE,     "none") \

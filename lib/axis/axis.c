@@ -31,8 +31,46 @@ const char *const tl_policy_names[] = {
 #define TL_POLICY_NAME(id, name) name,
 	TLP_BUILTINS(TL_POLICY_NAME)
 #undef TL_POLICY_NAME
+#define TL_KERNEL_NAME(id, name, help) name,
+	TL_KERNEL_POLICIES(TL_KERNEL_NAME)
+#undef TL_KERNEL_NAME
 	NULL
 };
+
+/*
+ * The kernel policies' parameters (policy_args). A knob of autonuma left
+ * out keeps the machine's value; damos's defaults are DAMON's own
+ * intervals and a scheme pair that acts on any access and 1 s of idleness.
+ */
+static const struct tlp_param autonuma_params[] = {
+	{ "rate_limit", "the machine's", "promotion rate limit, MB/s (numa_balancing_promote_rate_limit_MBps)" },
+	{ "scan_delay", "the machine's", "ms before a task's first scan (debugfs sched/numa_balancing)" },
+	{ "scan_period", "the machine's", "ms between scans, min and max (debugfs sched/numa_balancing)" },
+	{ "hot_threshold", "the machine's", "ms within which a second fault makes a page hot (debugfs)" },
+	{ NULL, NULL, NULL },
+};
+static const struct tlp_param damos_params[] = {
+	{ "sample_us", "5000", "DAMON sampling interval, us" },
+	{ "aggr_us", "100000", "DAMON aggregation interval, us" },
+	{ "hot_min", "10", "migrate_hot: fewest accesses per aggregation of a hot region (of aggr_us / sample_us, 20)" },
+	{ "cold_max", "2", "migrate_cold: most accesses per aggregation of a cold region" },
+	{ "cold_age", "10", "migrate_cold: aggregations a region must have stayed cold" },
+	{ "quota_mb", "0", "MiB each scheme may move per second (0: no quota)" },
+	{ "apply_us", "0", "schemes' apply interval, us (0: every aggregation)" },
+	{ NULL, NULL, NULL },
+};
+static const struct {
+	const char *name;
+	const struct tlp_param *params;
+} kernel_policies[] = { { "autonuma", autonuma_params }, { "damos", damos_params } };
+
+bool tl_policy_is_kernel(const char *policy)
+{
+	for (size_t i = 0; policy && i < sizeof(kernel_policies) / sizeof(kernel_policies[0]); i++)
+		if (!strcmp(policy, kernel_policies[i].name))
+			return true;
+	return false;
+}
 #define TL_LIST_NAME(id, name, ...) name,
 const char *const tl_allocator_names[] = { TL_ALLOCATORS(TL_LIST_NAME) NULL };
 const char *const tl_sampler_names[] = { TL_SAMPLERS(TL_LIST_NAME) NULL };
@@ -99,7 +137,7 @@ bool tl_policy_uses_runtime(const char *policy)
 	for (int i = 0; policy && bindings[i]; i++)
 		if (!strcmp(policy, bindings[i]))
 			return false;
-	return policy != NULL;
+	return policy != NULL && !tl_policy_is_kernel(policy);
 }
 
 static bool is_plugin(const char *policy)
@@ -121,20 +159,32 @@ bool tl_policy_is_dynamic(const char *policy)
 {
 	const struct tlp_policy *pol = builtin(policy);
 
+	if (tl_policy_is_kernel(policy))
+		return true;	/* the kernel moves pages as they are used, within the budget */
 	if (pol)
 		return TLP_HAS(pol, flags) && (pol->flags & TLP_DYNAMIC);
 	return policy && is_plugin(policy);
 }
 
-bool tl_policy_takes(const char *policy, const char *param)
+const struct tlp_param *tl_policy_params(const char *policy)
 {
 	const struct tlp_policy *pol = builtin(policy);
 
-	if (!pol)
+	for (size_t i = 0; policy && i < sizeof(kernel_policies) / sizeof(kernel_policies[0]); i++)
+		if (!strcmp(policy, kernel_policies[i].name))
+			return kernel_policies[i].params;
+	return pol && TLP_HAS(pol, params) ? pol->params : NULL;
+}
+
+bool tl_policy_takes(const char *policy, const char *param)
+{
+	const struct tlp_param *params = tl_policy_params(policy);
+
+	if (!builtin(policy) && !tl_policy_is_kernel(policy))
 		return policy && is_plugin(policy);
-	if (!TLP_HAS(pol, params) || !pol->params)
+	if (!params)
 		return false;
-	for (const struct tlp_param *p = pol->params; p->name; p++)
+	for (const struct tlp_param *p = params; p->name; p++)
 		if (!param || !strcmp(p->name, param))
 			return true;
 	return false;

@@ -56,6 +56,7 @@ int tl_axis_lookup(const char *name);
  * (without file/line: the caller prefixes it).
  */
 struct tl_error;
+struct tlp_param;
 int tl_axis_canonical(enum tl_axis axis, const char *value, char **out, struct tl_error *err);
 
 /*
@@ -69,6 +70,8 @@ int tl_axis_canonical(enum tl_axis axis, const char *value, char **out, struct t
  * is taken for dynamic.
  */
 bool tl_policy_uses_runtime(const char *policy);
+/* autonuma, damos: the kernel tiers, tierlab sets it up around the run (lib/ktier); dynamic, no runtime. */
+bool tl_policy_is_kernel(const char *policy);
 bool tl_policy_is_dynamic(const char *policy);
 const char *tl_policy_base(const char *policy, char *buf, unsigned len); /* "static:1,0" -> "static" */
 /*
@@ -77,6 +80,8 @@ const char *tl_policy_base(const char *policy, char *buf, unsigned len); /* "sta
  * does it take any at all).
  */
 bool tl_policy_takes(const char *policy, const char *param);
+/* The parameters a built-in or kernel policy declares (NULL-name ended), or NULL. */
+const struct tlp_param *tl_policy_params(const char *policy);
 /*
  * The part of canonical policy arguments (name=value,...) that a policy
  * takes, into *out (malloc'd; NULL when none is left). 0 or -ENOMEM.

@@ -17,6 +17,7 @@
 #include "util/array.h"
 #include "util/error.h"
 #include "util/fs.h"
+#include "ktier/ktier.h"
 #include "run/footprint.h"
 #include "measure/ingest.h"
 #include "measure/measure.h"
@@ -176,6 +177,15 @@ int tl_execute_check(const struct tl_plan *plan, const bool *selected)
 		rc = -EINVAL;
 	if (m->cpus && check_nodes(spec, "machine.cpus", m->cpus, &m->cpus_loc, NULL))
 		rc = -EINVAL;
+	for (size_t i = 0; i < plan->nruns && !rc; i++) {
+		const struct tl_config *c = plan->runs[i].config;
+		char why[512];
+
+		if (selected[i] && tl_policy_is_kernel(c->values[TL_AXIS_POLICY]) &&
+		    tl_ktier_check(c->values[TL_AXIS_POLICY], c->values[TL_AXIS_POLICY_ARGS], c->values[TL_AXIS_BUDGET],
+				   m->fast, m->slow, why, sizeof(why)))
+			rc = error("policy '%s' cannot run here: %s", c->values[TL_AXIS_POLICY], why);
+	}
 	if (getenv("LD_PRELOAD") && *getenv("LD_PRELOAD"))
 		warning("LD_PRELOAD is set ('%s'): every run inherits it, after tierlab's own libraries",
 			getenv("LD_PRELOAD"));
@@ -428,7 +438,7 @@ struct run_ctx {
 };
 
 static void run_one(const struct run_ctx *ctx, const struct tl_plan *plan, const struct tl_run *run,
-		    const char *out_dir, const char *spec_dir, struct tl_measure *meas,
+		    const char *out_dir, const char *spec_dir, struct tl_measure *meas, struct tl_ktier *kt,
 		    struct tl_run_result *res, bool *has_fom, double *fom, struct tl_ingest *ing)
 {
 	const struct tl_config *c = run->config;
@@ -462,9 +472,21 @@ static void run_one(const struct run_ctx *ctx, const struct tl_plan *plan, const
 		snprintf(res->error, sizeof(res->error), "%.500s", why.msg);
 		return;
 	}
+	/* a kernel policy: the kernel is set up around the run, and put back however it ends */
+	rc = tl_ktier_begin(kt, c->values[TL_AXIS_POLICY], c->values[TL_AXIS_POLICY_ARGS], c->values[TL_AXIS_BUDGET],
+			    plan->spec->machine.fast, plan->spec->machine.slow, why.msg, sizeof(why.msg));
+	if (rc) {
+		tl_launch_release(&re);
+		res->status = TL_STATUS_FAILED;
+		res->exit_code = -1;
+		res->started_at = res->ended_at = now_wall();
+		snprintf(res->error, sizeof(res->error), "kernel policy not set up: %.470s", why.msg);
+		return;
+	}
 	/* the launcher of MPI ranks (the spec's launch:), if any, then the program */
 	argv = tl_launch_argv(&re, c->argv.v, c->argv.n);
 	if (!argv) {
+		tl_ktier_end(kt, why.msg, sizeof(why.msg));
 		tl_launch_release(&re);
 		res->status = TL_STATUS_FAILED;
 		snprintf(res->error, sizeof(res->error), "out of memory");
@@ -486,6 +508,13 @@ static void run_one(const struct run_ctx *ctx, const struct tl_plan *plan, const
 	};
 	tl_runner_run(&req, res);
 	free(argv);
+	if (tl_ktier_end(kt, why.msg, sizeof(why.msg))) {
+		error("the kernel's settings are not all back as they were: %s", why.msg);
+		if (res->status == TL_STATUS_OK) {
+			res->status = TL_STATUS_FAILED;
+			snprintf(res->error, sizeof(res->error), "settings not restored: %.480s", why.msg);
+		}
+	}
 
 	/* a crashed or failed run still has its partial records ingested */
 	if (tl_ingest_scan(out_dir, ing))
@@ -514,7 +543,7 @@ out:
 /* The run's record: what ran, how it ended, and everything measured; stored in one transaction. */
 static int store_one(struct tl_store *st, int64_t exp_id, const struct tl_run *run,
 		     const char *out_dir, const struct tl_run_result *res, bool has_fom, double fom,
-		     const struct tl_ingest *ing, const struct tl_measure *meas)
+		     const struct tl_ingest *ing, const struct tl_measure *meas, const struct tl_ktier *kt)
 {
 	const struct tl_config *c = run->config;
 	const struct tl_workload *wl = c->workload;
@@ -540,6 +569,7 @@ static int store_one(struct tl_store *st, int64_t exp_id, const struct tl_run *r
 	rc = rc ?: tl_measure_record(meas, &r);
 	/* a run started as ranks: the ranks' own counts replace the launcher's */
 	rc = rc ?: tl_ingest_counters(ing, &r);
+	rc = rc ?: tl_ktier_record(kt, &r);
 	if (rc)
 		rc = error("cannot record run '%s': %s", run->key, strerror(-rc));
 	else
@@ -591,6 +621,17 @@ int tl_execute(const struct tl_plan *plan, const struct tl_execute_opts *o, stru
 		goto out;
 	}
 	sum->selected = (size_t)nsel;
+	/* what a tierlab that died during a kernel-policy run left changed goes back first */
+	{
+		char why[512];
+		int r = tl_ktier_replay(why, sizeof(why));
+
+		if (r > 0)
+			warning("a tierlab that died left kernel tiering settings changed: put back as they were");
+		else if (r < 0)
+			warning("a tierlab that died left kernel tiering settings changed, and not all could be "
+				"put back: %s", why);
+	}
 	/* everything that can be refused is, before the database is made or touched */
 	rc = tl_execute_check(plan, selected);
 	rc = rc ?: tl_measure_init(&meas, plan->spec->events.v, plan->spec->events.n);
@@ -616,6 +657,7 @@ int tl_execute(const struct tl_plan *plan, const struct tl_execute_opts *o, stru
 		struct tl_run_result res;
 		struct tl_ingest ing;
 		char out_dir[PATH_MAX], desc[512];
+		struct tl_ktier kt = { .kind = TL_KTIER_NONE };
 		bool has_fom;
 		double fom = 0;
 
@@ -639,12 +681,12 @@ int tl_execute(const struct tl_plan *plan, const struct tl_execute_opts *o, stru
 			break;
 		}
 		tl_progress_begin(&prog, run->key, desc);
-		run_one(&ctx, plan, run, out_dir, spec_dir, &meas, &res, &has_fom, &fom, &ing);
+		run_one(&ctx, plan, run, out_dir, spec_dir, &meas, &kt, &res, &has_fom, &fom, &ing);
 		if (interrupted) {
 			tl_ingest_release(&ing);
 			break;	/* a run cut short by the user is not a result */
 		}
-		rc = store_one(st, exp_id, run, out_dir, &res, has_fom, fom, &ing, &meas);
+		rc = store_one(st, exp_id, run, out_dir, &res, has_fom, fom, &ing, &meas, &kt);
 		tl_ingest_release(&ing);
 		if (rc) {
 			tl_progress_finish(&prog);

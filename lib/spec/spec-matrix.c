@@ -568,16 +568,13 @@ static void spec_policies(const struct tl_spec *spec, const char **v, size_t *n,
 							   : tl_axes[TL_AXIS_POLICY].def;
 }
 
-/* The parameters the spec's built-in policies declare, for did-you-mean. */
+/* The parameters the spec's built-in and kernel policies declare, for did-you-mean. */
 static size_t declared_params(const char *const *policies, size_t np, const char **names, size_t max)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < np; i++) {
-		const struct tlp_policy *pol = tlp_policy_find(policies[i]);
-
-		for (const struct tlp_param *p = pol && TLP_HAS(pol, params) ? pol->params : NULL; p && p->name &&
-		     n < max; p++)
+		for (const struct tlp_param *p = tl_policy_params(policies[i]); p && p->name && n < max; p++)
 			names[n++] = p->name;
 	}
 	names[n] = NULL;

@@ -208,7 +208,7 @@ static void test_canonical(void **state)
 		{ TL_AXIS_POLICY, "LRU", "unknown policy 'LRU' (did you mean 'lru'?)" },
 		{ TL_AXIS_POLICY, "all_fast", "unknown policy 'all_fast' (did you mean 'all-fast'?)" },
 		{ TL_AXIS_POLICY, "hotness", "unknown policy 'hotness' (known: none, all-fast, all-slow, static:F,..., "
-					     "lru, window, or a plugin path ending in .so)" },
+					     "lru, window, autonuma, damos, or a plugin path ending in .so)" },
 		{ TL_AXIS_POLICY, "static", "policy 'static' needs its fractions: static:F1,F2,..." },
 		{ TL_AXIS_POLICY, "static:", "policy 'static' needs its fractions" },
 		{ TL_AXIS_POLICY, "static:1,,0", "static policy '1,,0': empty fraction" },
@@ -377,7 +377,7 @@ static void test_name_lists(void **state)
 		const char *const *names;
 		const char *want;
 	} rows[] = {
-		{ tl_policy_names, "none all-fast all-slow static lru window" },
+		{ tl_policy_names, "none all-fast all-slow static lru window autonuma damos" },
 		{ tl_allocator_names, "system jemalloc fat" },
 		{ tl_sampler_names, "fault uffd-wp perf damon none" },
 		{ tl_log_names, "none counters log" },
