@@ -14,7 +14,7 @@ int tl_measure_started(struct tl_measure *m, pid_t pid)
 	m->ran = true;
 	tl_vmstat_release(&m->before);
 	tl_vmstat_release(&m->after);
-	tl_vmstat_snapshot(&m->before, NULL);
+	m->vmstat_rc = tl_vmstat_snapshot(&m->before, NULL);
 	tl_procpeak_init(&m->peak);
 	return tl_counters_open(&m->counters, pid);
 }
@@ -58,7 +58,8 @@ void tl_measure_tick(struct tl_measure *m, pid_t pid)
 void tl_measure_finished(struct tl_measure *m)
 {
 	tl_counters_read(&m->counters);
-	tl_vmstat_snapshot(&m->after, NULL);
+	if (!m->vmstat_rc)
+		m->vmstat_rc = tl_vmstat_snapshot(&m->after, NULL);
 }
 
 int tl_measure_init(struct tl_measure *m, char *const *events, size_t nevents)
@@ -71,6 +72,7 @@ int tl_measure_init(struct tl_measure *m, char *const *events, size_t nevents)
 void tl_measure_reset(struct tl_measure *m)
 {
 	m->ran = false;
+	m->vmstat_rc = 0;
 	m->maps_checked = false;
 	m->mapped[0] = '\0';
 }
@@ -81,6 +83,9 @@ int tl_measure_record(const struct tl_measure *m, struct tl_run_record *r)
 
 	if (!m->ran)
 		return 0;
+	/* a record without the vmstat deltas every run has would be stored as whole: not stored (said when it failed) */
+	if (m->vmstat_rc)
+		return m->vmstat_rc;
 	rc = tl_counters_record(&m->counters, r);
 	/* a run that never started has no snapshots: nothing to add */
 	if (!rc && m->before.n && m->after.n)

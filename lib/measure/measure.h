@@ -22,6 +22,7 @@ struct tl_measure {
 	struct tl_counter_set counters;
 	struct tl_vmstat before, after;
 	struct tl_procpeak peak;
+	int vmstat_rc;		/* a snapshot that failed (-errno): the run's record would lack its deltas */
 	bool ran;		/* the last run reached its started hook: there is something to store */
 	bool maps_checked;	/* the workload's mappings were read while it ran */
 	char mapped[160];	/* allocator and runtime libraries mapped in it: "libjemalloc libtiermem" */
