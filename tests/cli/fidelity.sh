@@ -44,6 +44,12 @@ run() {
 	dump=$("$DUMP" "$counters")
 	expect_contains "$dump" "sampler $sampler"
 	log=$(ls "$scratch/$name"/tiermem-*.log)
+	# a loaded machine arms fewer ticks (133 samples in 3 s once, at load 12): once more, longer
+	if [ "$sampler" != none ] && [ "$(val samples_managed "$dump")" -lt 200 ] && [ -z "${again:-}" ]; then
+		echo "note: $name: $(val samples_managed "$dump") samples in managed chunks; again for 9 s"
+		rm -rf "${scratch:?}/$name"
+		again=1 run "$name" "$sampler" "$policy" "${env[@]}" -- "$@" --seconds 9
+	fi
 }
 val() { awk -v k="$1" '$1 == k { print $2; exit }' <<<"$2"; }
 # ge X Y: X >= Y as numbers; check_ge/check_le WHAT X Y fail saying what
