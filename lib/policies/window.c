@@ -148,19 +148,22 @@ static void *window_init(const struct tlp_params *p)
 	return w;
 }
 
-/* c goes to the head of its bucket for tier t and its count. */
-static void enter(struct window *w, uint32_t c, enum tlp_tier t)
+/* c, of tier t and count k, goes to the head of its bucket. */
+static void push(struct window *w, uint32_t c, enum tlp_tier t, uint32_t k)
 {
-	uint32_t k = w->count[c];
-
-	w->tier[c] = (uint8_t)t;
 	tlp_clist_push_head(&w->links, w->bucket[t] + k, c);
-	w->nlive[t]++;
 	if (t == TLP_FAST && k < w->lo_fast)
 		w->lo_fast = k;
 	if (t == TLP_SLOW && k > w->hi_slow)
 		w->hi_slow = k;
 	w->work++;
+}
+
+static void enter(struct window *w, uint32_t c, enum tlp_tier t)
+{
+	w->tier[c] = (uint8_t)t;
+	w->nlive[t]++;
+	push(w, c, t, w->count[c]);
 }
 
 static void leave(struct window *w, uint32_t c)
@@ -268,13 +271,15 @@ static void window_on_free(void *st, const struct tlp_alloc *a)
 	}
 }
 
+/* c's count changes by delta (0: it only re-enters its bucket); it stays in its tier. */
 static void recount(struct window *w, uint32_t c, int delta)
 {
-	enum tlp_tier t = (enum tlp_tier)w->tier[c];
+	uint32_t k = (uint32_t)((int64_t)w->count[c] + delta);
 
-	leave(w, c);
-	w->count[c] = (uint32_t)((int64_t)w->count[c] + delta);
-	enter(w, c, t);
+	tlp_clist_remove(&w->links, c);
+	w->work++;
+	w->count[c] = k;
+	push(w, c, (enum tlp_tier)w->tier[c], k);
 }
 
 static void window_on_sample(void *st, uint32_t c, struct tlp_decisions *out)
