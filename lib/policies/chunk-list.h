@@ -94,7 +94,7 @@ static inline void tlp_clist_push_head(const struct tlp_links *k, uint32_t s, ui
 	k->next[s] = c;
 }
 
-/* c must be in a ring. */
+/* c must be in a closed list. */
 static inline void tlp_clist_remove(const struct tlp_links *k, uint32_t c)
 {
 	uint32_t p = k->prev[c], n = k->next[c];

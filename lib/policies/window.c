@@ -285,7 +285,6 @@ static void recount(struct window *w, uint32_t c, int delta)
 static void window_on_sample(void *st, uint32_t c, struct tlp_decisions *out)
 {
 	struct window *w = st;
-
 	int delta = +1;
 
 	if (c >= w->max_chunks || !w->live[c])
