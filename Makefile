@@ -32,7 +32,10 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(B)/tests/%)
 TIERLAB := $(B)/bin/tierlab
 LIBTIERLAB := $(B)/obj/libtierlab.a
 # What links against the library: it plans with what the built-in policies
-# declare, so libpolicies.a (lib/policies/build.mk) comes with it.
+# declare, so libpolicies.a (lib/policies/build.mk builds it) comes with
+# it. Named here, before the fragments: bench/build.mk is read before
+# lib/policies/build.mk, and a prerequisite is expanded when it is read.
+POLICY_LIB := $(B)/obj/libpolicies.a
 TIERLAB_LINK = $(LIBTIERLAB) $(POLICY_LIB)
 
 # Fragments append to these.

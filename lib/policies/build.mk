@@ -12,7 +12,6 @@ POLICY_SRC := $(wildcard lib/policies/*.c)
 POLICIES := $(patsubst lib/policies/%.c,%,$(shell grep -l '^TLP_POLICY_ENTRY' $(POLICY_SRC)))
 POLICY_HDR := $(wildcard lib/policies/*.h) lib/policies/tierlab-policy.h
 POLICY_SOS := $(POLICIES:%=$(B)/lib/tierlab/policy-%.so)
-POLICY_LIB := $(B)/obj/libpolicies.a
 POLICY_DOC_SO := $(B)/obj/policies-doc/policy-first-touch.so
 
 $(B)/obj/plugin/lib/policies/%.o: lib/policies/%.c

@@ -6,6 +6,11 @@
  * pair of arrays and every operation is O(1) with no allocation. Lists are
  * values ({head, tail, len}); TLP_NIL ends them. Header-only so each
  * plugin stays one translation unit of its own.
+ *
+ * Closed lists (clist) are the other form, for lists changed on every
+ * sample: circular, closed by a sentinel that is an id of its own past the
+ * chunks (the link arrays are sized for both), whose next is the head and
+ * prev the tail. Insertion and removal then take no branch.
  */
 #ifndef TIERLAB_POLICIES_CHUNK_LIST_H
 #define TIERLAB_POLICIES_CHUNK_LIST_H
@@ -67,6 +72,35 @@ static inline void tlp_list_remove(struct tlp_list *l, const struct tlp_links *k
 		l->tail = p;
 	k->prev[c] = k->next[c] = TLP_NIL;
 	l->len--;
+}
+
+static inline void tlp_clist_init(const struct tlp_links *k, uint32_t s)
+{
+	k->prev[s] = k->next[s] = s;
+}
+
+static inline int tlp_clist_empty(const struct tlp_links *k, uint32_t s)
+{
+	return k->next[s] == s;
+}
+
+static inline void tlp_clist_push_head(const struct tlp_links *k, uint32_t s, uint32_t c)
+{
+	uint32_t h = k->next[s];
+
+	k->next[c] = h;
+	k->prev[c] = s;
+	k->prev[h] = c;
+	k->next[s] = c;
+}
+
+/* c must be in a closed list. */
+static inline void tlp_clist_remove(const struct tlp_links *k, uint32_t c)
+{
+	uint32_t p = k->prev[c], n = k->next[c];
+
+	k->next[p] = n;
+	k->prev[n] = p;
 }
 
 #endif

@@ -4,9 +4,11 @@
  *
  * Each live chunk has a count (its samples among the last N) and sits in
  * one of 2 x (N + 1) frequency buckets, by tier and count. Each bucket is a
- * list whose head is the chunk that entered it last: a chunk enters a
- * bucket when it is allocated, when its count changes, and when it changes
- * tier. Ranking is by count, then by that entry order:
+ * closed list (chunk-list.h: a sample changes two buckets or more, and
+ * closed lists do it without a branch) whose head is the chunk that
+ * entered it last: a chunk enters a bucket when it is allocated, when its
+ * count changes, and when it changes tier. Ranking is by count, then by
+ * that entry order:
  *   - the demotion candidate is the oldest entry of the lowest fast bucket,
  *   - the promotion candidate is the newest entry of the highest slow bucket.
  * After each event the policy rebalances:
@@ -21,9 +23,11 @@
  * cannot answer) and what did not fit in one call are done by later calls.
  *
  * New chunks go fast in order while there is room, else slow, as lru.
- * Freed chunks leave their buckets at once; their samples stay in the ring
- * (they still age out in turn) but carry the chunk's generation, so a
- * chunk id reused by a later allocation does not inherit them.
+ * Freed chunks leave their buckets at once; their samples stay in the
+ * window (they still age out in turn) but carry the chunk's generation, so
+ * a chunk id reused by a later allocation does not inherit them. A sample
+ * in the chunk whose sample it pushes out leaves its count as it was and
+ * only re-enters its bucket, as the two changes would.
  *
  * Cost: O(1) per sample in the number of chunks. Finding the candidates
  * walks a lazy bound over the bucket counts (lowest non-empty fast bucket,
@@ -44,10 +48,10 @@ struct ring_slot {
 
 struct window {
 	uint32_t max_chunks, budget, n;		/* n: window length in samples */
-	struct tlp_links links;
+	struct tlp_links links;			/* chunks, then the buckets' sentinels */
 	uint32_t *count, *gen;
 	uint8_t *live, *tier;
-	struct tlp_list *bucket[2];		/* [tier][count], count in 0..n */
+	uint32_t bucket[2];			/* [tier]: the sentinel of count 0; count k is + k */
 	uint32_t nlive[2];			/* chunks per tier */
 	uint32_t lo_fast;			/* <= the lowest count of a fast chunk */
 	uint32_t hi_slow;			/* >= the highest count of a slow chunk */
@@ -102,16 +106,23 @@ static uint32_t window_length(const struct tlp_params *p)
 static void *window_init(const struct tlp_params *p)
 {
 	uint32_t len = window_length(p);
-	size_t off = 0, mc = p->max_chunks, nb = (size_t)len + 1;
+	size_t off = 0, mc = p->max_chunks, nb = (size_t)len + 1, ids = mc + 2 * nb;
 	struct window *w;
 	char *base;
 
 	if (!len)
 		return NULL;
+	if (ids > UINT32_MAX) {
+		char v[16];
+
+		snprintf(v, sizeof(v), "%u", len);
+		say("window: its buckets and max_chunks take more than 2^32 - 1 ids:", v);
+		return NULL;
+	}
 	tlp_carve(NULL, &off, sizeof(*w));
-	tlp_carve(NULL, &off, sizeof(uint32_t) * mc * 4);
+	tlp_carve(NULL, &off, sizeof(uint32_t) * ids * 2);
+	tlp_carve(NULL, &off, sizeof(uint32_t) * mc * 2);
 	tlp_carve(NULL, &off, mc * 2);
-	tlp_carve(NULL, &off, sizeof(struct tlp_list) * nb * 2);
 	tlp_carve(NULL, &off, sizeof(struct ring_slot) * len);
 	if (!(base = p->alloc(off)))
 		return NULL;
@@ -119,19 +130,17 @@ static void *window_init(const struct tlp_params *p)
 	w->memlen = off;
 	off = 0;
 	tlp_carve(base, &off, sizeof(*w));
-	w->links.prev = tlp_carve(base, &off, sizeof(uint32_t) * mc * 4);
-	w->links.next = w->links.prev + mc;
-	w->count = w->links.next + mc;
+	w->links.prev = tlp_carve(base, &off, sizeof(uint32_t) * ids * 2);
+	w->links.next = w->links.prev + ids;
+	w->count = tlp_carve(base, &off, sizeof(uint32_t) * mc * 2);
 	w->gen = w->count + mc;
 	w->live = tlp_carve(base, &off, mc * 2);
 	w->tier = w->live + mc;
-	w->bucket[TLP_SLOW] = tlp_carve(base, &off, sizeof(struct tlp_list) * nb * 2);
-	w->bucket[TLP_FAST] = w->bucket[TLP_SLOW] + nb;
 	w->ring = tlp_carve(base, &off, sizeof(struct ring_slot) * len);
-	for (size_t i = 0; i < nb; i++) {
-		tlp_list_init(&w->bucket[TLP_SLOW][i]);
-		tlp_list_init(&w->bucket[TLP_FAST][i]);
-	}
+	w->bucket[TLP_SLOW] = (uint32_t)mc;
+	w->bucket[TLP_FAST] = (uint32_t)(mc + nb);
+	for (size_t i = mc; i < ids; i++)
+		tlp_clist_init(&w->links, (uint32_t)i);
 	w->max_chunks = p->max_chunks;
 	w->budget = p->budget_chunks;
 	w->n = len;
@@ -139,21 +148,27 @@ static void *window_init(const struct tlp_params *p)
 	return w;
 }
 
+/* c, of tier t and count k, goes to the head of its bucket. */
+static void push(struct window *w, uint32_t c, enum tlp_tier t, uint32_t k)
+{
+	tlp_clist_push_head(&w->links, w->bucket[t] + k, c);
+	if (t == TLP_FAST && k < w->lo_fast)
+		w->lo_fast = k;
+	if (t == TLP_SLOW && k > w->hi_slow)
+		w->hi_slow = k;
+	w->work++;
+}
+
 static void enter(struct window *w, uint32_t c, enum tlp_tier t)
 {
 	w->tier[c] = (uint8_t)t;
-	tlp_list_push_head(&w->bucket[t][w->count[c]], &w->links, c);
 	w->nlive[t]++;
-	if (t == TLP_FAST && w->count[c] < w->lo_fast)
-		w->lo_fast = w->count[c];
-	if (t == TLP_SLOW && w->count[c] > w->hi_slow)
-		w->hi_slow = w->count[c];
-	w->work++;
+	push(w, c, t, w->count[c]);
 }
 
 static void leave(struct window *w, uint32_t c)
 {
-	tlp_list_remove(&w->bucket[w->tier[c]][w->count[c]], &w->links, c);
+	tlp_clist_remove(&w->links, c);
 	w->nlive[w->tier[c]]--;
 	w->work++;
 }
@@ -161,21 +176,21 @@ static void leave(struct window *w, uint32_t c)
 /* The worst fast chunk; there must be one. */
 static uint32_t worst_fast(struct window *w)
 {
-	while (!w->bucket[TLP_FAST][w->lo_fast].len) {
+	while (tlp_clist_empty(&w->links, w->bucket[TLP_FAST] + w->lo_fast)) {
 		w->lo_fast++;
 		w->work++;
 	}
-	return w->bucket[TLP_FAST][w->lo_fast].tail;
+	return w->links.prev[w->bucket[TLP_FAST] + w->lo_fast];
 }
 
 /* The best slow chunk; there must be one. */
 static uint32_t best_slow(struct window *w)
 {
-	while (!w->bucket[TLP_SLOW][w->hi_slow].len) {
+	while (tlp_clist_empty(&w->links, w->bucket[TLP_SLOW] + w->hi_slow)) {
 		w->hi_slow--;
 		w->work++;
 	}
-	return w->bucket[TLP_SLOW][w->hi_slow].head;
+	return w->links.next[w->bucket[TLP_SLOW] + w->hi_slow];
 }
 
 static void move(struct window *w, uint32_t c, enum tlp_tier t, struct tlp_decisions *out)
@@ -256,32 +271,37 @@ static void window_on_free(void *st, const struct tlp_alloc *a)
 	}
 }
 
+/* c's count changes by delta (0: it only re-enters its bucket); it stays in its tier. */
 static void recount(struct window *w, uint32_t c, int delta)
 {
-	enum tlp_tier t = (enum tlp_tier)w->tier[c];
+	uint32_t k = (uint32_t)((int64_t)w->count[c] + delta);
 
-	leave(w, c);
-	w->count[c] = (uint32_t)((int64_t)w->count[c] + delta);
-	enter(w, c, t);
+	tlp_clist_remove(&w->links, c);
+	w->work++;
+	w->count[c] = k;
+	push(w, c, (enum tlp_tier)w->tier[c], k);
 }
 
 static void window_on_sample(void *st, uint32_t c, struct tlp_decisions *out)
 {
 	struct window *w = st;
+	int delta = +1;
 
 	if (c >= w->max_chunks || !w->live[c])
 		return;
 	if (w->rlen == w->n) {
 		struct ring_slot old = w->ring[w->rpos];
 
-		if (w->live[old.chunk] && w->gen[old.chunk] == old.gen)
+		if (old.chunk == c && old.gen == w->gen[c])
+			delta = 0;
+		else if (w->live[old.chunk] && w->gen[old.chunk] == old.gen)
 			recount(w, old.chunk, -1);
 	} else {
 		w->rlen++;
 	}
 	w->ring[w->rpos] = (struct ring_slot){ c, w->gen[c] };
 	w->rpos = w->rpos + 1 == w->n ? 0 : w->rpos + 1;
-	recount(w, c, +1);
+	recount(w, c, delta);
 	rebalance(w, out);
 }
 

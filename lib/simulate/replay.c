@@ -296,10 +296,8 @@ static void sample(struct sim *s, size_t i)
 	chunk = first + (uint32_t)idx;
 	hit = s->tier[chunk] == TLP_FAST;
 	res->samples_managed++;
-	if (hit)
-		res->hits++;
-	else
-		res->misses++;
+	res->hits += (uint64_t)hit;	/* not a branch: hit or miss is not predictable */
+	res->misses += (uint64_t)!hit;
 	if (s->h && s->h->sample)
 		s->h->sample(s->h->ctx, s->p, i, (int32_t)chunk, hit);
 	if (!s->on_sample)

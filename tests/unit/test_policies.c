@@ -10,7 +10,8 @@
  * core does (in order, a promotion beyond the budget refused and counted),
  * and after every event asserts: the two fast sets are equal, the budget
  * holds, nothing was refused, every decision named a live chunk. Then
- * hand-checked scenarios pin the rules themselves, the window policy's work
+ * the closed lists (chunk-list.h) are walked against arrays, hand-checked
+ * scenarios pin the rules themselves, the window policy's work
  * per sample is counted as the chunks grow tenfold, and the plugins
  * (including the example cut out of docs/policies.md) are loaded with
  * dlopen.
@@ -29,6 +30,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "policies/chunk-list.h"
 #include "policies/policies.h"
 #include "policies/tierlab-policy.h"
 
@@ -650,6 +652,62 @@ static struct stream_result run_stream(const struct stream *st)
 	return r;
 }
 
+/* ---- the closed lists of chunk-list.h against arrays ---- */
+
+/*
+ * 40 chunks in 5 closed lists (sentinels 40..44), random pushes and
+ * removals; after each, every list walked both ways equals its array
+ * (head first) and says empty exactly when the array is.
+ */
+static void test_clist(void **state)
+{
+	enum { NC = 40, NL = 5 };
+	uint32_t prev[NC + NL], next[NC + NL], model[NL][NC], len[NL] = { 0 }, in[NC];
+	struct tlp_links k = { prev, next };
+	uint32_t moves = 0;
+
+	(void)state;
+	rng_state = 5;
+	for (uint32_t l = 0; l < NL; l++)
+		tlp_clist_init(&k, NC + l);
+	for (uint32_t c = 0; c < NC; c++)
+		in[c] = NL;		/* in no list */
+	for (int op = 0; op < 5000; op++) {
+		uint32_t c = below(NC), l = in[c];
+
+		if (l < NL) {
+			uint32_t i = 0;
+
+			while (model[l][i] != c)
+				i++;
+			memmove(&model[l][i], &model[l][i + 1], sizeof(uint32_t) * (--len[l] - i));
+			tlp_clist_remove(&k, c);
+			in[c] = NL;
+		} else {
+			l = below(NL);
+			memmove(&model[l][1], &model[l][0], sizeof(uint32_t) * len[l]++);
+			model[l][0] = c;
+			tlp_clist_push_head(&k, NC + l, c);
+			in[c] = l;
+			moves++;
+		}
+		for (l = 0; l < NL; l++) {
+			uint32_t at = NC + l, back = NC + l;
+
+			assert_int_equal(tlp_clist_empty(&k, NC + l), len[l] == 0);
+			for (uint32_t i = 0; i < len[l]; i++) {
+				at = next[at];
+				back = prev[back];
+				assert_int_equal(at, model[l][i]);
+				assert_int_equal(back, model[l][len[l] - 1 - i]);
+			}
+			assert_int_equal(next[at], NC + l);
+			assert_int_equal(prev[back], NC + l);
+		}
+	}
+	assert_true(moves > 2000);
+}
+
 /* ---- tests: model agreement ---- */
 
 static const uint64_t seeds[] = { 1, 2, 3, 0xdeadbeef, 20261130 };
@@ -1129,6 +1187,7 @@ static void test_doc_example(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_clist),
 		cmocka_unit_test(test_lru_rules),
 		cmocka_unit_test(test_lru_catch_up),
 		cmocka_unit_test(test_window_rules),
