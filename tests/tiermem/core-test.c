@@ -323,7 +323,9 @@ static void forked(void)
 		q = tlrt_alloc(4 * MiB, 0, 0);
 		CHECK(q && tlrt_stat(RT_STAT_allocs) == 1);
 		sample(q);
-		usleep(20000);
+		/* the runtime thread takes it in; under TSan on a loaded machine that can take a while */
+		for (int i = 0; i < 500 && !tlrt_stat(RT_STAT_samples); i++)
+			usleep(10000);
 		CHECK(tlrt_stat(RT_STAT_samples) == 1);
 		tlrt_free(q);
 		tlrt_free(p);
