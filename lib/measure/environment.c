@@ -10,12 +10,14 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <numa.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/utsname.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "util/error.h"
 #include "util/strings.h"
@@ -252,27 +254,61 @@ static struct {
 	char corename[64], config[256];
 } blas;
 
-static void ask_openblas(void)
+/*
+ * In a child process: OpenBLAS's constructor starts worker threads, and
+ * libgfortran's exits the process when an allocation fails (found by
+ * cli/fault-inject), neither of which tierlab should have to live with.
+ * The child writes "corename\nconfig\n" and exits.
+ */
+static void blas_child(int out)
 {
 	char *(*corename)(void), *(*config)(void);
-	void *h;
+	const char *c = NULL, *f = NULL;
+	void *h = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+
+	if (h) {
+		*(void **)&corename = dlsym(h, "openblas_get_corename");
+		*(void **)&config = dlsym(h, "openblas_get_config");
+		c = corename ? corename() : NULL;
+		f = config ? config() : NULL;
+	}
+	dprintf(out, "%s\n%s\n", c ? c : "", f ? f : "");
+	_exit(0);
+}
+
+static void ask_openblas(void)
+{
+	char buf[sizeof(blas.corename) + sizeof(blas.config) + 2], *nl;
+	size_t got = 0;
+	ssize_t n;
+	int fd[2], st;
+	pid_t pid;
 
 	if (blas.asked)
 		return;
 	blas.asked = 1;
-	h = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
-	if (!h)
+	if (pipe2(fd, O_CLOEXEC))
 		return;
-	*(void **)&corename = dlsym(h, "openblas_get_corename");
-	*(void **)&config = dlsym(h, "openblas_get_config");
-	if (corename && corename())
-		snprintf(blas.corename, sizeof(blas.corename), "%s", corename());
-	if (config && config())
-		snprintf(blas.config, sizeof(blas.config), "%s", config());
-	/*
-	 * Kept loaded: OpenBLAS started its worker threads in its constructor,
-	 * and unloading it under them is asking for trouble.
-	 */
+	pid = fork();
+	if (pid == 0) {
+		close(fd[0]);
+		blas_child(fd[1]);
+	}
+	close(fd[1]);
+	while (pid > 0 && got < sizeof(buf) - 1 &&
+	       ((n = read(fd[0], buf + got, sizeof(buf) - 1 - got)) > 0 || (n < 0 && errno == EINTR)))
+		got += n > 0 ? (size_t)n : 0;
+	close(fd[0]);
+	if (pid < 0)
+		return;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	buf[got] = '\0';
+	if (!(nl = strchr(buf, '\n')))
+		return;
+	*nl = '\0';
+	snprintf(blas.corename, sizeof(blas.corename), "%.*s", (int)sizeof(blas.corename) - 1, buf);
+	snprintf(blas.config, sizeof(blas.config), "%.*s", (int)strcspn(nl + 1, "\n"), nl + 1);
 }
 
 static int set_blas(struct tl_env *env, char *const *envp)
