@@ -132,6 +132,19 @@ static int use_profile(struct tl_spec *spec, const char *db)
 	return 0;
 }
 
+/* Appends "--AXIS list" for each axis given on the command line; opts holds the option names. */
+static size_t axis_args(const char **argv, size_t n, char opts[][64], const char *const *axis_lists)
+{
+	for (int a = 0; axis_lists && a < TL_AXIS__COUNT; a++) {
+		if (!axis_lists[a])
+			continue;
+		snprintf(opts[a], sizeof(opts[a]), "--%s", tl_axes[a].name);
+		argv[n++] = opts[a];
+		argv[n++] = axis_lists[a];
+	}
+	return n;
+}
+
 /*
  * The command that carries on where this one stopped: the same selection
  * with --resume, which skips what is stored ok and runs the rest.
@@ -163,13 +176,7 @@ static void print_resume(const char *spec_path, const struct run_options *o, con
 		argv[n++] = o->events;
 	}
 	argv[n++] = spec_path;
-	for (int a = 0; axis_lists && a < TL_AXIS__COUNT; a++) {
-		if (!axis_lists[a])
-			continue;
-		snprintf(opts[a], sizeof(opts[a]), "--%s", tl_axes[a].name);
-		argv[n++] = opts[a];
-		argv[n++] = axis_lists[a];
-	}
+	n = axis_args(argv, n, opts, axis_lists);
 	line = tl_argv_quote((char *const *)argv, n);
 	if (line)
 		fprintf(stderr, "to run the rest: %s\n", line);
@@ -200,13 +207,7 @@ static int submit_slurm(const char *spec_path, const struct run_options *o, cons
 		argv[n++] = o->events;
 	}
 	argv[n++] = spec;
-	for (int a = 0; axis_lists && a < TL_AXIS__COUNT; a++) {
-		if (!axis_lists[a])
-			continue;
-		snprintf(opts[a], sizeof(opts[a]), "--%s", tl_axes[a].name);
-		argv[n++] = opts[a];
-		argv[n++] = axis_lists[a];
-	}
+	n = axis_args(argv, n, opts, axis_lists);
 	argv[n] = NULL;
 	/* the spec's slurm: first, the command line's after (sbatch takes the last of an option) */
 	for (size_t i = 0; i < ss->sbatch.n; i++)

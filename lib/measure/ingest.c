@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "util/error.h"
+#include "util/fields.h"
 #include "tiermem/rt-stats.h"
 
 static const char *const stat_names[RT_STAT__COUNT] = {
@@ -312,32 +313,8 @@ int tl_ingest_scan(const char *out_dir, struct tl_ingest *ing)
 
 /* ---- the log, into the run record ---- */
 
-/* One tab-separated field of a log line. */
-struct field {
-	const char *s;
-	size_t n;
-};
-
-/* Splits the line [p, end) at tabs into at most max fields; returns how many. */
-static int split(const char *p, const char *end, struct field *f, int max)
-{
-	int n = 0;
-
-	while (n < max) {
-		const char *tab = memchr(p, '\t', (size_t)(end - p));
-
-		f[n].s = p;
-		f[n].n = (size_t)((tab ? tab : end) - p);
-		n++;
-		if (!tab)
-			break;
-		p = tab + 1;
-	}
-	return n;
-}
-
 /* A whole field as an integer: decimal (maybe negative) or 0x hexadecimal, as record.c writes them. */
-static bool number(const struct field *f, int64_t *out)
+static bool number(const struct tl_field *f, int64_t *out)
 {
 	const char *p = f->s, *end = f->s + f->n;
 	uint64_t v = 0;
@@ -367,7 +344,7 @@ static bool number(const struct field *f, int64_t *out)
 	return true;
 }
 
-static bool numbers(const struct field *f, const int *idx, int n, int64_t *out)
+static bool numbers(const struct tl_field *f, const int *idx, int n, int64_t *out)
 {
 	for (int i = 0; i < n; i++)
 		if (!number(&f[idx[i]], &out[i]))
@@ -375,7 +352,7 @@ static bool numbers(const struct field *f, const int *idx, int n, int64_t *out)
 	return true;
 }
 
-static int direction(const struct field *f)
+static int direction(const struct tl_field *f)
 {
 	for (int d = 0; d < TL_DIR__COUNT; d++)
 		if (strlen(tl_direction_names[d]) == f->n && !memcmp(tl_direction_names[d], f->s, f->n))
@@ -394,9 +371,9 @@ static int direction(const struct field *f)
  */
 static int log_line(struct tl_run_record *r, int pid, const char *p, const char *end)
 {
-	struct field f[10];
+	struct tl_field f[10];
 	int64_t v[6];
-	int n = split(p, end, f, 10), d;
+	int n = tl_split_tabs(p, end, f, 10), d;
 
 	if (f[0].n != 1)
 		return 0;
@@ -404,7 +381,7 @@ static int log_line(struct tl_run_record *r, int pid, const char *p, const char 
 	case 'A': {
 		static const int idx[] = { 1, 2, 3, 4 };
 		/* the symbolic callsite when the runtime found one, else the address */
-		const struct field *cs = n >= 9 && f[8].n ? &f[8] : n >= 8 ? &f[7] : NULL;
+		const struct tl_field *cs = n >= 9 && f[8].n ? &f[8] : n >= 8 ? &f[7] : NULL;
 		char callsite[256];
 
 		if (n < 5 || !numbers(f, idx, 4, v))

@@ -17,15 +17,11 @@
 #include <unistd.h>
 
 #include "simulate/replay.h"
+#include "util/fields.h"
 
 #define PAGE 4096ULL
 #define UNIT (2ULL << 20)	/* TLRT_UNIT: regions are whole units */
 #define MAX_FIELDS 14
-
-struct field {
-	const char *s;
-	size_t n;
-};
 
 /* What loading one process needs besides the trace: the live allocations by address. */
 struct loader {
@@ -38,25 +34,8 @@ struct loader {
 	size_t whylen;
 };
 
-static int split(const char *p, const char *end, struct field *f, int max)
-{
-	int n = 0;
-
-	while (n < max) {
-		const char *tab = memchr(p, '\t', (size_t)(end - p));
-
-		f[n].s = p;
-		f[n].n = (size_t)((tab ? tab : end) - p);
-		n++;
-		if (!tab)
-			break;
-		p = tab + 1;
-	}
-	return n;
-}
-
 /* A whole field as an unsigned number, decimal or 0x hex; -1 as a chunk is kept as UINT64_MAX. */
-static bool number(const struct field *f, uint64_t *out)
+static bool number(const struct tl_field *f, uint64_t *out)
 {
 	char buf[32], *end;
 
@@ -69,7 +48,7 @@ static bool number(const struct field *f, uint64_t *out)
 	return !errno && *end == '\0';
 }
 
-static bool real(const struct field *f, double *out)
+static bool real(const struct tl_field *f, double *out)
 {
 	char buf[40], *end;
 
@@ -81,7 +60,7 @@ static bool real(const struct field *f, double *out)
 	return *end == '\0';
 }
 
-static char *dup_field(const struct field *f)
+static char *dup_field(const struct tl_field *f)
 {
 	return strndup(f->s, f->n);
 }
@@ -138,7 +117,7 @@ static size_t live_after(const struct loader *ld, uint64_t addr)
 	return lo;
 }
 
-static int params_line(struct tl_trace_params *pp, const struct field *f, int n)
+static int params_line(struct tl_trace_params *pp, const struct tl_field *f, int n)
 {
 	uint64_t v[6];
 	double d[2];
@@ -172,7 +151,7 @@ static int params_line(struct tl_trace_params *pp, const struct field *f, int n)
 			return -ENOMEM;
 		while (s < end) {
 			const char *comma = memchr(s, ',', (size_t)(end - s));
-			struct field one = { s, (size_t)((comma ? comma : end) - s) };
+			struct tl_field one = { s, (size_t)((comma ? comma : end) - s) };
 
 			if (real(&one, &pp->fractions[pp->nfractions]))
 				pp->nfractions++;
@@ -185,7 +164,7 @@ static int params_line(struct tl_trace_params *pp, const struct field *f, int n)
 	return 0;
 }
 
-static int alloc_line(struct loader *ld, const struct field *f, int n)
+static int alloc_line(struct loader *ld, const struct tl_field *f, int n)
 {
 	struct tl_trace_proc *p = ld->p;
 	uint64_t v[6];
@@ -221,7 +200,7 @@ static int alloc_line(struct loader *ld, const struct field *f, int n)
 	return add_event(ld, &(struct tl_trace_event){ .t_ns = v[0], .seq = (uint32_t)v[1], .kind = TL_EV_ALLOC }, -1);
 }
 
-static int free_line(struct loader *ld, const struct field *f, int n)
+static int free_line(struct loader *ld, const struct tl_field *f, int n)
 {
 	struct tl_trace_proc *p = ld->p;
 	uint64_t t, seq;
@@ -242,7 +221,7 @@ static int free_line(struct loader *ld, const struct field *f, int n)
 	return add_event(ld, &(struct tl_trace_event){ .t_ns = t, .seq = (uint32_t)seq, .kind = TL_EV_FREE }, -1);
 }
 
-static int sample_line(struct loader *ld, const struct field *f, int n)
+static int sample_line(struct loader *ld, const struct tl_field *f, int n)
 {
 	struct tl_trace_event e = { .kind = TL_EV_SAMPLE, .seq = TL_TRACE_NONE };
 	uint64_t addr, chunk, hit;
@@ -271,7 +250,7 @@ static int sample_line(struct loader *ld, const struct field *f, int n)
 	return add_event(ld, &e, chunk == UINT64_MAX ? -1 : (int32_t)chunk);
 }
 
-static int move_line(struct loader *ld, const struct field *f, int n)
+static int move_line(struct loader *ld, const struct tl_field *f, int n)
 {
 	static const char *const dirs[] = { "initial-fast", "initial-slow", "slow-to-fast", "fast-to-slow" };
 	struct tl_trace_proc *p = ld->p;
@@ -291,8 +270,8 @@ static int move_line(struct loader *ld, const struct field *f, int n)
 
 static int line(struct loader *ld, const char *s, const char *end)
 {
-	struct field f[MAX_FIELDS];
-	int n = split(s, end, f, MAX_FIELDS);
+	struct tl_field f[MAX_FIELDS];
+	int n = tl_split_tabs(s, end, f, MAX_FIELDS);
 
 	if (f[0].n != 1)
 		return 0;
