@@ -17,4 +17,8 @@ $(OVH)/policy-observe.so: bench/overhead/policy-observe.c lib/policies/tierlab-p
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -shared -fPIC -fvisibility=hidden -o $@ $<
 
-TARGETS += $(OVH)/stream $(OVH)/gaps $(OVH)/policy-observe.so
+$(OVH)/flush-floor.so: bench/overhead/flush-floor.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -shared -fPIC -fvisibility=hidden -o $@ $< -lpthread
+
+TARGETS += $(OVH)/stream $(OVH)/gaps $(OVH)/policy-observe.so $(OVH)/flush-floor.so

@@ -128,7 +128,9 @@ int tlrt_migrate(uint32_t chunk, enum tlp_tier to, int initial)
 		tlrt_cache_place(c, to);
 	else if (tlrt.sampler_started)
 		tlrt.sampler->release_range(c->addr, c->len);
-	bound = ok = !mbind((void *)c->addr, c->len, MPOL_BIND, mask, TLRT_NODE_WORDS * 64 + 1, MPOL_MF_MOVE);
+	/* with one node set for both tiers no page can be elsewhere: the move's walk of every page would find none */
+	bound = ok = !mbind((void *)c->addr, c->len, MPOL_BIND, mask, TLRT_NODE_WORDS * 64 + 1,
+			    tlrt.same_node ? 0 : MPOL_MF_MOVE);
 	if (ok) {
 		tlrt_stat_add(count[dir], 1);
 		tlrt_stat_add(bytes[dir], c->len);
