@@ -283,7 +283,7 @@ void tlrt_cache_ready(struct tlrt_region *r, int zero)
 		to = end;
 	}
 	tlrt_populate(from, to - from);
-	tlrt_region_settle(r->addr, r->maplen);
+	tlrt_region_placed(r->addr, r->maplen);
 }
 
 int64_t tlrt_psi_some_total(const char *text)

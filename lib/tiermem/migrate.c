@@ -116,21 +116,19 @@ int tlrt_migrate(uint32_t chunk, enum tlp_tier to, int initial)
 	int saved = errno, bound, ok;
 
 	/*
-	 * An initial placement should find no page on another tier (a fresh
-	 * chunk has none yet; a reused one, cache.c, has dropped those that
-	 * were not on this tier), but it still asks the kernel to move any: in
-	 * the guest with THP always, without the move one huge page per run
-	 * stayed on the other node (the kernel then migrated 510 pages fewer
-	 * than the runtime counted; cli/tierlab-guest). For a chunk with no
-	 * pages the move costs nothing.
+	 * An initial placement finds no page on another tier (a fresh chunk
+	 * has none; a reused one, cache.c, has dropped those that were not on
+	 * this tier), so it asks for no move: the move would walk every page
+	 * of a reused region to find none. (The 511 pages the guest once
+	 * found on the other node under THP always were the arena's first
+	 * touch, region.c, not a placement.)
 	 */
 	if (initial)
 		tlrt_cache_place(c, to);
 	else if (tlrt.sampler_started)
 		tlrt.sampler->release_range(c->addr, c->len);
-	/* with one node set for both tiers no page can be elsewhere: the move's walk of every page would find none */
 	bound = ok = !mbind((void *)c->addr, c->len, MPOL_BIND, mask, TLRT_NODE_WORDS * 64 + 1,
-			    tlrt.same_node ? 0 : MPOL_MF_MOVE);
+			    initial ? 0 : MPOL_MF_MOVE);
 	if (ok) {
 		tlrt_stat_add(count[dir], 1);
 		tlrt_stat_add(bytes[dir], c->len);
@@ -139,9 +137,9 @@ int tlrt_migrate(uint32_t chunk, enum tlp_tier to, int initial)
 			tlrt_stat_add(RT_STAT_mig_failed, 1);
 			ok = 0;
 		}
-		/* placed: back under the arena's policy, or it would stay split (region.c); populate settles initial ones */
+		/* placed: back under the arena's policy unless chunks keep theirs (region.c); populate settles initial ones */
 		if (!initial)
-			tlrt_region_settle(c->addr, c->len);
+			tlrt_region_placed(c->addr, c->len);
 	} else {
 		tlrt_stat_add(RT_STAT_mig_failed, 1);
 	}

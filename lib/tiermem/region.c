@@ -10,11 +10,13 @@
  * page-table move per GiB (see sampler-fault.c). So an allocation takes
  * whole 2 MiB units of the arena without mapping anything, and a free
  * keeps the region with its pages for reuse (cache.c) or gives the memory
- * back with MADV_DONTNEED, never unmapping. Chunks
+ * back with MADV_DONTNEED, never unmapping. Under the fault sampler chunks
  * get their own NUMA policy only while their pages are placed
  * (migrate.c); otherwise the whole arena is under one policy, bound to the
  * fast and slow nodes together (tlrt_region_settle): a lasting per-chunk
- * policy would split the VMA, and the default policy would let the
+ * policy would split the VMA. Under other samplers chunks keep their
+ * policy, and their pages come at first touch (tlrt_populate). The
+ * default policy would let the
  * kernel's NUMA balancing move placed pages towards the CPUs touching them
  * (a CPU-less fast node, HBM on Xeon Max, would be emptied).
  *
@@ -118,7 +120,8 @@ static int arena_grow(uintptr_t base, uintptr_t end)
 	 */
 	if (!tlrt.arena_len) {
 		*(volatile char *)p = 0;
-		tlrt_madvise(p, TLRT_PAGE, MADV_DONTNEED);
+		/* the whole unit: with THP always that touch faulted a huge page, and dropping 4 KiB of it left 511 pages */
+		tlrt_madvise(p, TLRT_UNIT, MADV_DONTNEED);
 	}
 	tlrt.arena_len = want;
 	return 0;
@@ -156,16 +159,36 @@ struct tlrt_region *tlrt_region_alloc(uint64_t bytes, size_t align)
 	return r;
 }
 
+/*
+ * Pages are placed at malloc only where a first touch would land on the
+ * wrong tier. With one node set for both tiers it cannot; with a sampler
+ * that does not need the arena as one mapping, chunks keep their own
+ * policy (the arena splits into a VMA per run of chunks on one tier) and
+ * the kernel puts a first touch on the chunk's tier. Either way pages
+ * come when the program touches them, as without the runtime, and memory
+ * a program allocates but never touches costs it nothing (barnes's tables:
+ * 8.7x glibc's peak RSS when populated).
+ */
+static int chunk_policies_stay(void)
+{
+	return !tlrt.same_node && !(tlrt.sampler && tlrt.sampler->one_mapping);
+}
+
+int tlrt_first_touch_places(void)
+{
+	return tlrt.same_node || chunk_policies_stay();
+}
+
+/* A chunk's pages are placed: back under the arena's policy, unless the chunk's own policy stays. */
+void tlrt_region_placed(uintptr_t addr, size_t len)
+{
+	if (!chunk_policies_stay())
+		tlrt_region_settle(addr, len);
+}
+
 void tlrt_populate(uintptr_t addr, size_t len)
 {
-	/*
-	 * Placing pages at malloc is needed only where the arena's policy
-	 * would put a first touch on the wrong tier. With one node set for
-	 * both tiers it cannot: pages come at first touch, as without the
-	 * runtime, and memory a program allocates but never touches costs it
-	 * nothing (barnes's tables: 8.7x glibc's peak RSS when populated).
-	 */
-	if (tlrt.same_node)
+	if (tlrt_first_touch_places())
 		return;
 	/* before Linux 5.14 (EINVAL) a write per page does the same: the memory is fresh zeroes */
 	if (len && tlrt_madvise((void *)addr, len, MADV_POPULATE_WRITE) && errno == EINVAL)
@@ -177,7 +200,7 @@ void tlrt_region_populate(const struct tlrt_region *r)
 {
 	tlrt_populate(r->addr, (size_t)((r->bytes + TLRT_PAGE - 1) / TLRT_PAGE * TLRT_PAGE));
 	/* the pages are placed; a lasting per-chunk policy would split the arena (see above) */
-	tlrt_region_settle(r->addr, r->maplen);
+	tlrt_region_placed(r->addr, r->maplen);
 }
 
 int tlrt_region_settle(uintptr_t addr, size_t len)

@@ -72,6 +72,12 @@ struct rt_sampler_env {
 
 struct rt_sampler_ops {
 	const char *name;
+	/*
+	 * Arms managed memory as one mapping (sampler-fault.c): chunks then
+	 * cannot keep NUMA policies of their own, which split the arena, so
+	 * the core places their pages at malloc (region.c).
+	 */
+	int one_mapping;
 	/* 0, or -errno with a one-line reason in why (e.g. "userfaultfd: Operation not permitted"). */
 	int (*start)(const struct rt_sampler_env *env, char *why, size_t whylen);
 	void (*tick)(void);

@@ -182,6 +182,8 @@ void tlrt_region_populate(const struct tlrt_region *r);
  * memory whose policy migrates on fault). 0 or -errno.
  */
 int tlrt_region_settle(uintptr_t addr, size_t len);
+int tlrt_first_touch_places(void);
+void tlrt_region_placed(uintptr_t addr, size_t len);
 /* Gives a region's memory back (MADV_DONTNEED) and its units to the free map. */
 void tlrt_region_free(struct tlrt_region *r);
 /* The live region containing p (any interior pointer), or NULL. Lock held. */

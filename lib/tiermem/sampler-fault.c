@@ -695,6 +695,7 @@ void tlrt_sampler_fault_counts(struct tlrt_fault_counts *out)
 
 const struct rt_sampler_ops rt_sampler_fault = {
 	.name = "fault",
+	.one_mapping = 1,
 	.start = fault_start,
 	.tick = fault_tick,
 	.release_range = fault_release_range,

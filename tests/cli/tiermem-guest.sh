@@ -4,20 +4,22 @@
 # slow one on node 0, the budget holds, migrations went both ways, the data
 # is intact, and a freed array reused from the cache of freed regions has
 # each chunk's pages on its new node. Twice: THP always and THP never
-# (huge-page moves behave differently). Passes only on the program's PASS marker; skips (77) when
+# (huge-page moves behave differently). Then, with sampler none, that
+# nothing is populated at malloc and each page comes at first touch on its
+# chunk's tier, before and after promotions. Passes only on the program's PASS marker; skips (77) when
 # QEMU, the kernel or busybox is missing or the guest does not boot.
 . "$(dirname "$0")/lib.sh"
 guest=$top/tests/guest/run-in-guest.sh
 prog=$B/guest/tiermem-guest
 [ -x "$prog" ] || fail "$prog is not built (make $prog)"
 
-# boot THP: the guest's console in $scratch/THP.out; one retry when the
+# boot THP [ARG]: the guest's console in $scratch/THP.out; one retry when the
 # guest itself did not come up (TCG sometimes trips the kernel at boot).
 boot() {
-	local thp=$1 rc try start
+	local thp=$1 arg=${2:-} rc try start
 	for try in 1 2; do
 		start=$SECONDS
-		timeout 100 "$guest" --nodes 2 --thp "$thp" --timeout 75 -- "$prog" >"$scratch/$thp.out" 2>&1
+		timeout 100 "$guest" --nodes 2 --thp "$thp" --timeout 75 -- "$prog" $arg >"$scratch/$thp.out" 2>&1
 		rc=$?
 		secs=$((SECONDS - start))
 		[ $rc = 77 ] && grep -aq -e '^SKIP: the guest' "$scratch/$thp.out" && [ $try = 1 ] && continue
@@ -32,11 +34,15 @@ $(grep -a -e TIERMEM-GUEST -e FAIL -e tiermem: -e GUEST- -e SKIP <<<"$out" | tai
 	expect_not_contains "$out" "FAIL:"
 	expect_contains "$out" "TIERMEM-GUEST: PASS"
 	# the kernel's timestamp at power-off: boot plus the program, in guest time
-	echo "thp=$thp: PASS in ${secs}s of QEMU (guest powered off at $(sed -n 's/^\[ *\([0-9.]*\)\] reboot: Power down.*/\1/p' <<<"$out") s)"
+	echo "thp=$thp${arg:+ $arg}: PASS in ${secs}s of QEMU (guest powered off at $(sed -n 's/^\[ *\([0-9.]*\)\] reboot: Power down.*/\1/p' <<<"$out") s)"
 	grep -a -e 'TIERMEM-GUEST: phase' -e 'TIERMEM-GUEST: counters' -e 'TIERMEM-GUEST: placement' \
-		-e 'TIERMEM-GUEST: AnonHuge' -e 'TIERMEM-GUEST: fault sampler' -e 'TIERMEM-GUEST: array' -e 'TIERMEM-GUEST: no fault' -e 'TIERMEM-GUEST: reuse' <<<"$out" | sed 's/^/  /'
+		-e 'TIERMEM-GUEST: AnonHuge' -e 'TIERMEM-GUEST: fault sampler' -e 'TIERMEM-GUEST: array' -e 'TIERMEM-GUEST: no fault' -e 'TIERMEM-GUEST: reuse' \
+		-e 'TIERMEM-GUEST: first touch' <<<"$out" | sed 's/^/  /'
 }
 
 boot always
 boot never
+# without the fault sampler: pages at first touch on their chunk's tier
+boot always first-touch
+boot never first-touch
 echo ok

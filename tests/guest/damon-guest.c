@@ -525,6 +525,8 @@ static void turned_off(void)
 
 		if (tlrt_setup(env) || !(p = tlrt_alloc(ARR_BYTES, 0, 0x7000)))
 			_exit(1);
+		/* pages come at first touch (region.c): only read, they would all be the zero page, which DAMON does not see */
+		memset((void *)p, 1, ARR_BYTES);
 		for (t = now_s(); now_s() < t + 3 || !tlrt_stat(RT_STAT_samples);) {
 			burst(p);
 			nanosleep(&(struct timespec){ 0, 1000000 }, NULL);

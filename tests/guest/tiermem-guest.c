@@ -28,6 +28,10 @@
  * this file provides tlrt_policy_load/unload in place of policy-load.c
  * (which dlopens a plugin), handing the policy the same parameters.
  *
+ * With the argument "first-touch" it checks instead that without the fault
+ * sampler nothing is populated at malloc and every page comes at first
+ * touch on its chunk's tier, before and after promotions (first_touch()).
+ *
  * Output: lines "TIERMEM-GUEST: ..." on stdout, "FAIL: ..." per failed
  * check, "TIERMEM-GUEST: PASS" and exit 0, or exit 1; exit 77 with
  * "SKIP: ..." when there are not two memory nodes.
@@ -523,7 +527,130 @@ static void phase_reuse(void)
 	     SET_B, line, FAST_NODE, FAST_NODE, SLOW_NODE, busy);
 }
 
-int main(void)
+/* ---- first touch: sampler none, chunks keep their own policy ---- */
+
+#define FT_BYTES (64 * MiB)
+#define FT_CHUNKS (FT_BYTES / CHUNK)
+
+/* Pages of [p, p + n) in memory (mincore). */
+static size_t resident_pages(const void *p, size_t n)
+{
+	static unsigned char vec[FT_BYTES / PAGE];
+	size_t in = 0;
+
+	if (n > FT_BYTES || mincore((void *)p, n, vec))
+		return (size_t)-1;
+	for (size_t i = 0; i < n / PAGE; i++)
+		in += vec[i] & 1;
+	return in;
+}
+
+/* Chunk c's first page of ft is on the node of the tier the runtime reports. */
+static void check_first_page(char *ft, int c, const char *when, char *line)
+{
+	int tier = tlrt_tier_of(ft + (size_t)c * CHUNK), node = tier == TLP_FAST ? FAST_NODE : SLOW_NODE, st = 0;
+	unsigned long busy = 0;
+
+	line[c] = tier == TLP_FAST ? 'F' : 's';
+	if (pages_off_node(ft + (size_t)c * CHUNK, PAGE, node, &st, &busy))
+		fail("first touch, %s: chunk %d is %s, its touched page is not on node %d (status %d)", when, c,
+		     tier == TLP_FAST ? "fast" : "slow", node, st);
+}
+
+/*
+ * Without the fault sampler nothing needs the arena as one mapping: chunks
+ * keep their NUMA policy, nothing is populated at malloc, and a page comes
+ * at the program's first touch on its chunk's tier, also after the chunk
+ * has been promoted or demoted. Even chunks are touched before the
+ * delivered samples move six chunks, odd ones only after.
+ */
+static int first_touch(void)
+{
+	static char out[64] = "TIERLAB_OUT=/tmp";
+	static char chunks[64];
+	char *env[16], line[FT_CHUNKS + 1];
+	int n = 0, thp;
+	size_t in, most;
+	char *ft;
+	uint64_t before;
+	double t0;
+	FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "r");
+	char mode[128] = "";
+
+	if (f) {
+		if (!fgets(mode, sizeof(mode), f))
+			mode[0] = '\0';
+		fclose(f);
+	}
+	thp = strstr(mode, "[always]") != NULL;
+	snprintf(chunks, sizeof(chunks), "TIERLAB_CHUNKS=%d", BUDGET);
+	env[n++] = "TIERLAB_POLICY=lru";
+	env[n++] = "TIERLAB_FAST_NODES=1";
+	env[n++] = "TIERLAB_SLOW_NODES=0";
+	env[n++] = chunks;
+	env[n++] = "TIERLAB_CHUNK_SIZE=2MiB";
+	env[n++] = "TIERLAB_THRESHOLD=1MiB";
+	env[n++] = "TIERLAB_RATE=100Hz";
+	env[n++] = "TIERLAB_SAMPLER=none";
+	env[n++] = "TIERLAB_STRICT=1";
+	env[n++] = out;
+	env[n] = NULL;
+	if (tlrt_setup(env) != 0) {
+		fail("tlrt_setup refused the variables");
+		return 1;
+	}
+	ft = tlrt_alloc(FT_BYTES, 0, 0x5000);
+	if (!ft || tlrt_state() != TLRT_ACTIVE) {
+		fail("tlrt_alloc(%lu): %p, runtime state %d", FT_BYTES, (void *)ft, tlrt_state());
+		return 1;
+	}
+	if ((in = resident_pages(ft, FT_BYTES)) != 0)
+		fail("first touch: %zu of %lu pages resident before any touch (populated at malloc)", in, FT_BYTES / PAGE);
+	for (int c = 0; c < (int)FT_CHUNKS; c += 2)
+		ft[(size_t)c * CHUNK] = 1;
+	memset(line, '.', FT_CHUNKS);
+	line[FT_CHUNKS] = '\0';
+	for (int c = 0; c < (int)FT_CHUNKS; c += 2)
+		check_first_page(ft, c, "before the samples", line);
+	note("first touch: tiers of the touched even chunks %s, %zu pages resident before the touch", line, in);
+
+	/* six slow chunks at the end, three touched and three not, sampled: LRU promotes them */
+	before = tlrt_stat(RT_STAT_samples);
+	for (int c = (int)FT_CHUNKS - BUDGET; c < (int)FT_CHUNKS; c++)
+		deliver(ft + (size_t)c * CHUNK, 0x5100 + (uintptr_t)c);
+	for (t0 = now_s(); tlrt_stat(RT_STAT_samples) < before + BUDGET && now_s() < t0 + DRAIN_SECONDS;)
+		nanosleep(&(struct timespec){ 0, 5000000 }, NULL);
+	if (tlrt_stat(RT_STAT_samples) < before + BUDGET)
+		fail("first touch: %llu of %d delivered samples drained",
+		     (unsigned long long)(tlrt_stat(RT_STAT_samples) - before), BUDGET);
+	for (int c = (int)FT_CHUNKS - BUDGET; c < (int)FT_CHUNKS; c++)
+		if (tlrt_tier_of(ft + (size_t)c * CHUNK) != TLP_FAST)
+			fail("first touch: chunk %d was sampled last but is slow", c);
+	for (int c = 1; c < (int)FT_CHUNKS; c += 2)
+		ft[(size_t)c * CHUNK] = 1;
+	tlrt_finish();
+	for (int c = 0; c < (int)FT_CHUNKS; c++)
+		check_first_page(ft, c, c % 2 ? "touched after the samples" : "moved by the samples", line);
+	/* one page a chunk was touched; with THP always, the kernel may fault the chunk's huge page whole */
+	in = resident_pages(ft, FT_BYTES);
+	most = FT_CHUNKS * (thp ? CHUNK / PAGE : 1);
+	if (in < FT_CHUNKS || in > most)
+		fail("first touch: %zu pages resident after %lu touched pages (THP %s: expected %lu to %zu)", in,
+		     FT_CHUNKS, thp ? "always" : "not always", FT_CHUNKS, most);
+	if (tlrt_stat(RT_STAT_mig_failed))
+		fail("first touch: %llu failed migrations", (unsigned long long)tlrt_stat(RT_STAT_mig_failed));
+	note("first touch: tiers %s after the samples (F fast on node %d, s slow on node %d), %zu of %lu pages resident, %llu promotions",
+	     line, FAST_NODE, SLOW_NODE, in, FT_BYTES / PAGE, (unsigned long long)tlrt_stat(RT_STAT_mig_slow_to_fast));
+	tlrt_free(ft);
+	if (failures) {
+		printf("TIERMEM-GUEST: FAIL (%d failed checks)\n", failures);
+		return 1;
+	}
+	printf("TIERMEM-GUEST: PASS\n");
+	return 0;
+}
+
+int main(int argc, char **argv)
 {
 	static char out[64] = "TIERLAB_OUT=/tmp";
 	char why[256] = "", sampler[64], chunks[64];
@@ -534,6 +661,8 @@ int main(void)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (!check_nodes())
 		return 77;
+	if (argc > 1 && !strcmp(argv[1], "first-touch"))
+		return first_touch();
 	fault_ok = uffd_move_works(why, sizeof(why));
 	if (fault_ok)
 		note("userfaultfd with UFFDIO_MOVE works: phase 1 uses the fault sampler");
