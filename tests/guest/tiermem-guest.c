@@ -527,6 +527,33 @@ static void phase_reuse(void)
 	     SET_B, line, FAST_NODE, FAST_NODE, SLOW_NODE, busy);
 }
 
+/* The runtime set up as a user would: LRU, fast node 1, slow node 0, BUDGET chunks of 2 MiB, plus extra (NULL-ended). */
+static int runtime_setup(const char *const *extra)
+{
+	static char out[64] = "TIERLAB_OUT=/tmp", chunks[64];
+	char *env[16];
+	int n = 0;
+
+	snprintf(chunks, sizeof(chunks), "TIERLAB_CHUNKS=%d", BUDGET);
+	env[n++] = "TIERLAB_POLICY=lru";
+	env[n++] = "TIERLAB_FAST_NODES=1";
+	env[n++] = "TIERLAB_SLOW_NODES=0";
+	env[n++] = chunks;
+	env[n++] = "TIERLAB_CHUNK_SIZE=2MiB";
+	env[n++] = "TIERLAB_THRESHOLD=1MiB";
+	env[n++] = "TIERLAB_RATE=100Hz";
+	env[n++] = "TIERLAB_STRICT=1";
+	env[n++] = out;
+	while (*extra && n < 15)
+		env[n++] = (char *)*extra++;
+	env[n] = NULL;
+	if (tlrt_setup(env) != 0) {
+		fail("tlrt_setup refused the variables");
+		return -1;
+	}
+	return 0;
+}
+
 /* ---- first touch: sampler none, chunks keep their own policy ---- */
 
 #define FT_BYTES (64 * MiB)
@@ -566,10 +593,9 @@ static void check_first_page(char *ft, int c, const char *when, char *line)
  */
 static int first_touch(void)
 {
-	static char out[64] = "TIERLAB_OUT=/tmp";
-	static char chunks[64];
-	char *env[16], line[FT_CHUNKS + 1];
-	int n = 0, thp;
+	static const char *const extra[] = { "TIERLAB_SAMPLER=none", NULL };
+	char line[FT_CHUNKS + 1];
+	int thp;
 	size_t in, most;
 	char *ft;
 	uint64_t before;
@@ -583,22 +609,8 @@ static int first_touch(void)
 		fclose(f);
 	}
 	thp = strstr(mode, "[always]") != NULL;
-	snprintf(chunks, sizeof(chunks), "TIERLAB_CHUNKS=%d", BUDGET);
-	env[n++] = "TIERLAB_POLICY=lru";
-	env[n++] = "TIERLAB_FAST_NODES=1";
-	env[n++] = "TIERLAB_SLOW_NODES=0";
-	env[n++] = chunks;
-	env[n++] = "TIERLAB_CHUNK_SIZE=2MiB";
-	env[n++] = "TIERLAB_THRESHOLD=1MiB";
-	env[n++] = "TIERLAB_RATE=100Hz";
-	env[n++] = "TIERLAB_SAMPLER=none";
-	env[n++] = "TIERLAB_STRICT=1";
-	env[n++] = out;
-	env[n] = NULL;
-	if (tlrt_setup(env) != 0) {
-		fail("tlrt_setup refused the variables");
+	if (runtime_setup(extra))
 		return 1;
-	}
 	ft = tlrt_alloc(FT_BYTES, 0, 0x5000);
 	if (!ft || tlrt_state() != TLRT_ACTIVE) {
 		fail("tlrt_alloc(%lu): %p, runtime state %d", FT_BYTES, (void *)ft, tlrt_state());
@@ -652,10 +664,9 @@ static int first_touch(void)
 
 int main(int argc, char **argv)
 {
-	static char out[64] = "TIERLAB_OUT=/tmp";
-	char why[256] = "", sampler[64], chunks[64];
-	char *env[16];
-	int fault_ok, n = 0, nfast;
+	char why[256] = "", sampler[64];
+	const char *extra[] = { "TIERLAB_LOG=counters", "TIERLAB_VERBOSE=1", sampler, NULL };
+	int fault_ok, nfast;
 	double t0;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -669,24 +680,8 @@ int main(int argc, char **argv)
 	else
 		note("no fault sampler here (%s): phase 1 skipped, delivered samples only", why);
 	snprintf(sampler, sizeof(sampler), "TIERLAB_SAMPLER=%s", fault_ok ? "fault" : "none");
-	snprintf(chunks, sizeof(chunks), "TIERLAB_CHUNKS=%d", BUDGET);
-	env[n++] = "TIERLAB_POLICY=lru";
-	env[n++] = "TIERLAB_FAST_NODES=1";
-	env[n++] = "TIERLAB_SLOW_NODES=0";
-	env[n++] = chunks;
-	env[n++] = "TIERLAB_CHUNK_SIZE=2MiB";
-	env[n++] = "TIERLAB_THRESHOLD=1MiB";
-	env[n++] = "TIERLAB_RATE=100Hz";
-	env[n++] = "TIERLAB_LOG=counters";
-	env[n++] = "TIERLAB_VERBOSE=1";
-	env[n++] = "TIERLAB_STRICT=1";
-	env[n++] = sampler;
-	env[n++] = out;
-	env[n] = NULL;
-	if (tlrt_setup(env) != 0) {
-		fail("tlrt_setup refused the variables");
+	if (runtime_setup(extra))
 		return 1;
-	}
 
 	t0 = now_s();
 	for (int a = 0; a < NARR; a++) {
