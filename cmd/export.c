@@ -124,13 +124,7 @@ int cmd_export(int argc, const char **argv)
 	if (run) {
 		if (tl_store_get_run(st, run, &one))
 			goto out;
-	} else if (tl_store_query_runs(st, experiment, &rows, &n)) {
-		goto out;
-	} else if (!n) {
-		if (experiment)
-			error("no runs of experiment '%s' in '%s'", experiment, db);
-		else
-			error("no runs in '%s'", db);
+	} else if (tl_runs_load(st, db, experiment, &rows, &n)) {
 		goto out;
 	}
 	if (table < 0)

@@ -52,21 +52,9 @@ static int load_report(struct tl_store *st, const char *db, const char *experime
 	size_t n = 0, kept;
 	int ret = -EINVAL;
 
-	if (tl_store_query_runs(st, experiment, &rows, &n))
+	if (tl_runs_load(st, db, experiment, &rows, &n) ||
+	    tl_baseline_load(st, rows[0].experiment, &baseline, &stored, &sel))
 		goto out;
-	if (!n) {
-		if (experiment)
-			error("no runs of experiment '%s' in '%s'", experiment, db);
-		else
-			error("no runs in '%s'", db);
-		goto out;
-	}
-	if (!baseline && !tl_store_experiment_baseline(st, rows[0].experiment, &stored))
-		baseline = stored;
-	if (baseline && *baseline && tl_selector_parse(baseline, &sel, &err)) {
-		error("--baseline: %s", strncmp(err.msg, "--where: ", 9) ? err.msg : err.msg + 9);
-		goto out;
-	}
 	if (where && tl_selector_parse(where, &wsel, &err)) {
 		error("%s", err.msg);
 		goto out;

@@ -161,22 +161,9 @@ int cmd_report(int argc, const char **argv)
 		db = tl_path_default_db();
 	if (tl_store_open_existing(db, &st))
 		return 2;
-	if (tl_store_query_runs(st, experiment, &rows, &n))
+	if (tl_runs_load(st, db, experiment, &rows, &n) ||
+	    tl_baseline_load(st, rows[0].experiment, &baseline, &stored_baseline, &sel))
 		goto out;
-	if (!n) {
-		if (experiment)
-			error("no runs of experiment '%s' in '%s'", experiment, db);
-		else
-			error("no runs in '%s'", db);
-		goto out;
-	}
-	if (!baseline && !tl_store_experiment_baseline(st, rows[0].experiment, &stored_baseline))
-		baseline = stored_baseline;
-	if (baseline && *baseline && tl_selector_parse(baseline, &sel, &err)) {
-		/* the selector parser speaks of --where; here the same syntax is --baseline */
-		error("--baseline: %s", strncmp(err.msg, "--where: ", 9) ? err.msg : err.msg + 9);
-		goto out;
-	}
 	if (by_list && baseline && *baseline && !selector_within(&sel, by)) {
 		/* a group pools runs of every other axis: a baseline naming one of those has no row */
 		snprintf(note, sizeof(note), "no %% of baseline: the baseline '%s' names an axis that --by pools", baseline);

@@ -213,6 +213,19 @@ int tl_report_format_find(const char *name, enum tl_report_format *fmt, struct t
 /* "text, markdown, csv or json" */
 const char *tl_report_format_list(void);
 
+/*
+ * The experiment's runs (experiment NULL: the latest's), or -1 having said
+ * on stderr that db holds none.
+ */
+int tl_runs_load(struct tl_store *st, const char *db, const char *experiment, struct tl_run_row **rows, size_t *n);
+/*
+ * The baseline selector: *baseline as given, else the experiment's stored
+ * one (*stored, for the caller to free). sel stays empty without one; -1
+ * having said why when it does not parse.
+ */
+int tl_baseline_load(struct tl_store *st, const char *experiment, const char **baseline, char **stored,
+		     struct tl_selector *sel);
+
 /* Returns 0, -EINVAL for an unknown format, -ENOMEM, or -EIO when writing to out failed. */
 int tl_report_print(const struct tl_report *rep, enum tl_report_format fmt, FILE *out);
 
