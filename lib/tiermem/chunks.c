@@ -52,6 +52,7 @@ int tlrt_chunks_alloc(struct tlrt_region *r)
 		c->len = (i + 1) * cs <= len ? cs : len - i * cs;
 		c->region = (uint32_t)((r->addr - base) >> TLRT_UNIT_SHIFT);
 		c->tier = TLP_SLOW;
+		__atomic_store_n(&c->touch_tier, TLP_SLOW, __ATOMIC_RELEASE);
 		c->live = 1;
 	}
 	tlrt.live_chunks += (uint32_t)n;
@@ -67,6 +68,7 @@ void tlrt_chunks_free(struct tlrt_region *r)
 			tlrt.fast_chunks--;
 		c->live = 0;
 		c->tier = TLP_SLOW;
+		__atomic_store_n(&c->touch_tier, TLP_SLOW, __ATOMIC_RELEASE);
 	}
 	tlrt.live_chunks -= r->nchunks;
 	tlrt_bitmap_free(&tlrt.chunk_map, r->first_chunk, r->nchunks);

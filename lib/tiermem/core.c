@@ -508,6 +508,8 @@ void tlrt_finish(void)
 	if (tlrt.sampler_started) {
 		tlrt.sampler->stop();
 		tlrt.sampler_started = 0;
+		/* nothing places first touches any more: later allocations are populated (region.c) */
+		atomic_store(&tlrt.watched, 0);
 	}
 	tlrt_drain();
 files:

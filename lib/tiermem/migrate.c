@@ -127,6 +127,8 @@ int tlrt_migrate(uint32_t chunk, enum tlp_tier to, int initial)
 		tlrt_cache_place(c, to);
 	else if (tlrt.sampler_started)
 		tlrt.sampler->release_range(c->addr, c->len);
+	/* a page first touched while the chunk moves must land where it is going */
+	__atomic_store_n(&c->touch_tier, (uint8_t)to, __ATOMIC_RELEASE);
 	bound = ok = !mbind((void *)c->addr, c->len, MPOL_BIND, mask, TLRT_NODE_WORDS * 64 + 1,
 			    initial ? 0 : MPOL_MF_MOVE);
 	if (ok) {
@@ -142,6 +144,8 @@ int tlrt_migrate(uint32_t chunk, enum tlp_tier to, int initial)
 			tlrt_region_placed(c->addr, c->len);
 	} else {
 		tlrt_stat_add(RT_STAT_mig_failed, 1);
+		if (!initial)
+			__atomic_store_n(&c->touch_tier, c->tier, __ATOMIC_RELEASE);
 	}
 	tlrt_log_migration(chunk, dir, ok);
 	errno = saved;

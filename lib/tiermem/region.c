@@ -124,6 +124,8 @@ static int arena_grow(uintptr_t base, uintptr_t end)
 		tlrt_madvise(p, TLRT_UNIT, MADV_DONTNEED);
 	}
 	tlrt.arena_len = want;
+	if (tlrt.sampler_started && tlrt.sampler->watch && !tlrt.same_node)
+		tlrt.watched = !tlrt.sampler->watch(base, want);
 	return 0;
 }
 
@@ -174,9 +176,14 @@ static int chunk_policies_stay(void)
 	return !tlrt.same_node && !(tlrt.sampler && tlrt.sampler->one_mapping);
 }
 
+/*
+ * Under the fault sampler the arena is one VMA and chunks have no policy
+ * of their own; the sampler then hands first touches to first-touch.c,
+ * which places them, once it watches the whole arena (after each growth).
+ */
 int tlrt_first_touch_places(void)
 {
-	return tlrt.same_node || chunk_policies_stay();
+	return tlrt.same_node || chunk_policies_stay() || tlrt.watched;
 }
 
 /* A chunk's pages are placed: back under the arena's policy, unless the chunk's own policy stays. */

@@ -68,6 +68,14 @@ struct rt_sampler_env {
 	 * thing whatever the sampler.
 	 */
 	void (*deliver)(const struct rt_sample *s);
+	/*
+	 * NULL, or where a sampler that watches managed memory for first
+	 * touches (watch() below) sends each one, from its own thread, while
+	 * the toucher waits: the core puts a page at addr on the right tier
+	 * through the userfaultfd uffd (first-touch.c). The sampler wakes the
+	 * toucher afterwards.
+	 */
+	void (*first_touch)(int uffd, uintptr_t addr);
 };
 
 struct rt_sampler_ops {
@@ -75,7 +83,7 @@ struct rt_sampler_ops {
 	/*
 	 * Arms managed memory as one mapping (sampler-fault.c): chunks then
 	 * cannot keep NUMA policies of their own, which split the arena, so
-	 * the core places their pages at malloc (region.c).
+	 * the core places their pages through watch(), or at malloc (region.c).
 	 */
 	int one_mapping;
 	/* 0, or -errno with a one-line reason in why (e.g. "userfaultfd: Operation not permitted"). */
@@ -87,6 +95,12 @@ struct rt_sampler_ops {
 	 * protected, and its contents are where the program left them.
 	 */
 	void (*release_range)(uintptr_t addr, size_t len);
+	/*
+	 * NULL, or: from now on, send first touches of pages in [addr,
+	 * addr+len) (one mapping, the whole arena) to env->first_touch. 0 when
+	 * it will; the core populates at malloc otherwise.
+	 */
+	int (*watch)(uintptr_t addr, size_t len);
 	/* Leaves nothing armed; joins any thread it started. */
 	void (*stop)(void);
 	/* fork(): prepare in the parent before (restore everything), then parent/child after. */

@@ -38,7 +38,8 @@
 	X(cache_chunks_replaced, "",   "chunks of reused regions whose pages were on the other tier: dropped, faulted afresh") \
 	X(cache_bytes_peak,   "bytes", "peak bytes held by the cache of freed regions") \
 	X(cache_bytes_returned, "bytes", "bytes the cache gave back to the kernel (over its bound, under memory pressure)") \
-	X(cache_pressure_trims, "",    "times the cache was emptied because the system was short of memory")
+	X(cache_pressure_trims, "",    "times the cache was emptied because the system was short of memory") \
+	X(first_touch_bytes,  "bytes", "bytes the fault sampler's handler placed on their chunk's tier at first touch")
 
 enum rt_stat {
 #define RT_STAT_ENUM(name, unit, desc) RT_STAT_##name,

@@ -80,6 +80,7 @@ struct tlrt_chunk {
 	uint64_t len;		/* the last chunk of a region may be partial */
 	uint32_t region;	/* start unit of its region */
 	uint8_t tier;		/* enum tlp_tier */
+	uint8_t touch_tier;	/* where its first touches go (first-touch.c): set before its pages move */
 	uint8_t live;
 	uint8_t placed;		/* initial placement done */
 	uint8_t kept;		/* reused: its pages from earlier use stayed (on its tier), not zero */
@@ -116,6 +117,7 @@ struct tlrt_rt {
 	/* tiers */
 	unsigned long fast_mask[TLRT_NODE_WORDS], slow_mask[TLRT_NODE_WORDS];
 	int same_node;
+	_Atomic int watched;	/* the sampler sends first touches in the arena to first-touch.c */
 
 	/* policy (policy-load.c) */
 	void *dl;
@@ -184,6 +186,8 @@ void tlrt_region_populate(const struct tlrt_region *r);
 int tlrt_region_settle(uintptr_t addr, size_t len);
 int tlrt_first_touch_places(void);
 void tlrt_region_placed(uintptr_t addr, size_t len);
+/* first-touch.c: puts the page at addr (and its neighbours) on its chunk's tier; the sampler's env.first_touch. */
+void tlrt_first_touch(int uffd, uintptr_t addr);
 /* Gives a region's memory back (MADV_DONTNEED) and its units to the free map. */
 void tlrt_region_free(struct tlrt_region *r);
 /* The live region containing p (any interior pointer), or NULL. Lock held. */

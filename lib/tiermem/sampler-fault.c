@@ -56,6 +56,7 @@
 #endif
 
 #define GIB (1UL << 30)
+#define UNIT (2UL << 20)	/* what a first touch places at most (first-touch.c) */
 #define STASH_MIN (64UL << 30)	/* address space only; doubled when the span outgrows it */
 #define NTIDFD 16
 /*
@@ -89,6 +90,8 @@ static struct {
 	size_t stash_len;
 	enum arm_state state;
 	struct rt_block armed;	/* the span while ARMING or ARMED */
+	struct rt_block watch;	/* registered between samples: first touches go to env->first_touch */
+	int can_move;		/* UFFDIO_MOVE (Linux 6.8), which first touches need */
 	int have_pending;	/* a fault came while ARMING: the sample, once ARMED */
 	struct uffd_msg pending;
 	int paused;		/* between fork prepare and parent */
@@ -275,7 +278,11 @@ static void restore(void)
 		F.c.fallback++;
 		if (move_range(b.addr, F.stash, b.len, &moved, 0))
 			copy_back(b.addr + moved, F.stash + moved, b.len - moved);
-		tlrt_uffd_unregister(F.fd, b.addr, b.len);
+		if (!F.watch.len)
+			tlrt_uffd_unregister(F.fd, b.addr, b.len);
+	} else if (F.watch.len) {
+		/* the memory came back unregistered; a first touch before this line is the kernel's to place */
+		tlrt_uffd_register(F.fd, F.watch.addr, F.watch.len, UFFDIO_REGISTER_MODE_MISSING, NULL);
 	}
 	F.state = IDLE;
 }
@@ -362,6 +369,14 @@ static void on_fault(const struct uffd_msg *m)
 			F.c.stray++;
 		}
 		pthread_mutex_unlock(&F.lock);
+		return;
+	}
+	if (F.fd >= 0 && F.watch.len && a - F.watch.addr < F.watch.len) {
+		/* a first touch (or a later thread of a sample, whose page may be missing too) */
+		F.env->first_touch(F.fd, a);
+		F.c.first_touch++;
+		pthread_mutex_unlock(&F.lock);
+		wake_range(F.fd, a & ~(UNIT - 1), UNIT);
 		return;
 	}
 	/* a later thread of the same tick, read after the memory went back: it only needs waking */
@@ -479,6 +494,7 @@ static int start_locked(char *why, size_t whylen)
 		F.fd = -1;
 		return err;
 	}
+	F.can_move = !!(got & UFFD_FEATURE_MOVE);
 	tid_fds_close();
 	F.state = IDLE;
 	F.have_pending = 0;
@@ -546,7 +562,10 @@ static void fault_tick(void)
 		char why[128];
 
 		F.restart = 0;
-		start_locked(why, sizeof(why));
+		/* a child inherits no registration: watch its arena again */
+		if (!start_locked(why, sizeof(why)) && F.watch.len &&
+		    tlrt_uffd_register(F.fd, F.watch.addr, F.watch.len, UFFDIO_REGISTER_MODE_MISSING, NULL))
+			F.watch.len = 0;
 	}
 	/* still armed from an earlier tick: the program has not touched its memory since */
 	if (F.fd < 0 || F.paused || F.state != IDLE || atomic_load(&F.stopping))
@@ -578,7 +597,8 @@ static void fault_tick(void)
 	if (err) {
 		/* EFAULT: the program split managed memory into several mappings (mprotect, mlock) */
 		F.state = IDLE;
-		tlrt_uffd_unregister(F.fd, b.addr, b.len);
+		if (!F.watch.len)
+			tlrt_uffd_unregister(F.fd, b.addr, b.len);
 		F.c.skipped_other++;
 		say_once("cannot move managed memory out (it is no longer one mapping)", err);
 		pthread_cond_broadcast(&F.settled);
@@ -631,6 +651,9 @@ static void fault_stop(void)
 	b = F.armed;
 	if (disarm())
 		wake_range(F.fd, b.addr, b.len);
+	if (F.watch.len)
+		tlrt_uffd_unregister(F.fd, F.watch.addr, F.watch.len);
+	F.watch.len = 0;
 	atomic_store(&F.stopping, 1);
 	pthread_mutex_unlock(&F.lock);
 	handlers_join();
@@ -686,6 +709,19 @@ static void fault_atfork_child(void)
 	memset(&F.c, 0, sizeof(F.c));
 }
 
+/* The core's whole arena (one mapping), after it grew; nothing is armed (the core released it). */
+static int fault_watch(uintptr_t addr, size_t len)
+{
+	int err = -1;
+
+	pthread_mutex_lock(&F.lock);
+	if (F.fd >= 0 && F.env->first_touch && F.can_move && F.state == IDLE &&
+	    !(err = tlrt_uffd_register(F.fd, addr, len, UFFDIO_REGISTER_MODE_MISSING, NULL)))
+		F.watch = (struct rt_block){ addr, len };
+	pthread_mutex_unlock(&F.lock);
+	return err;
+}
+
 void tlrt_sampler_fault_counts(struct tlrt_fault_counts *out)
 {
 	pthread_mutex_lock(&F.lock);
@@ -699,6 +735,7 @@ const struct rt_sampler_ops rt_sampler_fault = {
 	.start = fault_start,
 	.tick = fault_tick,
 	.release_range = fault_release_range,
+	.watch = fault_watch,
 	.stop = fault_stop,
 	.atfork_prepare = fault_atfork_prepare,
 	.atfork_parent = fault_atfork_parent,

@@ -16,6 +16,7 @@ struct tlrt_fault_counts {
 	uint64_t skipped_other;	/* ticks that could not arm (no span, memory split, no stash) */
 	uint64_t fallback;	/* restores the kernel refused to move, done page by page */
 	uint64_t stray;		/* later faults of an arming: threads that only needed waking */
+	uint64_t first_touch;	/* first touches of watched memory, placed by the core */
 };
 
 void tlrt_sampler_fault_counts(struct tlrt_fault_counts *out);

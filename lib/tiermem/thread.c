@@ -64,6 +64,8 @@ int tlrt_sampler_setup(char *why, size_t whylen)
 		.rate_hz = tlrt.opt.rate_hz,
 		.span = span,
 		.deliver = tlrt_ring_push,
+		/* one node set for both tiers: wherever the kernel puts a page is right */
+		.first_touch = tlrt.same_node ? NULL : tlrt_first_touch,
 	};
 	if (ops->start(&tlrt.sampler_env, reason, sizeof(reason))) {
 		snprintf(why, whylen, "sampler '%s': %s", ops->name, reason[0] ? reason : "cannot start");

@@ -4,9 +4,9 @@
 # slow one on node 0, the budget holds, migrations went both ways, the data
 # is intact, and a freed array reused from the cache of freed regions has
 # each chunk's pages on its new node. Twice: THP always and THP never
-# (huge-page moves behave differently). Then, with sampler none, that
-# nothing is populated at malloc and each page comes at first touch on its
-# chunk's tier, before and after promotions. Passes only on the program's PASS marker; skips (77) when
+# (huge-page moves behave differently). Then, with sampler none and with
+# the fault sampler, that nothing is populated at malloc and each page
+# comes at first touch on its chunk's tier, before and after promotions. Passes only on the program's PASS marker; skips (77) when
 # QEMU, the kernel or busybox is missing or the guest does not boot.
 . "$(dirname "$0")/lib.sh"
 guest=$top/tests/guest/run-in-guest.sh
@@ -45,4 +45,7 @@ boot never
 # without the fault sampler: pages at first touch on their chunk's tier
 boot always first-touch
 boot never first-touch
+# under the fault sampler: its handler places each first touch
+boot always first-touch-fault
+boot never first-touch-fault
 echo ok

@@ -28,9 +28,11 @@
  * this file provides tlrt_policy_load/unload in place of policy-load.c
  * (which dlopens a plugin), handing the policy the same parameters.
  *
- * With the argument "first-touch" it checks instead that without the fault
- * sampler nothing is populated at malloc and every page comes at first
- * touch on its chunk's tier, before and after promotions (first_touch()).
+ * With the argument "first-touch" it checks instead that nothing is
+ * populated at malloc and every page comes at first touch on its chunk's
+ * tier, before and after promotions (first_touch()): with sampler none,
+ * where chunks keep their own policy, and with "first-touch-fault" under
+ * the fault sampler, whose handler places each first touch.
  *
  * Output: lines "TIERMEM-GUEST: ..." on stdout, "FAIL: ..." per failed
  * check, "TIERMEM-GUEST: PASS" and exit 0, or exit 1; exit 77 with
@@ -572,28 +574,40 @@ static size_t resident_pages(const void *p, size_t n)
 	return in;
 }
 
-/* Chunk c's first page of ft is on the node of the tier the runtime reports. */
+/*
+ * Chunk c's first page of ft is on the node of the tier the runtime
+ * reports. With the runtime's lock held no tick arms the memory (its span
+ * is busy), and what an earlier tick armed is put back first.
+ */
 static void check_first_page(char *ft, int c, const char *when, char *line)
 {
-	int tier = tlrt_tier_of(ft + (size_t)c * CHUNK), node = tier == TLP_FAST ? FAST_NODE : SLOW_NODE, st = 0;
+	int tier, node, st = 0;
 	unsigned long busy = 0;
 
+	pthread_mutex_lock(&tlrt.lock);
+	if (tlrt.sampler_started)
+		tlrt.sampler->release_range((uintptr_t)ft, FT_BYTES);
+	tier = tlrt.chunks[tlrt_chunk_of((uintptr_t)(ft + (size_t)c * CHUNK))].tier;
+	node = tier == TLP_FAST ? FAST_NODE : SLOW_NODE;
 	line[c] = tier == TLP_FAST ? 'F' : 's';
 	if (pages_off_node(ft + (size_t)c * CHUNK, PAGE, node, &st, &busy))
 		fail("first touch, %s: chunk %d is %s, its touched page is not on node %d (status %d)", when, c,
 		     tier == TLP_FAST ? "fast" : "slow", node, st);
+	pthread_mutex_unlock(&tlrt.lock);
 }
 
 /*
- * Without the fault sampler nothing needs the arena as one mapping: chunks
- * keep their NUMA policy, nothing is populated at malloc, and a page comes
- * at the program's first touch on its chunk's tier, also after the chunk
- * has been promoted or demoted. Even chunks are touched before the
- * delivered samples move six chunks, odd ones only after.
+ * Nothing is populated at malloc, and a page comes at the program's first
+ * touch on its chunk's tier, also after the chunk has been promoted or
+ * demoted. Without the fault sampler chunks keep their NUMA policy; under
+ * it the arena is one mapping and the sampler's handler places each first
+ * touch, with its neighbours (the unit under THP always, 64 KiB
+ * otherwise). Even chunks are touched before the delivered samples move
+ * six chunks, odd ones only after.
  */
-static int first_touch(void)
+static int first_touch(int fault)
 {
-	static const char *const extra[] = { "TIERLAB_SAMPLER=none", NULL };
+	const char *const extra[] = { fault ? "TIERLAB_SAMPLER=fault" : "TIERLAB_SAMPLER=none", NULL };
 	char line[FT_CHUNKS + 1];
 	int thp;
 	size_t in, most;
@@ -645,14 +659,19 @@ static int first_touch(void)
 		check_first_page(ft, c, c % 2 ? "touched after the samples" : "moved by the samples", line);
 	/* one page a chunk was touched; with THP always, the kernel may fault the chunk's huge page whole */
 	in = resident_pages(ft, FT_BYTES);
-	most = FT_CHUNKS * (thp ? CHUNK / PAGE : 1);
+	most = FT_CHUNKS * (thp ? CHUNK / PAGE : fault ? 16 : 1);
+	if (fault && tlrt_stat(RT_STAT_first_touch_bytes) < FT_CHUNKS * PAGE)
+		fail("first touch: the fault handler placed %llu bytes, at least %lu touched",
+		     (unsigned long long)tlrt_stat(RT_STAT_first_touch_bytes), FT_CHUNKS * PAGE);
 	if (in < FT_CHUNKS || in > most)
 		fail("first touch: %zu pages resident after %lu touched pages (THP %s: expected %lu to %zu)", in,
 		     FT_CHUNKS, thp ? "always" : "not always", FT_CHUNKS, most);
 	if (tlrt_stat(RT_STAT_mig_failed))
 		fail("first touch: %llu failed migrations", (unsigned long long)tlrt_stat(RT_STAT_mig_failed));
-	note("first touch: tiers %s after the samples (F fast on node %d, s slow on node %d), %zu of %lu pages resident, %llu promotions",
-	     line, FAST_NODE, SLOW_NODE, in, FT_BYTES / PAGE, (unsigned long long)tlrt_stat(RT_STAT_mig_slow_to_fast));
+	note("first touch (sampler %s): tiers %s after the samples (F fast on node %d, s slow on node %d), %zu of %lu pages resident, %llu promotions, %llu bytes placed by the handler",
+	     fault ? "fault" : "none", line, FAST_NODE, SLOW_NODE, in, FT_BYTES / PAGE,
+	     (unsigned long long)tlrt_stat(RT_STAT_mig_slow_to_fast),
+	     (unsigned long long)tlrt_stat(RT_STAT_first_touch_bytes));
 	tlrt_free(ft);
 	if (failures) {
 		printf("TIERMEM-GUEST: FAIL (%d failed checks)\n", failures);
@@ -673,7 +692,14 @@ int main(int argc, char **argv)
 	if (!check_nodes())
 		return 77;
 	if (argc > 1 && !strcmp(argv[1], "first-touch"))
-		return first_touch();
+		return first_touch(0);
+	if (argc > 1 && !strcmp(argv[1], "first-touch-fault")) {
+		if (!uffd_move_works(why, sizeof(why))) {
+			printf("SKIP: %s\n", why);
+			return 77;
+		}
+		return first_touch(1);
+	}
 	fault_ok = uffd_move_works(why, sizeof(why));
 	if (fault_ok)
 		note("userfaultfd with UFFDIO_MOVE works: phase 1 uses the fault sampler");

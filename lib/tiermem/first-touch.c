@@ -1,0 +1,152 @@
+/*
+ * First touch under the fault sampler on two tiers. The sampler needs the
+ * arena as one VMA (sampler-fault.c), so chunks cannot keep a NUMA policy
+ * of their own, and a page the program touches first would land wherever
+ * the arena's policy lets the kernel put it: on the toucher's node, often
+ * the wrong tier. Populating every allocation at malloc placed it right
+ * but made untouched memory cost RSS (barnes: 8.7x glibc's peak).
+ *
+ * Instead the sampler keeps the arena registered for MISSING faults and
+ * hands each first touch here, in its handler thread, while the toucher
+ * waits. The page (with its neighbours: the unit under THP, 64 KiB
+ * without) is faulted into a staging mapping bound to the chunk's tier,
+ * then moved into place with UFFDIO_MOVE, a huge page as one PMD. The
+ * kernel's own first touch would have zeroed the same memory; what this
+ * adds is one round trip to the handler per unit.
+ *
+ * Runs with the sampler's lock held, so one caller at a time, and never
+ * takes the runtime's lock: the runtime may itself be waiting on a first
+ * touch (zeroing a reused region) while holding it. So it reads the tier a
+ * chunk's first touches go to, which a migration sets before it moves the
+ * chunk's pages: a page first touched during the move lands where the
+ * chunk is going.
+ */
+#include "tiermem/rt.h"
+#include "tiermem/sampler-uffd.h"
+
+#include <errno.h>
+#include <numaif.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define SMALL_WINDOW (64UL << 10)
+
+static struct {
+	uintptr_t stage[2];	/* per tier (enum tlp_tier), one unit, unit-aligned; 0 until first used */
+	size_t window;		/* bytes placed per first touch */
+	int said;
+} FT;
+
+/*
+ * The unit under THP (the kernel would fault a huge page), 64 KiB without.
+ * Read with read(2): the handler must not take stdio's locks, which a
+ * program thread waiting on a first touch may hold.
+ */
+static size_t window(void)
+{
+	char mode[128] = "";
+	int fd = open("/sys/kernel/mm/transparent_hugepage/enabled", O_RDONLY | O_CLOEXEC), huge;
+	ssize_t n = fd >= 0 ? read(fd, mode, sizeof(mode) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	mode[n > 0 ? n : 0] = '\0';
+	huge = strstr(mode, "[always]") ? tlrt.opt.thp != 0 : strstr(mode, "[madvise]") ? tlrt.opt.thp > 0 : 0;
+	return huge ? TLRT_UNIT : SMALL_WINDOW;
+}
+
+/* A unit of address space bound to tier t's nodes, with the arena's huge-page advice. */
+static uintptr_t stage(enum tlp_tier t)
+{
+	const unsigned long *mask = t == TLP_FAST ? tlrt.fast_mask : tlrt.slow_mask;
+	void *p;
+	uintptr_t a;
+
+	if (FT.stage[t])
+		return FT.stage[t];
+	p = mmap(NULL, 2 * TLRT_UNIT, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return 0;
+	a = ((uintptr_t)p + TLRT_UNIT - 1) & ~(uintptr_t)(TLRT_UNIT - 1);
+	if (a > (uintptr_t)p)
+		munmap(p, a - (uintptr_t)p);
+	munmap((void *)(a + TLRT_UNIT), (uintptr_t)p + TLRT_UNIT - a);
+	if (tlrt.opt.thp >= 0)
+		tlrt_madvise((void *)a, TLRT_UNIT, tlrt.opt.thp ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+	if (mbind((void *)a, TLRT_UNIT, MPOL_BIND, mask, TLRT_NODE_WORDS * 64 + 1, 0)) {
+		munmap((void *)a, TLRT_UNIT);
+		return 0;
+	}
+	if (!FT.window)
+		FT.window = window();
+	return FT.stage[t] = a;
+}
+
+/* Moves staged pages into [dst, dst + len), skipping pages the program has meanwhile; bytes moved. */
+static size_t move_in(int uffd, uintptr_t dst, uintptr_t src, size_t len)
+{
+	size_t done = 0, moved = 0;
+
+	while (done < len) {
+		struct uffdio_move mv = {
+			.dst = dst + done,
+			.src = src + done,
+			.len = len - done,
+			.mode = UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES | UFFDIO_MOVE_MODE_DONTWAKE,
+		};
+
+		if (!ioctl(uffd, UFFDIO_MOVE, &mv)) {
+			moved += len - done;
+			break;
+		}
+		if (mv.move > 0) {
+			done += (size_t)mv.move;
+			moved += (size_t)mv.move;
+			continue;
+		}
+		if (errno == EAGAIN)
+			continue;
+		if (errno != EEXIST)
+			break;
+		done += TLRT_PAGE;	/* the program's page is already there */
+	}
+	return moved;
+}
+
+static void say_once(const char *what)
+{
+	if (!FT.said++)
+		tlrt_say("first touch: %s (%s); pages go where the kernel puts them", what, strerror(errno));
+}
+
+void tlrt_first_touch(int uffd, uintptr_t addr)
+{
+	uint32_t chunk = tlrt_chunk_of(addr);
+	enum tlp_tier t = chunk == TLRT_NO_CHUNK ? TLP_SLOW
+			  : (enum tlp_tier)__atomic_load_n(&tlrt.chunks[chunk].touch_tier, __ATOMIC_ACQUIRE);
+	uintptr_t s = stage(t), at, off;
+	size_t moved = 0;
+
+	if (s) {
+		at = addr & ~(uintptr_t)(FT.window - 1);
+		off = at & (TLRT_UNIT - 1);
+		/* fresh zeroes on the tier's nodes; pages left from an earlier window are reused */
+		if (tlrt_madvise((void *)(s + off), FT.window, MADV_POPULATE_WRITE))
+			say_once("cannot fault pages in on the chunk's tier");
+		moved = move_in(uffd, at, s + off, FT.window);
+		if (!moved && errno != EEXIST)
+			say_once("cannot move pages into managed memory");
+	} else {
+		say_once("cannot map a staging unit bound to the tier");
+	}
+	tlrt_stat_add(RT_STAT_first_touch_bytes, moved);
+	/* whatever happened, the toucher must get a page: a zero page, copied on write by the kernel */
+	if (!moved) {
+		struct uffdio_zeropage z = { .range = { .start = addr & ~(uintptr_t)(TLRT_PAGE - 1), .len = TLRT_PAGE } };
+
+		ioctl(uffd, UFFDIO_ZEROPAGE, &z);
+	}
+}
