@@ -8,11 +8,13 @@
  *
  * Instead the sampler keeps the arena registered for MISSING faults and
  * hands each first touch here, in its handler thread, while the toucher
- * waits. The page (with its neighbours: the unit under THP, 64 KiB
- * without) is faulted into a staging mapping bound to the chunk's tier,
- * then moved into place with UFFDIO_MOVE, a huge page as one PMD. The
- * kernel's own first touch would have zeroed the same memory; what this
- * adds is one round trip to the handler per unit.
+ * waits. The page, with its neighbours (the unit under THP; without, 64
+ * KiB, or the rest of the unit when the touch before was in the same
+ * unit, as when a program fills an array), is faulted into a staging
+ * mapping bound to the chunk's tier, then moved into place with
+ * UFFDIO_MOVE, a huge page as one PMD. The kernel's own first touch would
+ * have zeroed the same memory; what this adds is one round trip to the
+ * handler per unit (two without THP).
  *
  * Runs with the sampler's lock held, so one caller at a time, and never
  * takes the runtime's lock: the runtime may itself be waiting on a first
@@ -37,6 +39,7 @@
 static struct {
 	uintptr_t stage[2];	/* per tier (enum tlp_tier), one unit, unit-aligned; 0 until first used */
 	size_t window;		/* bytes placed per first touch */
+	uintptr_t last_unit;	/* where the last first touch was */
 	int said;
 } FT;
 
@@ -131,12 +134,16 @@ void tlrt_first_touch(int uffd, uintptr_t addr)
 	size_t moved = 0;
 
 	if (s) {
-		at = addr & ~(uintptr_t)(FT.window - 1);
+		uintptr_t unit = addr & ~(uintptr_t)(TLRT_UNIT - 1);
+		size_t len = unit == FT.last_unit ? TLRT_UNIT : FT.window;
+
+		FT.last_unit = unit;
+		at = addr & ~(uintptr_t)(len - 1);
 		off = at & (TLRT_UNIT - 1);
 		/* fresh zeroes on the tier's nodes; pages left from an earlier window are reused */
-		if (tlrt_madvise((void *)(s + off), FT.window, MADV_POPULATE_WRITE))
+		if (tlrt_madvise((void *)(s + off), len, MADV_POPULATE_WRITE))
 			say_once("cannot fault pages in on the chunk's tier");
-		moved = move_in(uffd, at, s + off, FT.window);
+		moved = move_in(uffd, at, s + off, len);
 		if (!moved && errno != EEXIST)
 			say_once("cannot move pages into managed memory");
 	} else {
