@@ -40,6 +40,12 @@
 
 extern char **environ;
 
+static void free_none(void *p)
+{
+	(void)p;
+}
+
+/* free starts as a no-op: free() calls it without checking it is resolved (see there). */
 static struct {
 	void *(*malloc)(size_t);
 	void (*free)(void *);
@@ -51,13 +57,18 @@ static struct {
 	void *(*valloc)(size_t);
 	void *(*pvalloc)(size_t);
 	size_t (*malloc_usable_size)(void *);
-} next;
+} next = { .free = free_none };
 
 enum { OV_NONE, OV_RESOLVING, OV_DONE };
 static _Atomic int ov_state;
 static __thread int ov_resolving __attribute__((tls_model("initial-exec")));
 static __thread unsigned small_batch __attribute__((tls_model("initial-exec")));
-static _Atomic size_t ov_threshold = SIZE_MAX;	/* SIZE_MAX: nothing is managed */
+/*
+ * Requests below it go to the next allocator. 0 until the next allocator
+ * is resolved, so the fast paths need no check of their own that it is;
+ * SIZE_MAX: nothing is managed.
+ */
+static _Atomic size_t ov_threshold;
 static _Atomic int ov_loaded;	/* our constructor ran, so libnuma's did */
 
 /* The bootstrap buffer: a bump allocator for the calls dlsym makes. */
@@ -132,8 +143,9 @@ static void ov_init(void)
 		}
 		_exit(127);
 	}
-	if (tlrt_setup(environ) == 0)
-		atomic_store_explicit(&ov_threshold, (size_t)tlrt_threshold(), memory_order_relaxed);
+	/* released after next: a thread that sees a threshold above 0 calls it */
+	atomic_store_explicit(&ov_threshold, tlrt_setup(environ) == 0 ? (size_t)tlrt_threshold() : SIZE_MAX,
+			      memory_order_release);
 	atomic_store(&ov_state, OV_DONE);
 }
 
@@ -147,7 +159,7 @@ static inline int ready(void)
 
 static inline size_t threshold(void)
 {
-	return atomic_load_explicit(&ov_threshold, memory_order_relaxed);
+	return atomic_load_explicit(&ov_threshold, memory_order_acquire);
 }
 
 static inline void count_small(void)
@@ -182,13 +194,14 @@ static void managed_free(void *p)
 	tlrt_in_rt = was;
 }
 
-static void *do_malloc(size_t n, uintptr_t ra)
+/* Everything but a small request once started: kept out of line so the fast path needs no stack frame. */
+static __attribute__((noinline)) void *malloc_slow(size_t n, uintptr_t ra)
 {
 	void *p;
 
 	if (unlikely(!ready()))
 		return boot_alloc(n, 16);
-	if (likely(n < threshold())) {
+	if (n < threshold()) {
 		count_small();
 		return next.malloc(n);
 	}
@@ -197,21 +210,38 @@ static void *do_malloc(size_t n, uintptr_t ra)
 	return next.malloc(n);
 }
 
+static inline void *do_malloc(size_t n, uintptr_t ra)
+{
+	if (likely(n < threshold())) {
+		count_small();
+		return next.malloc(n);
+	}
+	return malloc_slow(n, ra);
+}
+
 API void *malloc(size_t n)
 {
 	return do_malloc(n, RETADDR);
 }
 
+static __attribute__((noinline)) void free_managed(void *p)
+{
+	managed_free(p);
+}
+
+/*
+ * No check that the next allocator is resolved: a pointer that is neither
+ * ours nor the bootstrap buffer's came from it, and before it is resolved
+ * there is none (next.free is then a no-op).
+ */
 API void free(void *p)
 {
 	if (!p || is_boot(p))
 		return;
-	if (tlrt_managed(p)) {
-		managed_free(p);
+	if (unlikely(tlrt_managed(p))) {
+		free_managed(p);
 		return;
 	}
-	if (unlikely(!ready()))
-		return;		/* cannot be: nothing was handed out by anyone else yet */
 	next.free(p);
 }
 
@@ -224,9 +254,13 @@ API void *calloc(size_t n, size_t m)
 		errno = ENOMEM;
 		return NULL;
 	}
+	if (likely(total < threshold())) {
+		count_small();
+		return next.calloc(n, m);
+	}
 	if (unlikely(!ready()))
 		return boot_alloc(total, 16);
-	if (likely(total < threshold())) {
+	if (total < threshold()) {
 		count_small();
 		return next.calloc(n, m);
 	}
