@@ -97,12 +97,29 @@ static void advise_thp(void *p, size_t bytes)
 		fprintf(stderr, "%s: madvise(MADV_HUGEPAGE): %s\n", prog, strerror(errno));
 }
 
+/* This process's page-table bytes (VmPTE), in KiB; -1 where the kernel does not say. */
+static long vmpte_kib(void)
+{
+	char line[128];
+	long kib = -1;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmPTE: %ld", &kib) == 1)
+			break;
+	fclose(f);
+	return kib;
+}
+
 /* One working-set size: returns ns per access, or sets *why. */
 static double run_size(uint64_t bytes, enum ma_order order, uint64_t min_accesses,
 		       uint64_t seed, int thp, const char **why)
 {
 	static char failure[300];
 	size_t n = bytes / sizeof(struct ma_node);
+	long pte_before = vmpte_kib(), pte_with;
 	struct ma_node *nodes = wl_alloc(prog, "the list", n * sizeof(*nodes));
 	uint64_t laps = (min_accesses + n - 1) / n, steps, sum, want;
 	const char *bad;
@@ -116,6 +133,7 @@ static double run_size(uint64_t bytes, enum ma_order order, uint64_t min_accesse
 	if (thp)
 		advise_thp(nodes, n * sizeof(*nodes));
 	ma_build(nodes, n, order, seed);
+	pte_with = vmpte_kib();
 	bad = ma_check(nodes, n, seed);
 	if (bad) {
 		snprintf(failure, sizeof(failure), "working set %s: %s", sz, bad);
@@ -138,6 +156,10 @@ static double run_size(uint64_t bytes, enum ma_order order, uint64_t min_accesse
 	}
 	printf("working set %s: %zu nodes, %llu laps, %llu accesses in %.3f s: %.3f ns/access\n",
 	       sz, n, (unsigned long long)laps, (unsigned long long)steps, t, t * 1e9 / (double)steps);
+	/* what mapping the list costs, apart from the program's own mappings (binary, libraries, stack) */
+	if (pte_before >= 0 && pte_with >= 0)
+		printf("page tables for the %s list: %ld KiB (VmPTE %ld KiB before it, %ld KiB with it)\n",
+		       sz, pte_with - pte_before, pte_before, pte_with);
 	fflush(stdout);
 	free(nodes);
 	return t * 1e9 / (double)steps;
