@@ -21,4 +21,8 @@ $(OVH)/flush-floor.so: bench/overhead/flush-floor.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -shared -fPIC -fvisibility=hidden -o $@ $< -lpthread
 
-TARGETS += $(OVH)/stream $(OVH)/gaps $(OVH)/policy-observe.so $(OVH)/flush-floor.so
+$(OVH)/arm-cost: bench/overhead/arm-cost.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< -lpthread
+
+TARGETS += $(OVH)/stream $(OVH)/gaps $(OVH)/policy-observe.so $(OVH)/flush-floor.so $(OVH)/arm-cost
