@@ -32,7 +32,9 @@
  * The moved-out VMA carries the registration to the stash; it is
  * unregistered there at once, so the move back is an event-free move of
  * an unregistered VMA that any single handler can do alone. The memory
- * comes back unregistered: nothing faults into us between samples.
+ * comes back unregistered: nothing faults into us between samples, unless
+ * the core asked us to watch it (watch()), when it is registered again
+ * and a first touch between samples goes to env->first_touch.
  */
 #include "tiermem/rt-sampler.h"
 #include "tiermem/sampler-fault.h"
