@@ -718,8 +718,13 @@ static int fault_watch(uintptr_t addr, size_t len)
 
 	pthread_mutex_lock(&F.lock);
 	if (F.fd >= 0 && F.env->first_touch && F.can_move && F.state == IDLE &&
-	    !(err = tlrt_uffd_register(F.fd, addr, len, UFFDIO_REGISTER_MODE_MISSING, NULL)))
+	    !(err = tlrt_uffd_register(F.fd, addr, len, UFFDIO_REGISTER_MODE_MISSING, NULL))) {
 		F.watch = (struct rt_block){ addr, len };
+	} else if (F.fd >= 0 && F.watch.len) {
+		/* watching only part of a grown arena would split it at the next restore: watch none */
+		tlrt_uffd_unregister(F.fd, addr, len);
+		F.watch.len = 0;
+	}
 	pthread_mutex_unlock(&F.lock);
 	return err;
 }
