@@ -132,7 +132,11 @@ void tlrt_first_touch(int uffd, uintptr_t addr)
 			  : (enum tlp_tier)__atomic_load_n(&tlrt.chunks[chunk].touch_tier, __ATOMIC_ACQUIRE);
 	uintptr_t s = stage(t), at, off;
 	size_t moved = 0;
+	unsigned char in = 0;
 
+	/* another thread's touch of the same page was served first: nothing to place */
+	if (!mincore((void *)(addr & ~(uintptr_t)(TLRT_PAGE - 1)), TLRT_PAGE, &in) && (in & 1))
+		return;
 	if (s) {
 		uintptr_t unit = addr & ~(uintptr_t)(TLRT_UNIT - 1);
 		size_t len = unit == FT.last_unit ? TLRT_UNIT : FT.window;

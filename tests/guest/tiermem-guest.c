@@ -596,6 +596,49 @@ static void check_first_page(char *ft, int c, const char *when, char *line)
 	pthread_mutex_unlock(&tlrt.lock);
 }
 
+#define FT_THREADS 4
+
+struct toucher {
+	pthread_t t;
+	char *ft;
+	int id;
+	int started;
+};
+
+/* Byte id of the first page of every odd chunk. */
+static void *touch_odd(void *arg)
+{
+	const struct toucher *w = arg;
+
+	for (int c = 1; c < (int)FT_CHUNKS; c += 2)
+		w->ft[(size_t)c * CHUNK + (size_t)w->id] = 1;
+	return NULL;
+}
+
+/*
+ * The odd chunks' first touches come from FT_THREADS threads at once, all
+ * on the same pages, each writing its own byte: a placement that put a
+ * fresh page over one a thread had already written would lose a byte.
+ */
+static void touch_odd_chunks(char *ft)
+{
+	struct toucher w[FT_THREADS];
+
+	for (int i = 0; i < FT_THREADS; i++) {
+		w[i] = (struct toucher){ .ft = ft, .id = i };
+		w[i].started = !pthread_create(&w[i].t, NULL, touch_odd, &w[i]);
+		if (!w[i].started)
+			touch_odd(&w[i]);
+	}
+	for (int i = 0; i < FT_THREADS; i++)
+		if (w[i].started)
+			pthread_join(w[i].t, NULL);
+	for (int c = 1; c < (int)FT_CHUNKS; c += 2)
+		for (int i = 0; i < FT_THREADS; i++)
+			if (ft[(size_t)c * CHUNK + (size_t)i] != 1)
+				fail("first touch: chunk %d lost thread %d's byte", c, i);
+}
+
 /*
  * Nothing is populated at malloc, and a page comes at the program's first
  * touch on its chunk's tier, also after the chunk has been promoted or
@@ -652,8 +695,7 @@ static int first_touch(int fault)
 	for (int c = (int)FT_CHUNKS - BUDGET; c < (int)FT_CHUNKS; c++)
 		if (tlrt_tier_of(ft + (size_t)c * CHUNK) != TLP_FAST)
 			fail("first touch: chunk %d was sampled last but is slow", c);
-	for (int c = 1; c < (int)FT_CHUNKS; c += 2)
-		ft[(size_t)c * CHUNK] = 1;
+	touch_odd_chunks(ft);
 	tlrt_finish();
 	for (int c = 0; c < (int)FT_CHUNKS; c++)
 		check_first_page(ft, c, c % 2 ? "touched after the samples" : "moved by the samples", line);
