@@ -40,12 +40,9 @@
 
 extern char **environ;
 
-static void free_none(void *p)
-{
-	(void)p;
-}
+static void free_first(void *p);
 
-/* free starts as a no-op: free() calls it without checking it is resolved (see there). */
+/* free starts as free_first: free() calls it without checking that it is resolved. */
 static struct {
 	void *(*malloc)(size_t);
 	void (*free)(void *);
@@ -57,7 +54,7 @@ static struct {
 	void *(*valloc)(size_t);
 	void *(*pvalloc)(size_t);
 	size_t (*malloc_usable_size)(void *);
-} next = { .free = free_none };
+} next = { .free = free_first };
 
 enum { OV_NONE, OV_RESOLVING, OV_DONE };
 static _Atomic int ov_state;
@@ -125,7 +122,7 @@ static void ov_init(void)
 	}
 	ov_resolving = 1;
 	next.malloc = sym("malloc");
-	next.free = sym("free");
+	__atomic_store_n(&next.free, (void (*)(void *))sym("free"), __ATOMIC_RELEASE);
 	next.calloc = sym("calloc");
 	next.realloc = sym("realloc");
 	next.memalign = sym("memalign");
@@ -147,6 +144,17 @@ static void ov_init(void)
 	atomic_store_explicit(&ov_threshold, tlrt_setup(environ) == 0 ? (size_t)tlrt_threshold() : SIZE_MAX,
 			      memory_order_release);
 	atomic_store(&ov_state, OV_DONE);
+}
+
+/* A free before anything was resolved (a library that loaded us late): resolve, then free. */
+static void free_first(void *p)
+{
+	void (*f)(void *);
+
+	ov_init();
+	f = __atomic_load_n(&next.free, __ATOMIC_ACQUIRE);
+	if (f && f != free_first)
+		f(p);
 }
 
 static inline int ready(void)
@@ -230,9 +238,8 @@ static __attribute__((noinline)) void free_managed(void *p)
 }
 
 /*
- * No check that the next allocator is resolved: a pointer that is neither
- * ours nor the bootstrap buffer's came from it, and before it is resolved
- * there is none (next.free is then a no-op).
+ * No check that the next allocator is resolved: until it is, next.free is
+ * free_first, which resolves it.
  */
 API void free(void *p)
 {
@@ -242,7 +249,7 @@ API void free(void *p)
 		free_managed(p);
 		return;
 	}
-	next.free(p);
+	__atomic_load_n(&next.free, __ATOMIC_ACQUIRE)(p);
 }
 
 API void *calloc(size_t n, size_t m)

@@ -579,9 +579,10 @@ static size_t resident_pages(const void *p, size_t n)
  * reports. With the runtime's lock held no tick arms the memory (its span
  * is busy), and what an earlier tick armed is put back first.
  */
-static void check_first_page(char *ft, int c, const char *when, char *line)
+/* Returns 1 when the page is on the other node: a failure, unless the caller tolerates it (*off counts). */
+static int check_first_page(char *ft, int c, const char *when, char *line, int *off)
 {
-	int tier, node, st = 0;
+	int tier, node, st = 0, wrong;
 	unsigned long busy = 0;
 
 	pthread_mutex_lock(&tlrt.lock);
@@ -590,10 +591,14 @@ static void check_first_page(char *ft, int c, const char *when, char *line)
 	tier = tlrt.chunks[tlrt_chunk_of((uintptr_t)(ft + (size_t)c * CHUNK))].tier;
 	node = tier == TLP_FAST ? FAST_NODE : SLOW_NODE;
 	line[c] = tier == TLP_FAST ? 'F' : 's';
-	if (pages_off_node(ft + (size_t)c * CHUNK, PAGE, node, &st, &busy))
+	wrong = pages_off_node(ft + (size_t)c * CHUNK, PAGE, node, &st, &busy) != 0;
+	if (wrong && !off)
 		fail("first touch, %s: chunk %d is %s, its touched page is not on node %d (status %d)", when, c,
 		     tier == TLP_FAST ? "fast" : "slow", node, st);
+	if (wrong && off)
+		++*off;
 	pthread_mutex_unlock(&tlrt.lock);
+	return wrong;
 }
 
 #define FT_THREADS 4
@@ -652,7 +657,7 @@ static int first_touch(int fault)
 {
 	const char *const extra[] = { fault ? "TIERLAB_SAMPLER=fault" : "TIERLAB_SAMPLER=none", NULL };
 	char line[FT_CHUNKS + 1];
-	int thp;
+	int thp, gap = 0;
 	size_t in, most;
 	char *ft;
 	uint64_t before;
@@ -680,7 +685,7 @@ static int first_touch(int fault)
 	memset(line, '.', FT_CHUNKS);
 	line[FT_CHUNKS] = '\0';
 	for (int c = 0; c < (int)FT_CHUNKS; c += 2)
-		check_first_page(ft, c, "before the samples", line);
+		check_first_page(ft, c, "before the samples", line, NULL);
 	note("first touch: tiers of the touched even chunks %s, %zu pages resident before the touch", line, in);
 
 	/* six slow chunks at the end, three touched and three not, sampled: LRU promotes them */
@@ -698,7 +703,17 @@ static int first_touch(int fault)
 	touch_odd_chunks(ft);
 	tlrt_finish();
 	for (int c = 0; c < (int)FT_CHUNKS; c++)
-		check_first_page(ft, c, c % 2 ? "touched after the samples" : "moved by the samples", line);
+		check_first_page(ft, c, c % 2 ? "touched after the samples" : "moved by the samples", line,
+				 fault && c % 2 ? &gap : NULL);
+	/*
+	 * Under the fault sampler a page first touched by a running thread in
+	 * the microseconds between a sample's restore and the re-registration
+	 * is the kernel's to place (docs/runtime.md); with four threads
+	 * touching at once some can be. Most must not be.
+	 */
+	if (gap > (int)FT_CHUNKS / 8)
+		fail("first touch: %d of %lu chunks touched by 4 threads have their page on the wrong node", gap,
+		     FT_CHUNKS / 2);
 	/* one page a chunk was touched; with THP always, the kernel may fault the chunk's huge page whole */
 	in = resident_pages(ft, FT_BYTES);
 	most = FT_CHUNKS * (thp ? CHUNK / PAGE : fault ? 16 : 1);
@@ -710,8 +725,8 @@ static int first_touch(int fault)
 		     FT_CHUNKS, thp ? "always" : "not always", FT_CHUNKS, most);
 	if (tlrt_stat(RT_STAT_mig_failed))
 		fail("first touch: %llu failed migrations", (unsigned long long)tlrt_stat(RT_STAT_mig_failed));
-	note("first touch (sampler %s): tiers %s after the samples (F fast on node %d, s slow on node %d), %zu of %lu pages resident, %llu promotions, %llu bytes placed by the handler",
-	     fault ? "fault" : "none", line, FAST_NODE, SLOW_NODE, in, FT_BYTES / PAGE,
+	note("first touch (sampler %s): tiers %s after the samples (F fast on node %d, s slow on node %d), %zu of %lu pages resident, %d of the threads' pages on the other node, %llu promotions, %llu bytes placed by the handler",
+	     fault ? "fault" : "none", line, FAST_NODE, SLOW_NODE, in, FT_BYTES / PAGE, gap,
 	     (unsigned long long)tlrt_stat(RT_STAT_mig_slow_to_fast),
 	     (unsigned long long)tlrt_stat(RT_STAT_first_touch_bytes));
 	tlrt_free(ft);
