@@ -68,7 +68,6 @@ void tlrt_chunks_free(struct tlrt_region *r)
 			tlrt.fast_chunks--;
 		c->live = 0;
 		c->tier = TLP_SLOW;
-		__atomic_store_n(&c->touch_tier, TLP_SLOW, __ATOMIC_RELEASE);
 	}
 	tlrt.live_chunks -= r->nchunks;
 	tlrt_bitmap_free(&tlrt.chunk_map, r->first_chunk, r->nchunks);

@@ -65,18 +65,12 @@ static size_t window(void)
 static uintptr_t stage(enum tlp_tier t)
 {
 	const unsigned long *mask = t == TLP_FAST ? tlrt.fast_mask : tlrt.slow_mask;
-	void *p;
 	uintptr_t a;
 
 	if (FT.stage[t])
 		return FT.stage[t];
-	p = mmap(NULL, 2 * TLRT_UNIT, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (p == MAP_FAILED)
+	if (!(a = tlrt_map_aligned(TLRT_UNIT, TLRT_UNIT, PROT_READ | PROT_WRITE)))
 		return 0;
-	a = ((uintptr_t)p + TLRT_UNIT - 1) & ~(uintptr_t)(TLRT_UNIT - 1);
-	if (a > (uintptr_t)p)
-		munmap(p, a - (uintptr_t)p);
-	munmap((void *)(a + TLRT_UNIT), (uintptr_t)p + TLRT_UNIT - a);
 	if (tlrt.opt.thp >= 0)
 		tlrt_madvise((void *)a, TLRT_UNIT, tlrt.opt.thp ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
 	if (mbind((void *)a, TLRT_UNIT, MPOL_BIND, mask, TLRT_NODE_WORDS * 64 + 1, 0)) {
@@ -86,37 +80,6 @@ static uintptr_t stage(enum tlp_tier t)
 	if (!FT.window)
 		FT.window = window();
 	return FT.stage[t] = a;
-}
-
-/* Moves staged pages into [dst, dst + len), skipping pages the program has meanwhile; bytes moved. */
-static size_t move_in(int uffd, uintptr_t dst, uintptr_t src, size_t len)
-{
-	size_t done = 0, moved = 0;
-
-	while (done < len) {
-		struct uffdio_move mv = {
-			.dst = dst + done,
-			.src = src + done,
-			.len = len - done,
-			.mode = UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES | UFFDIO_MOVE_MODE_DONTWAKE,
-		};
-
-		if (!ioctl(uffd, UFFDIO_MOVE, &mv)) {
-			moved += len - done;
-			break;
-		}
-		if (mv.move > 0) {
-			done += (size_t)mv.move;
-			moved += (size_t)mv.move;
-			continue;
-		}
-		if (errno == EAGAIN)
-			continue;
-		if (errno != EEXIST)
-			break;
-		done += TLRT_PAGE;	/* the program's page is already there */
-	}
-	return moved;
 }
 
 static void say_once(const char *what)
@@ -130,14 +93,14 @@ void tlrt_first_touch(int uffd, uintptr_t addr)
 	uint32_t chunk = tlrt_chunk_of(addr);
 	enum tlp_tier t = chunk == TLRT_NO_CHUNK ? TLP_SLOW
 			  : (enum tlp_tier)__atomic_load_n(&tlrt.chunks[chunk].touch_tier, __ATOMIC_ACQUIRE);
-	uintptr_t s = stage(t), at, off;
+	uintptr_t s, at, off;
 	size_t moved = 0;
 	unsigned char in = 0;
 
 	/* another thread's touch of the same page was served first: nothing to place */
 	if (!mincore((void *)(addr & ~(uintptr_t)(TLRT_PAGE - 1)), TLRT_PAGE, &in) && (in & 1))
 		return;
-	if (s) {
+	if ((s = stage(t))) {
 		uintptr_t unit = addr & ~(uintptr_t)(TLRT_UNIT - 1);
 		size_t len = unit == FT.last_unit ? TLRT_UNIT : FT.window;
 
@@ -147,8 +110,7 @@ void tlrt_first_touch(int uffd, uintptr_t addr)
 		/* fresh zeroes on the tier's nodes; pages left from an earlier window are reused */
 		if (tlrt_madvise((void *)(s + off), len, MADV_POPULATE_WRITE))
 			say_once("cannot fault pages in on the chunk's tier");
-		moved = move_in(uffd, at, s + off, len);
-		if (!moved && errno != EEXIST)
+		if (tlrt_uffd_move(uffd, at, s + off, len, TLRT_MOVE_SKIP_PRESENT, &moved))
 			say_once("cannot move pages into managed memory");
 	} else {
 		say_once("cannot map a staging unit bound to the tier");

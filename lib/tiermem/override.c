@@ -193,7 +193,8 @@ static void *managed(size_t n, size_t align, uintptr_t ra, int zero)
 	return p;
 }
 
-static void managed_free(void *p)
+/* Out of line: free's fast path then needs no stack frame. */
+static __attribute__((noinline)) void managed_free(void *p)
 {
 	int was = tlrt_in_rt;
 
@@ -232,11 +233,6 @@ API void *malloc(size_t n)
 	return do_malloc(n, RETADDR);
 }
 
-static __attribute__((noinline)) void free_managed(void *p)
-{
-	managed_free(p);
-}
-
 /*
  * No check that the next allocator is resolved: until it is, next.free is
  * free_first, which resolves it.
@@ -246,7 +242,7 @@ API void free(void *p)
 	if (!p || is_boot(p))
 		return;
 	if (unlikely(tlrt_managed(p))) {
-		free_managed(p);
+		managed_free(p);
 		return;
 	}
 	__atomic_load_n(&next.free, __ATOMIC_ACQUIRE)(p);

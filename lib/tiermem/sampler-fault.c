@@ -58,7 +58,6 @@
 #endif
 
 #define GIB (1UL << 30)
-#define UNIT (2UL << 20)	/* what a first touch places at most (first-touch.c) */
 #define STASH_MIN (64UL << 30)	/* address space only; doubled when the span outgrows it */
 #define NTIDFD 16
 /*
@@ -66,7 +65,6 @@
  * mask is this small; one unpinned handler otherwise. See handlers_start().
  */
 #define MAX_PINNED 8
-#define MOVE_RETRIES 1000
 
 enum arm_state {
 	IDLE,		/* nothing armed; the memory is where the program left it */
@@ -108,39 +106,6 @@ static struct {
 	.fd = -1,
 	.wake = -1,
 };
-
-/*
- * All of [src, src+len) to dst, hole by hole; 0 or -errno with *moved set.
- * wake: let threads waiting on dst run as soon as their pages are there.
- */
-static int move_range(uintptr_t dst, uintptr_t src, size_t len, size_t *moved, int wake)
-{
-	int tries = 0;
-
-	*moved = 0;
-	while (*moved < len) {
-		struct uffdio_move mv = {
-			.dst = dst + *moved,
-			.src = src + *moved,
-			.len = len - *moved,
-			.mode = UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES | (wake ? 0 : UFFDIO_MOVE_MODE_DONTWAKE),
-		};
-
-		if (!ioctl(F.fd, UFFDIO_MOVE, &mv)) {
-			*moved = len;
-			break;
-		}
-		if (mv.move > 0) {
-			*moved += (size_t)mv.move;
-			continue;
-		}
-		/* a page changed under the move (racing fault, migration): try again */
-		if (errno == EAGAIN && ++tries < MOVE_RETRIES)
-			continue;
-		return -errno;
-	}
-	return 0;
-}
 
 /*
  * The slowest way back, should moving refuse: copy each present stash
@@ -278,7 +243,7 @@ static void restore(void)
 
 	if (move_vma(b.addr, F.stash, b.len)) {
 		F.c.fallback++;
-		if (move_range(b.addr, F.stash, b.len, &moved, 0))
+		if (tlrt_uffd_move(F.fd, b.addr, F.stash, b.len, 0, &moved))
 			copy_back(b.addr + moved, F.stash + moved, b.len - moved);
 		if (!F.watch.len)
 			tlrt_uffd_unregister(F.fd, b.addr, b.len);
@@ -305,20 +270,14 @@ static int disarm(void)
 static int stash_fit(size_t len)
 {
 	size_t want = F.stash_len ? F.stash_len : STASH_MIN;
-	void *p;
 	uintptr_t a;
 
 	if (len <= F.stash_len)
 		return 0;
 	while (want < len)
 		want *= 2;
-	p = mmap(NULL, want + GIB, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-	if (p == MAP_FAILED)
+	if (!(a = tlrt_map_aligned(want, GIB, PROT_NONE)))
 		return -errno;
-	a = ((uintptr_t)p + GIB - 1) & ~(GIB - 1);
-	if (a > (uintptr_t)p)
-		munmap(p, a - (uintptr_t)p);
-	munmap((void *)(a + want), (uintptr_t)p + GIB - a);
 	if (F.stash)
 		munmap((void *)F.stash, F.stash_len);
 	F.stash = a;
@@ -378,7 +337,8 @@ static void on_fault(const struct uffd_msg *m)
 		F.env->first_touch(F.fd, a);
 		F.c.first_touch++;
 		pthread_mutex_unlock(&F.lock);
-		wake_range(F.fd, a & ~(UNIT - 1), UNIT);
+		/* other threads waiting in the pages just placed have their own events: each wakes its own */
+		wake_range(F.fd, a, 4096);
 		return;
 	}
 	/* a later thread of the same tick, read after the memory went back: it only needs waking */

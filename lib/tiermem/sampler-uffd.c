@@ -1,16 +1,20 @@
 /*
  * Helpers the userfaultfd samplers share: opening a userfaultfd that
  * handles kernel-mode faults (the syscall, or /dev/userfaultfd when the
- * syscall is refused to this process), range registration, and small
- * formatters that keep the samplers' threads free of stdio.
+ * syscall is refused to this process), range registration, moves, and
+ * small formatters that keep the samplers' threads free of stdio.
  */
 #include "tiermem/sampler-uffd.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#define MOVE_RETRIES 1000
 
 size_t tlrt_fmt_str(char *buf, size_t cap, size_t at, const char *s)
 {
@@ -124,6 +128,55 @@ int tlrt_uffd_unregister(int fd, uintptr_t addr, size_t len)
 	struct uffdio_range r = { .start = addr, .len = len };
 
 	return ioctl(fd, UFFDIO_UNREGISTER, &r) ? -errno : 0;
+}
+
+int tlrt_uffd_move(int fd, uintptr_t dst, uintptr_t src, size_t len, int flags, size_t *moved)
+{
+	size_t done = 0;
+	int tries = 0;
+
+	*moved = 0;
+	while (done < len) {
+		struct uffdio_move mv = {
+			.dst = dst + done,
+			.src = src + done,
+			.len = len - done,
+			.mode = UFFDIO_MOVE_MODE_ALLOW_SRC_HOLES |
+				(flags & TLRT_MOVE_WAKE ? 0 : UFFDIO_MOVE_MODE_DONTWAKE),
+		};
+
+		if (!ioctl(fd, UFFDIO_MOVE, &mv)) {
+			*moved += len - done;
+			return 0;
+		}
+		if (mv.move > 0) {
+			done += (size_t)mv.move;
+			*moved += (size_t)mv.move;
+			continue;
+		}
+		if (errno == EAGAIN && ++tries < MOVE_RETRIES)
+			continue;
+		if (errno == EEXIST && (flags & TLRT_MOVE_SKIP_PRESENT)) {
+			done += 4096;
+			continue;
+		}
+		return -errno;
+	}
+	return 0;
+}
+
+uintptr_t tlrt_map_aligned(size_t len, size_t align, int prot)
+{
+	void *p = mmap(NULL, len + align, prot, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	uintptr_t a;
+
+	if (p == MAP_FAILED)
+		return 0;
+	a = ((uintptr_t)p + align - 1) & ~(uintptr_t)(align - 1);
+	if (a > (uintptr_t)p)
+		munmap(p, a - (uintptr_t)p);
+	munmap((void *)(a + len), (uintptr_t)p + align - a);
+	return a;
 }
 
 int tlrt_block_is_huge(uintptr_t addr)

@@ -94,6 +94,18 @@ int tlrt_uffd_open(uint64_t need, uint64_t want, uint64_t *got, char *why, size_
 int tlrt_uffd_register(int fd, uintptr_t addr, size_t len, uint64_t mode, uint64_t *ioctls);
 int tlrt_uffd_unregister(int fd, uintptr_t addr, size_t len);
 
+#define TLRT_MOVE_WAKE 0x1		/* wake threads waiting on dst as their pages arrive */
+#define TLRT_MOVE_SKIP_PRESENT 0x2	/* a page already at dst stays; go on after it */
+/*
+ * UFFDIO_MOVE of [src, src+len) to dst, holes in src left as holes, a page
+ * that changed under the move (racing fault, migration) tried again a
+ * bounded number of times. 0, or -errno where it stopped; *moved is the
+ * bytes moved (without TLRT_MOVE_SKIP_PRESENT, also where it stopped).
+ */
+int tlrt_uffd_move(int fd, uintptr_t dst, uintptr_t src, size_t len, int flags, size_t *moved);
+/* Anonymous private MAP_NORESERVE memory of len bytes aligned to align (a power of two); 0 with errno set on failure. */
+uintptr_t tlrt_map_aligned(size_t len, size_t align, int prot);
+
 /* Tiny formatting for paths and reasons without stdio. */
 size_t tlrt_fmt_str(char *buf, size_t cap, size_t at, const char *s);
 size_t tlrt_fmt_ulong(char *buf, size_t cap, size_t at, unsigned long v);
