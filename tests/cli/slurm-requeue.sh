@@ -38,8 +38,11 @@ for _ in $(seq 150); do
 	fi
 	sleep 0.2
 done
+# right after the requeue the task can be missing from squeue for a moment:
+# an empty queue counts only once the requeued task has stored its runs
 for _ in $(seq 600); do
-	[ -z "$(squeue -h -j "$array,$merge" 2>/dev/null)" ] && break
+	[ -z "$(squeue -h -j "$array,$merge" 2>/dev/null)" ] &&
+		[ "$(sqlite3 "$shard" 'SELECT count(*) FROM runs' 2>/dev/null || echo 0)" -ge 3 ] && break
 	sleep 0.2
 done
 [ -z "$(squeue -h -j "$array,$merge" 2>/dev/null)" ] || fail "jobs still queued after 2 minutes: $(squeue)"
