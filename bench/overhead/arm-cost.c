@@ -21,6 +21,13 @@
  * price of a TLB shootdown here: on the 2-vCPU VM of docs/benchmarks.md
  * it is most of a sample's cost, on bare metal an IPI is a few us.
  *
+ * A sample also wakes two sleeping threads: the handler when the program
+ * faults, the program when the handler has moved the memory back. The
+ * second table times a wake-up round trip (eventfd ping-pong between two
+ * threads) with both threads on one CPU and on two: the cross-CPU one is
+ * what a sample pays when its handler runs on another CPU than the
+ * faulting thread.
+ *
  *   arm-cost [--mib M] [--moves N] [--rounds R]
  *
  * Pins the main thread to the first CPU it may use and the peer to the
@@ -40,6 +47,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -144,6 +152,50 @@ static int uffd_open(void)
 	return fd;
 }
 
+static int ping_fd[2];	/* eventfds: main -> echo, echo -> main */
+static _Atomic int ping_stop;
+
+static void *echo(void *arg)
+{
+	uint64_t v;
+
+	pin(*(int *)arg);
+	while (read(ping_fd[0], &v, sizeof(v)) == sizeof(v) && !atomic_load(&ping_stop))
+		if (write(ping_fd[1], &v, sizeof(v)) != sizeof(v))
+			break;
+	return NULL;
+}
+
+/* Mean us per wake-up round trip with the echoing thread on cpu, over n trips. */
+static double wake_trip(int cpu, int n)
+{
+	uint64_t v = 1;
+	pthread_t t;
+	double t0;
+
+	ping_fd[0] = eventfd(0, EFD_CLOEXEC);
+	ping_fd[1] = eventfd(0, EFD_CLOEXEC);
+	if (ping_fd[0] < 0 || ping_fd[1] < 0) {
+		perror("arm-cost: eventfd");
+		exit(1);
+	}
+	atomic_store(&ping_stop, 0);
+	pthread_create(&t, NULL, echo, &cpu);
+	usleep(20000);
+	t0 = now_us();
+	for (int i = 0; i < n; i++)
+		if (write(ping_fd[0], &v, sizeof(v)) != sizeof(v) || read(ping_fd[1], &v, sizeof(v)) != sizeof(v))
+			break;
+	t0 = (now_us() - t0) / n;
+	atomic_store(&ping_stop, 1);
+	if (write(ping_fd[0], &v, sizeof(v)) != sizeof(v))
+		perror("arm-cost: eventfd");
+	pthread_join(t, NULL);
+	close(ping_fd[0]);
+	close(ping_fd[1]);
+	return t0;
+}
+
 /* Mean us per move out and per move back over n pairs. */
 static void pairs(enum variant v, int n, double *out_us, double *back_us)
 {
@@ -199,7 +251,7 @@ int main(int argc, char **argv)
 	long mib = 256, moves = 500, rounds = 5;
 	cpu_set_t cpus;
 	int ncpu = 0, c, have[NVAR] = { 1, 0, 0, 0 };
-	double *res[NVAR][2];
+	double *res[NVAR][2], *wake[2];
 
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		char *end;
@@ -236,6 +288,8 @@ int main(int argc, char **argv)
 	for (int v = 0; v < NVAR; v++)
 		for (int k = 0; k < 2; k++)
 			res[v][k] = calloc((size_t)rounds, sizeof(double));
+	for (int k = 0; k < 2; k++)
+		wake[k] = calloc((size_t)rounds, sizeof(double));
 
 	for (long r = 0; r < rounds; r++)
 		for (int i = 0; i < NVAR; i++) {
@@ -259,6 +313,9 @@ int main(int argc, char **argv)
 				pthread_join(t, NULL);
 			}
 		}
+	for (long r = 0; r < rounds; r++)
+		for (int k = 0; k < 1 + (ncpu > 1); k++)
+			wake[k][r] = wake_trip(G.cpu[k], (int)moves);
 
 	printf("arm-cost: 1 GiB arena, %ld MiB touched (THP advised), %ld move pairs x %ld rounds, CPUs %d and %d\n\n",
 	       mib, moves, rounds, G.cpu[0], ncpu > 1 ? G.cpu[1] : -1);
@@ -276,5 +333,11 @@ int main(int argc, char **argv)
 		b = median(res[v][1], (int)rounds);
 		printf("| %s | %.1f | %.1f | %.2f |\n", var_name[v], o, b, (o + b) / alone);
 	}
+	printf("\n| wake-up round trip (two wake-ups), us | same CPU | other CPU |\n|---|---:|---:|\n");
+	printf("| eventfd ping-pong | %.1f | ", median(wake[0], (int)rounds));
+	if (ncpu > 1)
+		printf("%.1f |\n", median(wake[1], (int)rounds));
+	else
+		printf("one CPU only |\n");
 	return 0;
 }

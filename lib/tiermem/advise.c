@@ -32,9 +32,12 @@
 
 static int in_arena(uintptr_t a, size_t len)
 {
-	uintptr_t base = atomic_load_explicit(&tlrt.base, memory_order_acquire);
+	uintptr_t base;
 
-	return base && a < base + tlrt.arena_len && base < a + len;
+	if (!atomic_load_explicit(&tlrt.size, memory_order_acquire))
+		return 0;
+	base = atomic_load_explicit(&tlrt.base, memory_order_relaxed);
+	return a < base + tlrt.arena_len && base < a + len;
 }
 
 __attribute__((visibility("default"))) int madvise(void *addr, size_t len, int advice)

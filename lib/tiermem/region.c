@@ -85,8 +85,8 @@ int tlrt_region_reserve(void)
 		return -ENOMEM;
 	}
 	tlrt.arena_len = 0;
-	atomic_store_explicit(&tlrt.size, (size_t)size, memory_order_relaxed);
-	atomic_store_explicit(&tlrt.base, base, memory_order_release);
+	atomic_store_explicit(&tlrt.base, base, memory_order_relaxed);
+	atomic_store_explicit(&tlrt.size, (size_t)size, memory_order_release);
 	return 0;
 }
 

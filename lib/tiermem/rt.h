@@ -91,7 +91,7 @@ struct tlrt_rt {
 	_Atomic int state;
 	pthread_mutex_t lock;
 
-	/* reservation (region.c); base/size published once with release order */
+	/* reservation (region.c); published once, size last with release order */
 	_Atomic uintptr_t base;
 	_Atomic size_t size;
 	uint32_t nunits;
@@ -192,12 +192,12 @@ void tlrt_first_touch(int uffd, uintptr_t addr);
 void tlrt_region_free(struct tlrt_region *r);
 /* The live region containing p (any interior pointer), or NULL. Lock held. */
 struct tlrt_region *tlrt_region_of(uintptr_t p);
+/* size is published after base (region.c): while it reads 0, nothing is managed. */
 static inline int tlrt_managed(const void *p)
 {
-	uintptr_t a = (uintptr_t)p;
-	uintptr_t base = atomic_load_explicit(&tlrt.base, memory_order_acquire);
+	size_t size = atomic_load_explicit(&tlrt.size, memory_order_acquire);
 
-	return base && a - base < atomic_load_explicit(&tlrt.size, memory_order_relaxed);
+	return (uintptr_t)p - atomic_load_explicit(&tlrt.base, memory_order_relaxed) < size;
 }
 
 /* chunks.c */
