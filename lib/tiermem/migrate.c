@@ -1,7 +1,8 @@
 /*
- * Placement and migration of chunks: mbind(MPOL_BIND, MPOL_MF_MOVE) over a
- * chunk's range, then a move_pages() status query to see where its pages
- * really are, then the chunk goes back under the arena's one policy
+ * Placement and migration of chunks: a move_pages() status query counts
+ * the chunk's pages not yet where it goes (the bytes a move reports), then
+ * mbind(MPOL_BIND, MPOL_MF_MOVE) over its range, then a second query to
+ * see where its pages really are, then the chunk goes back under the arena's one policy
  * (tlrt_region_settle): managed memory must stay one VMA (region.c), and
  * its pages stay where they were put. Pages not present (-ENOENT: the program dropped them) need
  * nothing. A page reported -EBUSY right after a huge-page move
@@ -65,21 +66,58 @@ static int no_page(int status)
 	return status == -ENOENT || status == -EFAULT;
 }
 
+/* Where the pages [first, first+n) of addr are: status[] (move_pages, no move). Lock held. */
+static int query(uintptr_t addr, uint64_t first, unsigned long n, int *status)
+{
+	static void *pages[QUERY_BATCH];
+
+	for (unsigned long i = 0; i < n; i++)
+		pages[i] = (void *)(addr + (first + i) * TLRT_PAGE);
+	return (int)move_pages(0, n, pages, NULL, status, 0);
+}
+
+static unsigned long batch(uint64_t npages, uint64_t done)
+{
+	return npages - done < QUERY_BATCH ? (unsigned long)(npages - done) : QUERY_BATCH;
+}
+
+/*
+ * Pages of [addr, addr+len) present and not on a node of mask: before a
+ * move, those the kernel will move (what "GiB migrated" counts, as
+ * vmstat's pgmigrate_success does for a kernel policy; pages never
+ * touched, or backed by the zero page, move nothing). On one node, every
+ * page present: what would have moved. -1 when the query fails.
+ */
+static int64_t pages_to_move(uintptr_t addr, uint64_t len, const unsigned long *mask)
+{
+	static int status[QUERY_BATCH];
+	uint64_t npages = len / TLRT_PAGE;
+	int64_t moving = 0;
+
+	for (uint64_t done = 0; done < npages;) {
+		unsigned long n = batch(npages, done);
+
+		if (query(addr, done, n, status))
+			return -1;
+		for (unsigned long i = 0; i < n; i++)
+			moving += status[i] >= 0 && (tlrt.same_node || !in_mask(mask, status[i]));
+		done += n;
+	}
+	return moving;
+}
+
 /* 0 when every present page of [addr, addr+len) is on a node of mask. Lock held (static buffers). */
 static int verify(uintptr_t addr, uint64_t len, const unsigned long *mask)
 {
-	static void *pages[QUERY_BATCH];
 	static int status[QUERY_BATCH];
 	uint64_t npages = len / TLRT_PAGE;
 
 	for (uint64_t done = 0; done < npages;) {
-		unsigned long n = npages - done < QUERY_BATCH ? (unsigned long)(npages - done) : QUERY_BATCH;
+		unsigned long n = batch(npages, done);
 		int busy;
 
-		for (unsigned long i = 0; i < n; i++)
-			pages[i] = (void *)(addr + (done + i) * TLRT_PAGE);
 		for (int attempt = 0;; attempt++) {
-			if (move_pages(0, n, pages, NULL, status, 0))
+			if (query(addr, done, n, status))
 				return -1;
 			busy = 0;
 			for (unsigned long i = 0; i < n; i++) {
@@ -113,6 +151,7 @@ int tlrt_migrate(uint32_t chunk, enum tlp_tier to, int initial)
 	const unsigned long *mask = to == TLP_FAST ? tlrt.fast_mask : tlrt.slow_mask;
 	int dir = initial ? (to == TLP_FAST ? TLRT_DIR_INITIAL_FAST : TLRT_DIR_INITIAL_SLOW)
 			  : (to == TLP_FAST ? TLRT_DIR_SLOW_TO_FAST : TLRT_DIR_FAST_TO_SLOW);
+	int64_t moving = 0;
 	int saved = errno, bound, ok;
 
 	/*
@@ -129,11 +168,14 @@ int tlrt_migrate(uint32_t chunk, enum tlp_tier to, int initial)
 		tlrt.sampler->release_range(c->addr, c->len);
 	/* a page first touched while the chunk moves must land where it is going */
 	__atomic_store_n(&c->touch_tier, (uint8_t)to, __ATOMIC_RELEASE);
+	if (!initial && (moving = pages_to_move(c->addr, c->len, mask)) < 0)
+		moving = (int64_t)(c->len / TLRT_PAGE);
 	bound = ok = !mbind((void *)c->addr, c->len, MPOL_BIND, mask, TLRT_NODE_WORDS * 64 + 1,
 			    initial ? 0 : MPOL_MF_MOVE);
 	if (ok) {
 		tlrt_stat_add(count[dir], 1);
-		tlrt_stat_add(bytes[dir], c->len);
+		/* a placement counts the chunk; a move the pages it found to move */
+		tlrt_stat_add(bytes[dir], initial ? c->len : (uint64_t)moving * TLRT_PAGE);
 		/* before first touch there is nothing to check */
 		if (!initial && verify(c->addr, c->len, mask)) {
 			tlrt_stat_add(RT_STAT_mig_failed, 1);

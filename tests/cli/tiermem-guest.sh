@@ -35,7 +35,7 @@ $(grep -a -e TIERMEM-GUEST -e FAIL -e tiermem: -e GUEST- -e SKIP <<<"$out" | tai
 	expect_contains "$out" "TIERMEM-GUEST: PASS"
 	# the kernel's timestamp at power-off: boot plus the program, in guest time
 	echo "thp=$thp${arg:+ $arg}: PASS in ${secs}s of QEMU (guest powered off at $(sed -n 's/^\[ *\([0-9.]*\)\] reboot: Power down.*/\1/p' <<<"$out") s)"
-	grep -a -e 'TIERMEM-GUEST: phase' -e 'TIERMEM-GUEST: counters' -e 'TIERMEM-GUEST: placement' \
+	grep -a -e 'TIERMEM-GUEST: phase' -e 'TIERMEM-GUEST: counters' -e 'TIERMEM-GUEST: migrated' -e 'TIERMEM-GUEST: placement' \
 		-e 'TIERMEM-GUEST: AnonHuge' -e 'TIERMEM-GUEST: fault sampler' -e 'TIERMEM-GUEST: array' -e 'TIERMEM-GUEST: no fault' -e 'TIERMEM-GUEST: reuse' \
 		-e 'TIERMEM-GUEST: first touch' <<<"$out" | sed 's/^/  /'
 }

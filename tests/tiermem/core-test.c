@@ -1,7 +1,8 @@
 /*
  * The runtime core linked directly (no malloc interposer), driven through
  * its tlrt_* entry points: placement by the policy, samples, hits and
- * misses, migrations in all four directions with bytes counted as bytes,
+ * misses, migrations in all four directions with bytes counted as bytes
+ * (a move's, the pages present on the tier it left),
  * the budget never exceeded (refusals counted), the dynamic percentage,
  * resize, free and id reuse, fork, the files, and threads. Built plain (a
  * cmocka unit test), with ASan+UBSan and with TSan (tiermem-sanitize.sh).
@@ -258,6 +259,56 @@ static void test_budget_refused(void **state)
 {
 	(void)state;
 	in_child(greedy);
+}
+
+/*
+ * A move counts the pages it found present and not yet where the chunk
+ * goes (on one node, every page present), as the kernel's
+ * pgmigrate_success does: a chunk never touched moves nothing,
+ * a chunk only read is the shared zero page (on no tier), a chunk touched
+ * in 100 of its 512 pages moves 100 (the runtime keeps THP off unless the
+ * program asks, so pages are 4 KiB).
+ */
+static void sparse(void)
+{
+	const uint64_t page = 4096, partial = 100, few = 10;
+	volatile unsigned char *p;
+	unsigned char sum = 0;
+	uint64_t down;
+
+	setup_env("TIERLAB_CHUNKS=2");
+	/* the test policy starts even chunks fast: 0 (full) and 2 (10 pages); 1 and 3 slow */
+	p = tlrt_alloc(8 * MiB, 0, 0);
+	CHECK(p && tlrt_tier_of((void *)p) == TLP_FAST && tlrt_tier_of((void *)(p + 2 * MiB)) == TLP_SLOW);
+	for (uint64_t i = 0; i < 2 * MiB; i += page)
+		p[i] = 1;
+	for (uint64_t i = 0; i < partial; i++)
+		p[2 * MiB + i * page] = 2;
+	for (uint64_t i = 0; i < few; i++)
+		p[4 * MiB + i * page] = 3;
+	for (uint64_t i = 0; i < 50; i++)
+		sum += p[6 * MiB + i * page];
+	CHECK(sum == 0);
+
+	sample((void *)(p + 2 * MiB));
+	tlrt_process_pending();
+	CHECK(tlrt_stat(RT_STAT_mig_slow_to_fast) == 1 && tlrt_stat(RT_STAT_bytes_slow_to_fast) == partial * page);
+	down = tlrt_stat(RT_STAT_bytes_fast_to_slow);
+	CHECK(tlrt_stat(RT_STAT_mig_fast_to_slow) == 1 && (down == 2 * MiB || down == few * page));
+	/* only read: zero pages, nothing to move */
+	sample((void *)(p + 6 * MiB));
+	tlrt_process_pending();
+	CHECK(tlrt_tier_of((void *)(p + 6 * MiB)) == TLP_FAST);
+	CHECK(tlrt_stat(RT_STAT_mig_slow_to_fast) == 2 && tlrt_stat(RT_STAT_bytes_slow_to_fast) == partial * page);
+	CHECK(tlrt_stat(RT_STAT_mig_failed) == 0);
+	CHECK(p[0] == 1 && p[2 * MiB + (partial - 1) * page] == 2 && p[4 * MiB] == 3);
+	tlrt_free((void *)p);
+}
+
+static void test_moves_count_present_pages(void **state)
+{
+	(void)state;
+	in_child(sparse);
 }
 
 static void dynamic(void)
@@ -775,6 +826,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_basic),
 		cmocka_unit_test(test_budget_refused),
+		cmocka_unit_test(test_moves_count_present_pages),
 		cmocka_unit_test(test_dynamic_budget),
 		cmocka_unit_test(test_bad_policy_stands_aside),
 		cmocka_unit_test(test_fork),
