@@ -175,12 +175,16 @@ static inline size_t threshold(void)
 	return atomic_load_explicit(&ov_threshold, memory_order_acquire);
 }
 
+static __attribute__((noinline)) void small_batch_end(void)
+{
+	small_batch = 0;
+	tlrt_count_small(SMALL_BATCH);
+}
+
 static inline void count_small(void)
 {
-	if (unlikely(++small_batch == SMALL_BATCH)) {
-		small_batch = 0;
-		tlrt_count_small(SMALL_BATCH);
-	}
+	if (unlikely(++small_batch == SMALL_BATCH))
+		small_batch_end();
 }
 
 /* A managed allocation (zeroed for calloc), or NULL when the runtime cannot (the caller falls back). */
@@ -227,8 +231,7 @@ static __attribute__((noinline)) void *malloc_slow(size_t n, uintptr_t ra)
 /* A small request that ends its thread's batch: out of line, so the fast path calls nothing first. */
 static __attribute__((noinline)) void *malloc_batch_end(size_t n)
 {
-	small_batch = 0;
-	tlrt_count_small(SMALL_BATCH);
+	small_batch_end();
 	return next.malloc(n);
 }
 

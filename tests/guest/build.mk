@@ -17,11 +17,12 @@ $(B)/guest/probe-driver: tests/guest/probe-driver.c $(TIERLAB_LINK)
 
 # The tiering runtime's core (lib/tiermem without the interposer, and
 # without policy-load.c: the guest has no dlopen, the program loads LRU from
-# libpolicies.a itself) linked statically; tests/cli/tiermem-guest.sh.
+# libpolicies.a itself) linked statically, with libtierlab's vmstat reader;
+# tests/cli/tiermem-guest.sh.
 GUEST_TIERMEM_SRC := $(filter-out lib/tiermem/policy-load.c,$(TIERMEM_CORE_SRC))
-$(B)/guest/tiermem-guest: tests/guest/tiermem-guest.c $(GUEST_TIERMEM_SRC) $(wildcard lib/tiermem/*.h) lib/util/units.h $(POLICY_LIB)
+$(B)/guest/tiermem-guest: tests/guest/tiermem-guest.c $(GUEST_TIERMEM_SRC) $(wildcard lib/tiermem/*.h) lib/util/units.h $(TIERLAB_LINK)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -static -pthread -o $@ tests/guest/tiermem-guest.c $(GUEST_TIERMEM_SRC) $(POLICY_LIB) -lnuma -lpfm -lm
+	$(CC) $(ALL_CFLAGS) -static -pthread -o $@ tests/guest/tiermem-guest.c $(GUEST_TIERMEM_SRC) $(TIERLAB_LINK) $(CORE_LIBS) -ldl
 GUEST_BINS += $(B)/guest/tiermem-guest
 TEST_BINS += $(B)/guest/tiermem-guest
 

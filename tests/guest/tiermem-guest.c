@@ -52,6 +52,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "measure/vmstat.h"
 #include "policies/policies.h"
 #include "tiermem/rt.h"
 #include "tiermem/sampler-fault.h"
@@ -313,20 +314,17 @@ static long anon_huge_kb(void)
 	return kb;
 }
 
-/* A /proc/vmstat counter (the guest runs nothing else that migrates), -1 if absent. */
-static long long vmstat(const char *name)
+/* pgmigrate_success now (the guest runs nothing else that migrates), -1 if unread. */
+static long long pages_migrated(void)
 {
-	char line[128], key[64];
-	long long v, found = -1;
-	FILE *f = fopen("/proc/vmstat", "r");
+	struct tl_vmstat snap = { 0 };
+	uint64_t v;
+	long long r = -1;
 
-	if (!f)
-		return -1;
-	while (found < 0 && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%63s %lld", key, &v) == 2 && !strcmp(key, name))
-			found = v;
-	fclose(f);
-	return found;
+	if (!tl_vmstat_snapshot(&snap, NULL) && !tl_vmstat_get(&snap, "pgmigrate_success", &v))
+		r = (long long)v;
+	tl_vmstat_release(&snap);
+	return r;
 }
 
 /* ---- phases ---- */
@@ -481,7 +479,7 @@ static void check_counters(const char *outdir, int nfast, long long migrated0)
 	 * says it migrated, but for compaction's own (a margin of 5%).
 	 */
 	moved = tlrt_stat(RT_STAT_bytes_slow_to_fast) + tlrt_stat(RT_STAT_bytes_fast_to_slow);
-	kernel = (vmstat("pgmigrate_success") - migrated0) * 4096;
+	kernel = (pages_migrated() - migrated0) * 4096;
 	note("migrated: the runtime counted %llu bytes, the kernel %lld (pgmigrate_success)", (unsigned long long)moved,
 	     kernel);
 	if (tlrt_stat(RT_STAT_bytes_slow_to_fast) > s2f * CHUNK || tlrt_stat(RT_STAT_bytes_fast_to_slow) > f2s * CHUNK ||
@@ -803,7 +801,7 @@ int main(int argc, char **argv)
 	if (runtime_setup(extra))
 		return 1;
 
-	migrated0 = vmstat("pgmigrate_success");
+	migrated0 = pages_migrated();
 	t0 = now_s();
 	for (int a = 0; a < NARR; a++) {
 		arr[a] = tlrt_alloc(ARR_BYTES, 0, 0x4000 + (uintptr_t)a);
