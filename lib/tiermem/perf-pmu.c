@@ -261,6 +261,12 @@ int tlrt_perf_pmu_pebs(struct tlrt_perf_pmu *p, const char *devices, char *why, 
 		p->precise = 2;
 		snprintf(p->event, sizeof(p->event), "%s", pebs_events[i]);
 		dev_of_type(p, devices);
+		/* libpfm4 knows the core from CPUID; a VM may still give the kernel no PMU for it */
+		if (!p->dev[0]) {
+			snprintf(why, whylen, "perf: libpfm4 encodes %s, but the kernel has no PMU of its type %u",
+				 pebs_events[i], (unsigned)p->type);
+			return -ENOENT;
+		}
 		return 0;
 	}
 	snprintf(why, whylen, "perf: libpfm4 knows no PEBS load-latency event on this CPU");
@@ -278,11 +284,13 @@ void tlrt_perf_pmu_page_faults(struct tlrt_perf_pmu *p)
 
 int tlrt_perf_pmu_find(struct tlrt_perf_pmu *p, const char *devices, char *why, size_t whylen)
 {
+	char pebs[200] = "";
+
 	if (!tlrt_perf_pmu_ibs(p, devices, why, whylen) || !tlrt_perf_pmu_spe(p, devices, why, whylen) ||
-	    !tlrt_perf_pmu_pebs(p, devices, why, whylen))
+	    !tlrt_perf_pmu_pebs(p, devices, pebs, sizeof(pebs)))
 		return 0;
-	snprintf(why, whylen, "perf: no precise memory-access sampling on this CPU (no PEBS load-latency "
-		 "event known to libpfm4, no ibs_op, no arm_spe PMU in %s)", devices);
+	snprintf(why, whylen, "perf: no precise memory-access sampling on this CPU (no ibs_op or arm_spe PMU in %s; "
+		 "PEBS: %s)", devices, strncmp(pebs, "perf: ", 6) ? pebs : pebs + 6);
 	return -ENOENT;
 }
 

@@ -221,18 +221,17 @@ static void pebs_by_libpfm4(void **state)
 static void nothing_found_here(void **state)
 {
 	struct tlrt_perf_pmu p;
-	char why[256] = "";
+	char why[256] = "", pebs[256] = "";
 
 	(void)state;
-	if (!tlrt_perf_pmu_pebs(&p, root, why, sizeof(why))) {
-		print_message("skipped: libpfm4 encodes %s on this CPU\n", p.event);
-		skip();
-	}
-	assert_string_equal(why, "perf: libpfm4 knows no PEBS load-latency event on this CPU");
+	assert_int_equal(tlrt_perf_pmu_pebs(&p, root, pebs, sizeof(pebs)), -ENOENT);
+	/* libpfm4 knows this CPU's event or not (from CPUID); either way root has no PMU for it */
+	if (strcmp(pebs, "perf: libpfm4 knows no PEBS load-latency event on this CPU"))
+		assert_non_null(strstr(pebs, ", but the kernel has no PMU of its type "));
 	assert_int_equal(tlrt_perf_pmu_find(&p, root, why, sizeof(why)), -ENOENT);
-	assert_non_null(strstr(why, "perf: no precise memory-access sampling on this CPU (no PEBS load-latency "
-				    "event known to libpfm4, no ibs_op, no arm_spe PMU in "));
+	assert_non_null(strstr(why, "perf: no precise memory-access sampling on this CPU (no ibs_op or arm_spe PMU in "));
 	assert_non_null(strstr(why, root));
+	assert_non_null(strstr(why, pebs + 6));
 	assert_int_equal(tlrt_perf_pmu_ibs(&p, root, why, sizeof(why)), -ENOENT);
 	assert_int_equal(tlrt_perf_pmu_spe(&p, root, why, sizeof(why)), -ENOENT);
 }

@@ -178,8 +178,9 @@ static void no_pmu_here(void **state)
 		skip();
 	}
 	assert_int_equal(err, -ENOENT);
-	assert_string_equal(why, "perf: no precise memory-access sampling on this CPU (no PEBS load-latency event "
-				 "known to libpfm4, no ibs_op, no arm_spe PMU in /sys/bus/event_source/devices)");
+	/* PEBS: libpfm4 may know this CPU's event while the kernel (a VM) has no PMU for it */
+	assert_non_null(strstr(why, "perf: no precise memory-access sampling on this CPU (no ibs_op or arm_spe PMU in "
+				    "/sys/bus/event_source/devices; PEBS: "));
 	assert_int_equal(perf_fds(), 0);
 }
 
