@@ -29,6 +29,8 @@ struct rt_block {
 	size_t len;
 };
 
+#define RT_TICK_NOT_YET 1	/* tick(): not armed, ask again shortly */
+
 #define RT_SAMPLE_KERNEL 0x1	/* the access came from a system call (pc is where it was issued) */
 #define RT_SAMPLE_WRITE 0x2	/* known to be a write */
 
@@ -88,7 +90,14 @@ struct rt_sampler_ops {
 	int one_mapping;
 	/* 0, or -errno with a one-line reason in why (e.g. "userfaultfd: Operation not permitted"). */
 	int (*start)(const struct rt_sampler_env *env, char *why, size_t whylen);
-	void (*tick)(void);
+	/*
+	 * Arms the next observation: 0, or RT_TICK_NOT_YET when it did not
+	 * arm because the access its last sample stopped has not been made
+	 * yet (the thread, woken, has not run since): an arming now would
+	 * sample that access a second time. The core asks again shortly,
+	 * until the next tick is due (thread.c).
+	 */
+	int (*tick)(void);
 	/*
 	 * Before the core frees, moves (realloc) or migrates [addr, addr+len):
 	 * when this returns, nothing in the range is armed, stashed or

@@ -276,6 +276,8 @@ int tlrt_thread_start(void);
 void tlrt_thread_stop(void);
 void tlrt_drain(void);					/* lock not held */
 void tlrt_atfork_register(void);
+/* The tick after the one due at `at`, later than now (jittered; missed ones skipped). */
+uint64_t tlrt_tick_after(uint64_t at, uint64_t now, uint64_t period, uint64_t *rng);
 
 /* record.c */
 int tlrt_record_open(void);			/* counters file (counters and log modes) */

@@ -113,7 +113,7 @@ static void offer(void *arg, const struct tlrt_damon_region *r)
 	tlrt_damon_pick_offer(p, r, D.watched.addr, D.watched.addr + D.watched.len);
 }
 
-static void damon_tick(void)
+static int damon_tick(void)
 {
 	struct tlrt_damon_pick pick = { .rng = &D.rng };
 	struct rt_sample smp = { .flags = 0 };
@@ -178,6 +178,7 @@ static void damon_tick(void)
 out:
 	pthread_mutex_unlock(&D.lock);
 	errno = saved;
+	return 0;
 }
 
 static void damon_release_range(uintptr_t addr, size_t len)

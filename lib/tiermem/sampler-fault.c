@@ -65,6 +65,15 @@
  * mask is this small; one unpinned handler otherwise. See handlers_start().
  */
 #define MAX_PINNED 8
+/*
+ * How long an arming waits for the thread of the last sample to make the
+ * access that sample stopped (see sampled_thread_ran()): a thread stopped
+ * by a signal or a debugger after its wake-up would otherwise hold
+ * sampling for as long as it stays stopped.
+ */
+#define RETRY_GIVE_UP_NS 50000000ULL
+/* Without schedstat (CONFIG_SCHED_INFO off) a wake-up is taken as made good after this. */
+#define RETRY_GRACE_NS 1000000ULL
 
 enum arm_state {
 	IDLE,		/* nothing armed; the memory is where the program left it */
@@ -94,6 +103,18 @@ static struct {
 	int can_move;		/* UFFDIO_MOVE (Linux 6.8), which first touches need */
 	int have_pending;	/* a fault came while ARMING: the sample, once ARMED */
 	struct uffd_msg pending;
+	/*
+	 * The thread the last sample stopped, until it has run again (and so
+	 * made the access): its tid, its schedstat file, how often it had
+	 * been scheduled in when the sample was taken, and when.
+	 */
+	struct {
+		pid_t tid;
+		int fd;
+		int waiting;
+		uint64_t runs, t_ns;
+	} last;
+	int schedstat;		/* /proc/self/task/TID/schedstat counts switches in (CONFIG_SCHED_INFO) */
 	int paused;		/* between fork prepare and parent */
 	int restart;		/* forked child: start afresh at the next tick */
 	int said;		/* the span could not be armed: said once */
@@ -105,6 +126,7 @@ static struct {
 	.settled = PTHREAD_COND_INITIALIZER,
 	.fd = -1,
 	.wake = -1,
+	.last.fd = -1,
 };
 
 /*
@@ -176,14 +198,21 @@ static void tid_fds_close(void)
 			close(F.tids[i].fd);
 		F.tids[i] = (struct tid_fd){ .tid = 0, .fd = -1 };
 	}
+	if (F.last.tid && F.last.fd >= 0)
+		close(F.last.fd);
+	F.last.tid = 0;
+	F.last.fd = -1;
+	F.last.waiting = 0;
 }
 
 /*
  * The blocked thread's PC. In a page fault the file reads "-1 SP PC"; in
  * a system call "NR ARG1..ARG6 SP PC" (the access came from the kernel on
- * the program's behalf); "running" when it is not blocked any more.
+ * the program's behalf); "running" when it is not blocked any more. 1 when
+ * the file said the thread is off its CPU (the kernel waits for that
+ * before it answers), 0 otherwise.
  */
-static void read_pc(pid_t tid, struct rt_sample *s)
+static int read_pc(pid_t tid, struct rt_sample *s)
 {
 	char buf[256];
 	ssize_t n = -1;
@@ -195,23 +224,85 @@ static void read_pc(pid_t tid, struct rt_sample *s)
 		if ((fd = tid_fd(tid, tries)) >= 0)
 			n = pread(fd, buf, sizeof(buf) - 1, 0);
 	if (n <= 0 || buf[0] == 'r')
-		return;
+		return 0;
 	buf[n] = '\0';
 	while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
 		buf[--n] = '\0';
 	p = strrchr(buf, ' ');
 	if (!p || p[1] != '0' || p[2] != 'x')
-		return;
+		return 1;
 	for (p += 3; *p; p++) {
 		int d = *p >= '0' && *p <= '9' ? *p - '0' : *p >= 'a' && *p <= 'f' ? *p - 'a' + 10 : -1;
 
 		if (d < 0)
-			return;
+			return 1;
 		pc = pc << 4 | (uintptr_t)d;
 	}
 	s->pc = pc;
 	if (buf[0] != '-')
 		s->flags |= RT_SAMPLE_KERNEL;
+	return 1;
+}
+
+/*
+ * How many times the thread has been scheduled in (the third field of
+ * its schedstat file, which the kernel counts at every switch in), or -1
+ * when the thread is gone. The file of the last sampled thread stays open.
+ */
+static int64_t sched_runs(pid_t tid)
+{
+	char buf[96], *p;
+	ssize_t n;
+	int field = 0;
+	uint64_t v = 0;
+
+	if (F.last.fd < 0 || F.last.tid != tid) {
+		size_t at;
+
+		if (F.last.fd >= 0)
+			close(F.last.fd);
+		at = tlrt_fmt_str(buf, sizeof(buf), 0, "/proc/self/task/");
+		at = tlrt_fmt_ulong(buf, sizeof(buf), at, (unsigned long)tid);
+		tlrt_fmt_str(buf, sizeof(buf), at, "/schedstat");
+		F.last.fd = open(buf, O_RDONLY | O_CLOEXEC);
+		F.last.tid = tid;
+	}
+	if (F.last.fd < 0 || (n = pread(F.last.fd, buf, sizeof(buf) - 1, 0)) <= 0)
+		return -1;
+	buf[n] = '\0';
+	for (p = buf; *p && field < 2; p++)
+		field += *p == ' ';
+	for (; *p >= '0' && *p <= '9'; p++)
+		v = v * 10 + (uint64_t)(*p - '0');
+	return (int64_t)v;
+}
+
+/*
+ * Lock held. Whether the thread the last sample stopped has run since it
+ * was woken: the first thing it does then is the access that faulted, so
+ * until it has, an arming would stop that same access again and sample it
+ * twice (one access event, two samples). A thread scheduled in has made
+ * it: its fault is retried in the kernel before it returns to its code.
+ */
+static int sampled_thread_ran(uint64_t now)
+{
+	int64_t runs;
+
+	if (!F.last.waiting)
+		return 1;
+	if (F.schedstat) {
+		runs = sched_runs(F.last.tid);
+		if (runs < 0 || (uint64_t)runs > F.last.runs)
+			goto ran;
+	} else if (now - F.last.t_ns >= RETRY_GRACE_NS) {
+		goto ran;
+	}
+	if (now - F.last.t_ns < RETRY_GIVE_UP_NS)
+		return 0;
+	F.c.gave_up++;
+ran:
+	F.last.waiting = 0;
+	return 1;
 }
 
 
@@ -299,10 +390,17 @@ static void take_sample(const struct uffd_msg *m)
 	struct rt_block b = F.armed;
 	int fd = F.fd;
 
+	int64_t runs;
+
 	if (m->arg.pagefault.flags & UFFD_PAGEFAULT_FLAG_WRITE)
 		s.flags |= RT_SAMPLE_WRITE;
-	/* while the thread is still blocked: once woken, the file says "running" */
-	read_pc(s.tid, &s);
+	/*
+	 * While the thread is still blocked: once woken, the file says
+	 * "running". Off its CPU, its count of runs holds until it is woken.
+	 */
+	F.last.waiting = 0;
+	if (read_pc(s.tid, &s) && s.tid && (runs = F.schedstat ? sched_runs(s.tid) : 0) >= 0)
+		F.last.runs = (uint64_t)runs, F.last.t_ns = s.t_ns, F.last.waiting = 1;
 	restore();
 	F.c.samples++;
 	if (s.flags & RT_SAMPLE_KERNEL)
@@ -458,6 +556,9 @@ static int start_locked(char *why, size_t whylen)
 	}
 	F.can_move = !!(got & UFFD_FEATURE_MOVE);
 	tid_fds_close();
+	/* the calling thread has been scheduled in at least once: a count of 0 means none is kept */
+	F.schedstat = sched_runs((pid_t)gettid()) > 0;
+	tid_fds_close();
 	F.state = IDLE;
 	F.have_pending = 0;
 	F.paused = 0;
@@ -514,7 +615,7 @@ static void say_once(const char *what, int err)
  * handler to read its REMAP event, and a handler may need the lock for a
  * fault meanwhile (it then leaves the fault pending, see on_fault()).
  */
-static void fault_tick(void)
+static int fault_tick(void)
 {
 	struct rt_block b;
 	int saved = errno, err;
@@ -532,6 +633,12 @@ static void fault_tick(void)
 	/* still armed from an earlier tick: the program has not touched its memory since */
 	if (F.fd < 0 || F.paused || F.state != IDLE || atomic_load(&F.stopping))
 		goto out;
+	if (!sampled_thread_ran(rt_now_ns())) {
+		F.c.not_yet++;
+		pthread_mutex_unlock(&F.lock);
+		errno = saved;
+		return RT_TICK_NOT_YET;
+	}
 	if (F.env->span(&b))
 		goto out;
 	if (b.addr % GIB || b.len % GIB || !b.len || (err = stash_fit(b.len))) {
@@ -567,7 +674,7 @@ static void fault_tick(void)
 		pthread_mutex_unlock(&F.lock);
 		wake_range(F.fd, b.addr, b.len);
 		errno = saved;
-		return;
+		return 0;
 	}
 	F.state = ARMED;
 	F.c.armed++;
@@ -576,11 +683,12 @@ static void fault_tick(void)
 		F.have_pending = 0;
 		take_sample(&F.pending);
 		errno = saved;
-		return;
+		return 0;
 	}
 out:
 	pthread_mutex_unlock(&F.lock);
 	errno = saved;
+	return 0;
 }
 
 static void fault_release_range(uintptr_t addr, size_t len)

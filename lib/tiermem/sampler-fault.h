@@ -17,6 +17,8 @@ struct tlrt_fault_counts {
 	uint64_t fallback;	/* restores the kernel refused to move, done page by page */
 	uint64_t stray;		/* later faults of an arming: threads that only needed waking */
 	uint64_t first_touch;	/* first touches of watched memory, placed by the core */
+	uint64_t not_yet;	/* ticks that waited: the last sample's thread had not made its access yet */
+	uint64_t gave_up;	/* waits given up (the thread stayed off its CPU RETRY_GIVE_UP_NS) */
 };
 
 void tlrt_sampler_fault_counts(struct tlrt_fault_counts *out);

@@ -15,6 +15,11 @@ static void none_nothing(void)
 {
 }
 
+static int none_tick(void)
+{
+	return 0;
+}
+
 static void none_release_range(uintptr_t addr, size_t len)
 {
 	(void)addr, (void)len;
@@ -23,7 +28,7 @@ static void none_release_range(uintptr_t addr, size_t len)
 const struct rt_sampler_ops rt_sampler_none = {
 	.name = "none",
 	.start = none_start,
-	.tick = none_nothing,
+	.tick = none_tick,
 	.release_range = none_release_range,
 	.stop = none_nothing,
 	.atfork_prepare = none_nothing,

@@ -520,7 +520,7 @@ static void drain_and_draw(void)
 	}
 }
 
-static void perf_tick(void)
+static int perf_tick(void)
 {
 	int saved = errno;
 
@@ -539,6 +539,7 @@ static void perf_tick(void)
 	}
 	pthread_mutex_unlock(&P.lock);
 	errno = saved;
+	return 0;
 }
 
 static void perf_release_range(uintptr_t addr, size_t len)

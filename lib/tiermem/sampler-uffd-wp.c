@@ -141,7 +141,7 @@ static int wp_start(const struct rt_sampler_env *env, char *why, size_t whylen)
 	return err;
 }
 
-static void wp_tick(void)
+static int wp_tick(void)
 {
 	struct rt_block b;
 	struct rt_sample smp = { .flags = RT_SAMPLE_WRITE };
@@ -167,6 +167,7 @@ static void wp_tick(void)
 out:
 	pthread_mutex_unlock(&W.lock);
 	errno = saved;
+	return 0;
 }
 
 static void wp_release_range(uintptr_t addr, size_t len)

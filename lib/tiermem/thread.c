@@ -94,57 +94,96 @@ void tlrt_drain(void)
 	} while (n == DRAIN_BATCH && --rounds);
 }
 
+/* Sleeps until t (CLOCK_MONOTONIC) or the stop; 1 when stopping. */
+static int nap_until(uint64_t t)
+{
+	struct timespec ts = { .tv_sec = (time_t)(t / 1000000000ULL), .tv_nsec = (long)(t % 1000000000ULL) };
+
+	pthread_mutex_lock(&nap_lock);
+	while (!atomic_load(&tlrt.stop) &&
+	       pthread_cond_clockwait(&nap, &nap_lock, CLOCK_MONOTONIC, &ts) != ETIMEDOUT)
+		;
+	pthread_mutex_unlock(&nap_lock);
+	return atomic_load(&tlrt.stop);
+}
+
+/*
+ * The tick after the one due at `at`. Each interval is drawn uniformly in
+ * [period/2, 3*period/2): the rate asked on average, but never in step
+ * with a program that repeats itself at a multiple of the period (a sweep
+ * of a fixed size), which a fixed period would sample at the same few
+ * places every time. Ticks whose time has passed are skipped, not fired
+ * at once: a burst of armings right after a late one would sample what the
+ * program does just after a stall, and the thread of the last sample would
+ * likely not have made its access yet (docs/samplers.md).
+ */
+uint64_t tlrt_tick_after(uint64_t at, uint64_t now, uint64_t period, uint64_t *rng)
+{
+	if (now > at && (now - at) / period > 64)
+		at += ((now - at) / period - 2) * period;	/* a long stall: a few periods before now */
+	do {
+		*rng ^= *rng << 13, *rng ^= *rng >> 7, *rng ^= *rng << 17;
+		at += period / 2 + *rng % (period | 1);
+	} while (at <= now);
+	return at;
+}
+
+/*
+ * One tick: arm the sampler, and while it says the last sample's access
+ * has not been made yet, ask again every `step` until the tick after this
+ * one is due (then that tick tries). Time in tick() is the sampler's cost.
+ */
+static void tick(uint64_t following, uint64_t period)
+{
+	uint64_t step = period / 8, t0 = tlrt_now_ns(), spent;
+	int r = tlrt.sampler->tick();
+
+	spent = tlrt_now_ns() - t0;
+	if (step > 250000)
+		step = 250000;
+	if (step < 20000)
+		step = 20000;
+	while (r == RT_TICK_NOT_YET && t0 + spent + step < following && !nap_until(tlrt_now_ns() + step)) {
+		t0 = tlrt_now_ns();
+		r = tlrt.sampler->tick();
+		spent += tlrt_now_ns() - t0;
+	}
+	tlrt_stat_add(RT_STAT_ticks, 1);
+	tlrt_stat_add(RT_STAT_sample_ns_total, spent);
+}
+
 static void *runtime_thread(void *arg)
 {
 	uint64_t period = tlrt.opt.rate_hz > 0 ? (uint64_t)(1e9 / tlrt.opt.rate_hz) : IDLE_NS;
-	uint64_t next = tlrt_now_ns(), last_flush = next, rng = next | 1;
+	uint64_t now = tlrt_now_ns(), last_flush = now, rng = now | 1, next;
 	struct tlrt_pressure pressure = { .path = "/proc/pressure/memory", .last_total = -1 };
-	struct timespec ts;
 
 	(void)arg;
 	tlrt_in_rt = 1;
 	if (!period)
 		period = 1;
-	while (!atomic_load(&tlrt.stop)) {
-		uint64_t now = tlrt_now_ns();
+	next = tlrt_tick_after(now, now, period, &rng);
+	while (!nap_until(next)) {
+		uint64_t due = next;
 
-		/*
-		 * Each interval drawn uniformly in [period/2, 3*period/2): the rate
-		 * asked on average, but never in step with a program that repeats
-		 * itself at a multiple of the period (a sweep of a fixed size), which
-		 * a fixed period would sample at the same few places every time.
-		 */
-		rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
-		next += period / 2 + rng % (period | 1);
-		if (next < now)
-			next = now;	/* fell behind: don't burst to catch up */
-		ts.tv_sec = (time_t)(next / 1000000000ULL);
-		ts.tv_nsec = (long)(next % 1000000000ULL);
-		pthread_mutex_lock(&nap_lock);
-		while (!atomic_load(&tlrt.stop) &&
-		       pthread_cond_clockwait(&nap, &nap_lock, CLOCK_MONOTONIC, &ts) != ETIMEDOUT)
-			;
-		pthread_mutex_unlock(&nap_lock);
-		if (atomic_load(&tlrt.stop))
-			break;
+		now = tlrt_now_ns();
+		next = tlrt_tick_after(due, now, period, &rng);
 		/*
 		 * The last tick's sample first: its migrations release (disarm)
 		 * the memory they move, so arming before them would waste the arm.
 		 */
 		tlrt_drain();
-		if (tlrt.opt.rate_hz > 0 && tlrt.sampler_started) {
-			uint64_t t0 = tlrt_now_ns();
-
-			tlrt.sampler->tick();
-			tlrt_stat_add(RT_STAT_ticks, 1);
-			tlrt_stat_add(RT_STAT_sample_ns_total, tlrt_now_ns() - t0);
-		}
+		if (tlrt.opt.rate_hz > 0 && tlrt.sampler_started)
+			tick(next, period);
 		now = tlrt_now_ns();
 		if (now - last_flush > IDLE_NS) {
 			tlrt_log_flush();
 			last_flush = now;
 		}
 		tlrt_cache_poll(&pressure, now);
+		/* the drain and the tick ran past the next tick: skip it, keep the schedule */
+		if (next <= now)
+			next = tlrt_tick_after(next, now, period, &rng);
 	}
 	return NULL;
 }

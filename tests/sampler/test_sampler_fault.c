@@ -98,6 +98,56 @@ static void sample_fields(void **state)
 		assert_true(h_check(i));
 }
 
+static _Atomic int tick_rc_in_deliver = -1;
+
+/*
+ * The handler delivers before it wakes the sampled thread: a tick here
+ * comes before its access is made. Only at the first delivery: were that
+ * tick to arm, every retry would be sampled and tick again, for ever.
+ */
+static void deliver_then_tick(const struct rt_sample *s)
+{
+	int first = atomic_load(&tick_rc_in_deliver) == -1;
+
+	h_deliver(s);
+	if (first)
+		atomic_store(&tick_rc_in_deliver, ops->tick());
+}
+
+/*
+ * One access, one sample: a tick between the sample and the moment the
+ * stopped thread has run again does not arm (an arming then would stop
+ * the same access once more and sample it twice); once the thread has
+ * run, the next tick arms, and its sample is a new access.
+ */
+static void no_arming_before_the_access(void **state)
+{
+	struct tlrt_fault_counts c0, c1;
+	volatile uint8_t *p = (volatile uint8_t *)(H.base + 3 * H_BLOCK + 4097);
+	volatile uint8_t *q = (volatile uint8_t *)(H.base + 6 * H_BLOCK + 77);
+
+	(void)state;
+	h_reset_samples();
+	arm();
+	tlrt_sampler_fault_counts(&c0);
+	H.env.deliver = deliver_then_tick;
+	touch_read(p);
+	H.env.deliver = h_deliver;
+	wait_samples(1);
+	tlrt_sampler_fault_counts(&c1);
+	assert_int_equal(atomic_load(&tick_rc_in_deliver), RT_TICK_NOT_YET);
+	assert_int_equal(c1.armed, c0.armed);
+	assert_int_equal(c1.not_yet, c0.not_yet + 1);
+	/* this thread has run since: the tick arms, and the next access is the one sample */
+	arm();
+	touch_read(q);
+	wait_samples(2);
+	usleep(2000);
+	assert_int_equal(h_nsamples(), 2);
+	assert_int_equal(H.samples[0].addr, (uintptr_t)p);
+	assert_int_equal(H.samples[1].addr, (uintptr_t)q);
+}
+
 /*
  * One arming covers every block at once: the first access anywhere is the
  * sample, wherever it lands, and later accesses until the next tick are
@@ -440,6 +490,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(sample_fields),
 		cmocka_unit_test(first_access_wins),
+		cmocka_unit_test(no_arming_before_the_access),
 		cmocka_unit_test(sample_from_read),
 		cmocka_unit_test(holes),
 		cmocka_unit_test(release_restores),

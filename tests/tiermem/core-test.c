@@ -821,9 +821,44 @@ static void test_sampler_table(void **state)
 	assert_null(tlrt_sampler_find(TLRT_SAMPLER__COUNT));
 }
 
+/*
+ * The runtime thread's schedule: intervals jittered in [period/2,
+ * 3*period/2) with the asked mean; a tick whose time has passed is
+ * skipped, never fired at once, and the one returned is always later than
+ * now (a burst right after a late tick would arm while the last sampled
+ * thread has not made its access yet).
+ */
+static void test_tick_schedule(void **state)
+{
+	const uint64_t period = 1000000;
+	uint64_t rng = 12345, at = 0, sum = 0, n = 20000;
+
+	(void)state;
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t next = tlrt_tick_after(at, at, period, &rng);
+
+		assert_in_range(next - at, period / 2, period / 2 + period);
+		sum += next - at;
+		at = next;
+	}
+	/* the mean of n uniform draws: period, within 4 sd (period / sqrt(12 n)) */
+	assert_in_range(sum / n, period - 4 * period / 490, period + 4 * period / 490);
+	/* late by 10.3 periods: the next tick is after now and less than 1.5 periods later */
+	for (int i = 0; i < 1000; i++) {
+		uint64_t now = at + 10 * period + period / 3, next = tlrt_tick_after(at, now, period, &rng);
+
+		assert_true(next > now);
+		assert_true(next - now <= period + period / 2);
+		at = next;
+	}
+	/* a stall of an hour at 1 kHz is skipped in a few draws, not millions */
+	assert_true(tlrt_tick_after(0, 3600ULL * 1000000000ULL, period, &rng) > 3600ULL * 1000000000ULL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_tick_schedule),
 		cmocka_unit_test(test_basic),
 		cmocka_unit_test(test_budget_refused),
 		cmocka_unit_test(test_moves_count_present_pages),
