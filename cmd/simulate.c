@@ -271,7 +271,8 @@ static int replay_own(const struct sim_opts *o, const struct tl_trace *t)
 		replayed++;
 		c = (struct tl_sim_config){ .chunk_size = p->p.chunk_size, .budget_chunks = p->p.budget_chunks,
 					    .dynamic_fraction = p->p.dynamic_fraction, .window = p->p.window,
-					    .args = p->p.args, .fractions = p->p.fractions, .nfractions = p->p.nfractions };
+					    .args = p->p.args, .fractions = p->p.fractions, .nfractions = p->p.nfractions,
+					    .recorded_moves = true };
 		if (!(c.pol = tl_sim_policy_open(p->p.policy, &dl, why, sizeof(why))) ||
 		    tl_sim_replay(&one, &c, o->verify || o->events ? &hooks : NULL, &r, why, sizeof(why)))
 			return error("%s", why);
@@ -360,6 +361,11 @@ static int replay_config(const struct sim_opts *o, const struct tl_trace *t, con
 	}
 	if (rc)
 		return error("%s: %s", label, why);
+	if (o->have_model) {
+		/* a sample in a chunk still moving at the model's migration speed is a miss */
+		s.c.move_gbs = o->tm.migration_gbs;
+		s.c.move_cost_us = o->tm.migration_cost_us;
+	}
 	if (t->nprocs && t->procs[0].p.known && s.c.threshold < t->procs[0].p.threshold)
 		warning("%s: threshold %llu is below the recording's (%llu): allocations in between were not recorded",
 			label, (unsigned long long)s.c.threshold, (unsigned long long)t->procs[0].p.threshold);

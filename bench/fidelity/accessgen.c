@@ -82,6 +82,7 @@ static struct {
 	uint64_t lockstep_words;	/* words of each array lockstep steps through */
 	double hot_frac, zipf_s;
 	double seconds;
+	int uncached;		/* each access flushed from the caches after it: every access costs the same */
 	uint64_t seed;
 	double *zipf_cdf;	/* by rank */
 	uint32_t *zipf_block;	/* rank -> global block */
@@ -157,6 +158,10 @@ static inline void touch(struct worker *me, int a, uint64_t w)
 		G.base[a][w] = word_value(a, w);
 	else
 		me->sink += ((volatile uint64_t *)G.base[a])[w];
+#if defined(__x86_64__) || defined(__i386__)
+	if (G.uncached)
+		__builtin_ia32_clflush(&G.base[a][w]);
+#endif
 	me->accesses++;
 }
 
@@ -431,7 +436,7 @@ static const char usage[] =
 	"usage: accessgen [--pattern hotcold|sweep|sweep-fb|zipf|phase|lockstep] [--arrays SIZE,SIZE...]\n"
 	"                 [--seconds S] [--threads N] [--mode read|write|rw] [--hot-size SIZE]\n"
 	"                 [--hot-offset SIZE] [--hot-frac F] [--phase-offset SIZE] [--zipf-s S]\n"
-	"                 [--stride BYTES] [--block SIZE] [--seed N] [--truth FILE]\n"
+	"                 [--stride BYTES] [--block SIZE] [--seed N] [--uncached] [--truth FILE]\n"
 	"Runs one access pattern with a known distribution over malloc'd arrays for S seconds\n"
 	"and writes the exact accesses per block to FILE (default accessgen-truth.tsv).\n"
 	"Defaults: hotcold, 64M,64M, 3 s, 1 thread, read, hot set 8M at offset 0 of the first\n"
@@ -535,7 +540,8 @@ int main(int argc, char **argv)
 		{ "phase-offset", required_argument, NULL, 'P' }, { "zipf-s", required_argument, NULL, 'z' },
 		{ "stride", required_argument, NULL, 'S' },	{ "block", required_argument, NULL, 'b' },
 		{ "seed", required_argument, NULL, 'r' },	{ "truth", required_argument, NULL, 'T' },
-		{ "help", no_argument, NULL, 'h' },		{ NULL, 0, NULL, 0 },
+		{ "uncached", no_argument, NULL, 'u' },	{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
 	};
 	const char *truth = "accessgen-truth.tsv";
 	uint64_t hot_size = 8 << 20, hot_offset = 0, phase_offset = 0, t[MAX_PARTS + 1], accesses = 0, counted = 0;
@@ -569,6 +575,14 @@ int main(int argc, char **argv)
 		case 'b': G.block = size_arg("--block", optarg); break;
 		case 'r': G.seed = (uint64_t)number_arg("--seed", optarg, 0, 1e18); break;
 		case 'T': truth = optarg; break;
+		case 'u':
+#if defined(__x86_64__) || defined(__i386__)
+			G.uncached = 1;
+			break;
+#else
+			fputs("accessgen: --uncached: flushing a line is written for x86 only\n", stderr);
+			return 2;
+#endif
 		case 'h': fputs(usage, stdout); return 0;
 		default: fputs(usage, stderr); return 2;
 		}

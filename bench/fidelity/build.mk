@@ -7,4 +7,9 @@ $(FID)/accessgen: bench/fidelity/accessgen.c $(LIBTIERLAB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ bench/fidelity/accessgen.c $(LIBTIERLAB) -lpthread -lm
 
-TARGETS += $(FID)/accessgen
+# ideal: the hit rate an ideal sampler gives through the same policy (replayed with lib/simulate)
+$(FID)/ideal: bench/fidelity/ideal.c $(TIERLAB_LINK)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ bench/fidelity/ideal.c $(TIERLAB_LINK) $(CORE_LIBS)
+
+TARGETS += $(FID)/accessgen $(FID)/ideal

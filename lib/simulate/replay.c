@@ -4,7 +4,9 @@
  * takes the first free run of chunk ids (the runtime's bitmap is first
  * fit), the budget follows the footprint before on_alloc, undecided chunks
  * go slow; a free releases fast room before on_free and then the budget;
- * a sample counts a hit by the chunk's tier at that moment, then on_sample.
+ * a sample counts a hit by the chunk's tier at the sample's time (the
+ * tier it left if its move began later, a miss during the move), then
+ * on_sample.
  * Decisions go through tlp_core_step, as the runtime applies them. What
  * the runtime does and the replay cannot know: a migration the kernel
  * refused (mig_failed), which leaves the chunk where it was there.
@@ -33,8 +35,12 @@ struct sim {
 	void *st;
 	struct tlp_params params;
 	uint32_t max_chunks, moves_cap, lowest_free;
-	uint8_t *tier, *live, *placed;
+	uint8_t *tier, *live, *placed, *tier_before;
 	uint64_t *len;
+	uint64_t *move_start, *move_end;	/* per chunk: its last move */
+	uint64_t now, drained;			/* the event's time; when its drain began */
+	uint64_t busy_until;			/* when the last move completes */
+	size_t move_seq;			/* moves so far, placements included: the log's M order */
 	uint32_t *first;		/* per allocation seq: its first chunk, or TL_TRACE_NONE */
 	uint32_t *nch;			/* per allocation seq: its chunks */
 	uint32_t live_chunks, fast_chunks, budget;
@@ -77,6 +83,25 @@ static long take_ids(struct sim *s, uint32_t n)
 	return -1;
 }
 
+/* A migration of chunk id (not a placement), before its tier changes: when it runs (see replay.h). */
+static void time_move(struct sim *s, uint32_t id)
+{
+	const struct tl_trace_move *m = s->move_seq < s->p->nmoves ? &s->p->moves[s->move_seq] : NULL;
+	uint64_t start = s->drained > s->now ? s->drained : s->now;
+
+	s->tier_before[id] = s->tier[id];
+	if (s->c->recorded_moves && m && m->start_ns && m->chunk == id) {
+		s->move_start[id] = m->start_ns;
+		s->move_end[id] = m->end_ns;
+		return;
+	}
+	if (start < s->busy_until)
+		start = s->busy_until;
+	s->move_start[id] = start;
+	s->move_end[id] = s->busy_until =
+		start + (s->c->move_gbs > 0 ? (uint64_t)(s->c->move_cost_us * 1e3 + (double)s->len[id] / s->c->move_gbs) : 0);
+}
+
 static void apply(struct sim *s, const struct tlp_move *v, uint32_t n, int initial)
 {
 	for (uint32_t i = 0; i < n; i++) {
@@ -101,6 +126,9 @@ static void apply(struct sim *s, const struct tlp_move *v, uint32_t n, int initi
 			    : (to == TLP_FAST ? TL_SIM_SLOW_TO_FAST : TL_SIM_FAST_TO_SLOW);
 		s->res->moves[dir]++;
 		s->res->bytes[dir] += s->len[id];
+		if (!first)
+			time_move(s, id);
+		s->move_seq++;
 		if (s->h && s->h->move)
 			s->h->move(s->h->ctx, s->p, id, dir);
 		s->placed[id] = 1;
@@ -159,6 +187,7 @@ static void on_alloc(struct sim *s, uint32_t seq)
 		s->tier[id] = TLP_SLOW;
 		s->live[id] = 1;
 		s->placed[id] = 0;
+		s->move_start[id] = s->move_end[id] = 0;
 	}
 	s->live_chunks += n;
 	budget_update(s);
@@ -172,6 +201,7 @@ static void on_alloc(struct sim *s, uint32_t seq)
 		if (!s->placed[id]) {
 			s->res->moves[TL_SIM_INITIAL_SLOW]++;
 			s->res->bytes[TL_SIM_INITIAL_SLOW] += s->len[id];
+			s->move_seq++;
 			if (s->h && s->h->move)
 				s->h->move(s->h->ctx, s->p, id, TL_SIM_INITIAL_SLOW);
 			s->placed[id] = 1;
@@ -243,7 +273,11 @@ static int setup(struct sim *s, char *why, size_t whylen)
 	s->first = malloc((p->nallocs + 1) * sizeof(*s->first));
 	s->nch = malloc((p->nallocs + 1) * sizeof(*s->nch));
 	s->moves = calloc(s->moves_cap, sizeof(*s->moves));
-	if (!s->tier || !s->live || !s->placed || !s->len || !s->first || !s->nch || !s->moves)
+	s->move_start = calloc(max, sizeof(*s->move_start));
+	s->move_end = calloc(max, sizeof(*s->move_end));
+	s->tier_before = calloc(max, 1);
+	if (!s->tier || !s->live || !s->placed || !s->len || !s->first || !s->nch || !s->moves || !s->move_start ||
+	    !s->move_end || !s->tier_before)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < p->nallocs; i++)
 		s->first[i] = TL_TRACE_NONE;
@@ -274,6 +308,21 @@ static void teardown(struct sim *s)
 	free(s->first);
 	free(s->nch);
 	free(s->moves);
+	free(s->move_start);
+	free(s->move_end);
+	free(s->tier_before);
+}
+
+/* Where the chunk was at the sample's time (core.c's hit_at): moving is a miss. */
+static int hit_at(struct sim *s, uint32_t chunk)
+{
+	if (s->now >= s->move_end[chunk])
+		return s->tier[chunk] == TLP_FAST;
+	if (s->now >= s->move_start[chunk]) {
+		s->res->in_motion++;
+		return 0;
+	}
+	return s->tier_before[chunk] == TLP_FAST;
 }
 
 static void sample(struct sim *s, size_t i)
@@ -294,7 +343,7 @@ static void sample(struct sim *s, size_t i)
 		return;
 	}
 	chunk = first + (uint32_t)idx;
-	hit = s->tier[chunk] == TLP_FAST;
+	hit = hit_at(s, chunk);
 	res->samples_managed++;
 	res->hits += (uint64_t)hit;	/* not a branch: hit or miss is not predictable */
 	res->misses += (uint64_t)!hit;
@@ -323,6 +372,9 @@ static int replay_proc(const struct tl_trace_proc *p, const struct tl_sim_config
 	for (size_t i = 0; !rc && i < p->nev; i++) {
 		const struct tl_trace_event *e = &p->ev[i];
 
+		s.now = e->t_ns;
+		/* thinned, the run's drains are not this replay's: moves start at the sample */
+		s.drained = !thin && p->drained ? p->drained[i] : 0;
 		while (e->t_ns >= next_occ) {
 			res->occupancy[occ++] += (double)s.fast_chunks * (double)c->chunk_size;
 			next_occ = occ < TL_SIM_OCC_POINTS ? t0 + span / TL_SIM_OCC_POINTS * occ : UINT64_MAX;

@@ -12,6 +12,7 @@
 #ifndef TL_SIMULATE_REPLAY_H
 #define TL_SIMULATE_REPLAY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "policies/tierlab-policy.h"
@@ -35,12 +36,26 @@ struct tl_sim_config {
 	double rate_hz;			/* thin the samples to this rate; 0 or >= the recorded rate: all of them */
 	uint64_t threshold;		/* allocations below it are not managed (0: every recorded one is) */
 	uint64_t seed;			/* of the thinned ticks' jitter */
+	/*
+	 * When a sample's moves run, as the runtime runs them: they start
+	 * when the drain that handled it began (the log's D record; the
+	 * sample's own time in logs without one, or when thinned), one after
+	 * another, each taking move_cost_us + bytes / move_gbs (a tier
+	 * model's migration figures; 0 and 0: no time). With recorded_moves
+	 * (a replay of the run's own configuration, whose moves are the
+	 * run's) each takes the times the run logged. A sample counts the
+	 * tier its chunk was on at the sample's time: the one it left before
+	 * its move, a miss during it.
+	 */
+	double move_gbs, move_cost_us;
+	bool recorded_moves;
 };
 
 struct tl_sim_result {
 	uint64_t samples, samples_managed, hits, misses;
 	uint64_t moves[TL_SIM__DIRS], bytes[TL_SIM__DIRS];
 	uint64_t refused;		/* promotions refused for the budget */
+	uint64_t in_motion;		/* samples (misses) in a chunk whose move had not completed */
 	double occupancy[TL_SIM_OCC_POINTS];	/* fast-tier bytes, at evenly spaced times */
 	uint64_t fast_peak_bytes;
 };

@@ -100,6 +100,7 @@ int tl_sim_store_run(struct tl_store *st, int64_t experiment_id, const struct tl
 		rc = rc ?: tl_record_add_metric(&rec, dir_metric[d][1], (double)r->bytes[d], "bytes");
 	}
 	rc = rc ?: tl_record_add_metric(&rec, "sim.budget_refused", (double)r->refused, NULL);
+	rc = rc ?: tl_record_add_metric(&rec, "sim.samples_in_motion", (double)r->in_motion, NULL);
 	rc = rc ?: tl_record_add_metric(&rec, "sim.fast_mean_bytes", mean, "bytes");
 	rc = rc ?: tl_record_add_metric(&rec, "sim.fast_peak_bytes", (double)r->fast_peak_bytes, "bytes");
 	for (int i = 0; i < TL_SIM_OCC_POINTS && !rc; i++) {

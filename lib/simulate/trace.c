@@ -30,6 +30,7 @@ struct loader {
 	size_t nlive, caplive;
 	size_t capev, capmoves, capallocs;
 	uint64_t cur_bytes;
+	uint64_t drain_ns;	/* the last D record's time */
 	char *why;
 	size_t whylen;
 };
@@ -86,13 +87,15 @@ static int grow(void **v, size_t *cap, size_t need, size_t size)
 static int add_event(struct loader *ld, const struct tl_trace_event *e, int32_t chunk)
 {
 	struct tl_trace_proc *p = ld->p;
-	size_t cap = ld->capev;
+	size_t cap = ld->capev, cap2 = ld->capev;
 
 	if (grow((void **)&p->ev, &cap, p->nev + 1, sizeof(*p->ev)) ||
+	    grow((void **)&p->drained, &cap2, p->nev + 1, sizeof(*p->drained)) ||
 	    grow((void **)&p->chunks, &ld->capev, p->nev + 1, sizeof(*p->chunks)))
 		return -ENOMEM;
 	p->ev[p->nev] = *e;
 	p->chunks[p->nev] = chunk;
+	p->drained[p->nev] = ld->drain_ns;
 	if (!p->nev || e->t_ns < p->t_first)
 		p->t_first = e->t_ns;
 	if (e->t_ns > p->t_last)
@@ -254,17 +257,32 @@ static int move_line(struct loader *ld, const struct tl_field *f, int n)
 {
 	static const char *const dirs[] = { "initial-fast", "initial-slow", "slow-to-fast", "fast-to-slow" };
 	struct tl_trace_proc *p = ld->p;
-	uint64_t chunk, ok, bytes;
+	uint64_t chunk, ok, bytes, end, start = 0;
 
-	if (n < 7 || !number(&f[2], &chunk) || !number(&f[4], &bytes) || !number(&f[6], &ok))
+	if (n < 7 || !number(&f[1], &end) || !number(&f[2], &chunk) || !number(&f[4], &bytes) ||
+	    !number(&f[6], &ok))
 		return 0;
+	if (n >= 8 && (!number(&f[7], &start) || start > end))
+		start = 0;
 	for (int d = 0; d < 4; d++) {
 		if (strlen(dirs[d]) == f[5].n && !memcmp(dirs[d], f[5].s, f[5].n)) {
 			if (grow((void **)&p->moves, &ld->capmoves, p->nmoves + 1, sizeof(*p->moves)))
 				return -ENOMEM;
-			p->moves[p->nmoves++] = (struct tl_trace_move){ bytes, (uint32_t)chunk, (uint8_t)d, ok != 0 };
+			p->moves[p->nmoves++] = (struct tl_trace_move){ .bytes = bytes, .start_ns = start, .end_ns = end,
+									.chunk = (uint32_t)chunk, .dir = (uint8_t)d,
+									.ok = ok != 0 };
 		}
 	}
+	return 0;
+}
+
+/* D: the runtime thread began a drain; the samples after it were handled there, their moves started then. */
+static int drain_line(struct loader *ld, const struct tl_field *f, int n)
+{
+	uint64_t t;
+
+	if (n >= 2 && number(&f[1], &t))
+		ld->drain_ns = t;
 	return 0;
 }
 
@@ -286,6 +304,8 @@ static int line(struct loader *ld, const char *s, const char *end)
 		return sample_line(ld, f, n);
 	case 'M':
 		return move_line(ld, f, n);
+	case 'D':
+		return drain_line(ld, f, n);
 	}
 	return 0;
 }
@@ -548,6 +568,7 @@ void tl_trace_release(struct tl_trace *t)
 		free(p->allocs);
 		free(p->ev);
 		free(p->chunks);
+		free(p->drained);
 		free(p->moves);
 		free(p->p.policy);
 		free(p->p.args);

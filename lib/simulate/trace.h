@@ -46,6 +46,7 @@ struct tl_trace_alloc {
 /* A recorded placement or migration (M). */
 struct tl_trace_move {
 	uint64_t bytes;
+	uint64_t start_ns, end_ns;	/* when it ran; start_ns 0 in logs from before it was written */
 	uint32_t chunk;
 	uint8_t dir;		/* enum tl_sim_dir */
 	uint8_t ok;
@@ -75,6 +76,7 @@ struct tl_trace_proc {
 	struct tl_trace_event *ev;
 	size_t nev, nsamples;
 	int32_t *chunks;		/* per event, the chunk the runtime logged for a sample (-1 outside) */
+	uint64_t *drained;		/* per event: when the drain that handled it began (D), 0 if unknown */
 	struct tl_trace_move *moves;
 	size_t nmoves;
 	uint64_t t_first, t_last;

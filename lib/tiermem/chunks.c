@@ -54,6 +54,7 @@ int tlrt_chunks_alloc(struct tlrt_region *r)
 		c->tier = TLP_SLOW;
 		__atomic_store_n(&c->touch_tier, TLP_SLOW, __ATOMIC_RELEASE);
 		c->live = 1;
+		c->move_start_ns = c->move_end_ns = 0;
 	}
 	tlrt.live_chunks += (uint32_t)n;
 	return 0;

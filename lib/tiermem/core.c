@@ -224,6 +224,8 @@ void tlrt_apply(const struct tlp_move *v, uint32_t n, int initial)
 		case TLP_STEP_MOVE:
 			break;
 		}
+		if (!first)
+			c->tier_before = c->tier;
 		if (tlrt_migrate(id, to, first) && !first)
 			continue;	/* the kernel refused: the chunk stays where it was */
 		c->placed = 1;
@@ -422,7 +424,25 @@ void tlrt_count_small(uint64_t n)
 	tlrt_stat_add(RT_STAT_small_allocs, n);
 }
 
-/* One sample: hit or miss as the chunk is now, then the policy. Lock held. */
+/*
+ * Where the chunk was when the sample was taken, which may be before the
+ * drain that handles it (several samples of one drain, a perf ring):
+ * after its last move, its tier; before it, the tier it left; during it,
+ * nowhere a machine would call fast (an access to a page in migration
+ * waits for it), so a miss.
+ */
+static int hit_at(const struct tlrt_chunk *c, uint64_t t)
+{
+	if (t >= c->move_end_ns)
+		return c->tier == TLP_FAST;
+	if (t >= c->move_start_ns) {
+		tlrt_stat_add(RT_STAT_samples_in_motion, 1);
+		return 0;
+	}
+	return c->tier_before == TLP_FAST;
+}
+
+/* One sample: hit or miss as the chunk was at the sample's time, then the policy. Lock held. */
 void tlrt_process_sample(const struct rt_sample *s)
 {
 	void (*on_sample)(void *, uint32_t, struct tlp_decisions *);
@@ -431,7 +451,7 @@ void tlrt_process_sample(const struct rt_sample *s)
 	int hit = 0;
 
 	if (chunk != TLRT_NO_CHUNK) {
-		hit = tlrt.chunks[chunk].tier == TLP_FAST;
+		hit = hit_at(&tlrt.chunks[chunk], s->t_ns);
 		tlrt_stat_add(RT_STAT_samples_managed, 1);
 		tlrt_stat_add(hit ? RT_STAT_hits : RT_STAT_misses, 1);
 	}

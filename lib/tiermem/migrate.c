@@ -153,6 +153,7 @@ int tlrt_migrate(uint32_t chunk, enum tlp_tier to, int initial)
 			  : (to == TLP_FAST ? TLRT_DIR_SLOW_TO_FAST : TLRT_DIR_FAST_TO_SLOW);
 	int64_t moving = 0;
 	int saved = errno, bound, ok;
+	uint64_t start = tlrt_now_ns();
 
 	/*
 	 * An initial placement finds no page on another tier (a fresh chunk
@@ -189,7 +190,12 @@ int tlrt_migrate(uint32_t chunk, enum tlp_tier to, int initial)
 		if (!initial)
 			__atomic_store_n(&c->touch_tier, c->tier, __ATOMIC_RELEASE);
 	}
-	tlrt_log_migration(chunk, dir, ok);
+	if (!initial && bound) {
+		/* when the chunk was on neither tier for a sample (core.c) */
+		c->move_start_ns = start;
+		c->move_end_ns = tlrt_now_ns();
+	}
+	tlrt_log_migration(chunk, dir, ok, start);
 	errno = saved;
 	/* the bind policy is in place once mbind succeeded, whatever pages stayed behind */
 	return bound ? 0 : -1;

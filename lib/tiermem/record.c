@@ -272,12 +272,17 @@ void tlrt_log_sample(const struct rt_sample *s, uint32_t chunk, int hit)
 		 (int)s->tid, chunk == TLRT_NO_CHUNK ? -1L : (long)chunk, hit, s->flags);
 }
 
-void tlrt_log_migration(uint32_t chunk, int direction, int ok)
+void tlrt_log_migration(uint32_t chunk, int direction, int ok, uint64_t start_ns)
 {
 	const struct tlrt_chunk *c = &tlrt.chunks[chunk];
 
-	log_line("M\t%" PRIu64 "\t%u\t0x%" PRIxPTR "\t%" PRIu64 "\t%s\t%d\n", tlrt_now_ns(), chunk, c->addr,
-		 c->len, dir_names[direction], ok);
+	log_line("M\t%" PRIu64 "\t%u\t0x%" PRIxPTR "\t%" PRIu64 "\t%s\t%d\t%" PRIu64 "\n", tlrt_now_ns(), chunk,
+		 c->addr, c->len, dir_names[direction], ok, start_ns);
+}
+
+void tlrt_log_drain(uint64_t t_ns)
+{
+	log_line("D\t%" PRIu64 "\n", t_ns);
 }
 
 /* The data is in the page cache already; this only refreshes the counters' clock. */

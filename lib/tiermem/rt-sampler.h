@@ -33,6 +33,7 @@ struct rt_block {
 
 #define RT_SAMPLE_KERNEL 0x1	/* the access came from a system call (pc is where it was issued) */
 #define RT_SAMPLE_WRITE 0x2	/* known to be a write */
+#define RT_SAMPLE_ARMING 0x4	/* fault sampler: the access came while the arming's TLB flush was still in flight */
 
 /* CLOCK_MONOTONIC in ns: the samples' clock, here so samplers build without the core. */
 static inline uint64_t rt_now_ns(void)

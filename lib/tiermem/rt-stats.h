@@ -39,7 +39,11 @@
 	X(cache_bytes_peak,   "bytes", "peak bytes held by the cache of freed regions") \
 	X(cache_bytes_returned, "bytes", "bytes the cache gave back to the kernel (over its bound, under memory pressure)") \
 	X(cache_pressure_trims, "",    "times the cache was emptied because the system was short of memory") \
-	X(first_touch_bytes,  "bytes", "bytes the fault sampler's handler placed on their chunk's tier at first touch")
+	X(first_touch_bytes,  "bytes", "bytes the fault sampler's handler placed on their chunk's tier at first touch") \
+	X(ticks_late,         "",      "ticks skipped: due while the runtime thread was still busy (never fired late)") \
+	X(arm_wait_ns,        "ns",    "time ticks waited for the thread of the last sample to run again (to make its access) before arming") \
+	X(drain_ns_total,     "ns",    "time the runtime thread spent on samples: policy decisions and migrations") \
+	X(samples_in_motion,  "",      "samples in a chunk whose move had not completed at the sample's time: counted as misses")
 
 enum rt_stat {
 #define RT_STAT_ENUM(name, unit, desc) RT_STAT_##name,

@@ -84,6 +84,8 @@ struct tlrt_chunk {
 	uint8_t live;
 	uint8_t placed;		/* initial placement done */
 	uint8_t kept;		/* reused: its pages from earlier use stayed (on its tier), not zero */
+	uint8_t tier_before;	/* the tier before its last move */
+	uint64_t move_start_ns, move_end_ns;	/* its last move (0, 0: none since it was placed) */
 };
 
 struct tlrt_rt {
@@ -292,7 +294,10 @@ void tlrt_log_params(void);
 void tlrt_log_alloc(const struct tlrt_region *r, uint64_t t_ns, const char *module, uintptr_t off);
 void tlrt_log_free(const struct tlrt_region *r, uint64_t t_ns);
 void tlrt_log_sample(const struct rt_sample *s, uint32_t chunk, int hit);
-void tlrt_log_migration(uint32_t chunk, int direction, int ok);
+/* A move that ran from start_ns until now. */
+void tlrt_log_migration(uint32_t chunk, int direction, int ok, uint64_t start_ns);
+/* The runtime thread starts handling a batch of samples (their moves start after this). */
+void tlrt_log_drain(uint64_t t_ns);
 void tlrt_log_flush(void);
 enum { TLRT_DIR_INITIAL_FAST, TLRT_DIR_INITIAL_SLOW, TLRT_DIR_SLOW_TO_FAST, TLRT_DIR_FAST_TO_SLOW };
 

@@ -380,7 +380,7 @@ static int stash_fit(size_t len)
  * The sample: the faulting thread is still blocked. Lock held on entry,
  * released on return; the thread is woken last, with nothing of ours held.
  */
-static void take_sample(const struct uffd_msg *m)
+static void take_sample(const struct uffd_msg *m, uint32_t flags)
 {
 	struct rt_sample s = {
 		.t_ns = rt_now_ns(),
@@ -392,6 +392,7 @@ static void take_sample(const struct uffd_msg *m)
 
 	int64_t runs;
 
+	s.flags = flags;
 	if (m->arg.pagefault.flags & UFFD_PAGEFAULT_FLAG_WRITE)
 		s.flags |= RT_SAMPLE_WRITE;
 	/*
@@ -417,7 +418,7 @@ static void on_fault(const struct uffd_msg *m)
 	pthread_mutex_lock(&F.lock);
 	if (F.fd >= 0 && F.state != IDLE && a - F.armed.addr < F.armed.len) {
 		if (F.state == ARMED) {
-			take_sample(m);
+			take_sample(m, 0);
 			return;
 		}
 		/* still moving out: the first such fault is the sample once the move is done */
@@ -681,7 +682,7 @@ static int fault_tick(void)
 	pthread_cond_broadcast(&F.settled);
 	if (F.have_pending) {
 		F.have_pending = 0;
-		take_sample(&F.pending);
+		take_sample(&F.pending, RT_SAMPLE_ARMING);
 		errno = saved;
 		return 0;
 	}

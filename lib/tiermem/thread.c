@@ -82,15 +82,20 @@ void tlrt_drain(void)
 	int n, rounds = DRAIN_MAX / DRAIN_BATCH;
 
 	do {
+		uint64_t t0;
+
 		for (n = 0; n < DRAIN_BATCH && tlrt_ring_pop(&s[n]); n++)
 			;
 		if (!n)
 			return;
+		t0 = tlrt_now_ns();
 		tlrt_stat_add(RT_STAT_samples, (uint64_t)n);
 		pthread_mutex_lock(&tlrt.lock);
+		tlrt_log_drain(t0);
 		for (int i = 0; i < n; i++)
 			tlrt_process_sample(&s[i]);
 		pthread_mutex_unlock(&tlrt.lock);
+		tlrt_stat_add(RT_STAT_drain_ns_total, tlrt_now_ns() - t0);
 	} while (n == DRAIN_BATCH && --rounds);
 }
 
@@ -135,7 +140,7 @@ uint64_t tlrt_tick_after(uint64_t at, uint64_t now, uint64_t period, uint64_t *r
  */
 static void tick(uint64_t following, uint64_t period)
 {
-	uint64_t step = period / 8, t0 = tlrt_now_ns(), spent;
+	uint64_t step = period / 8, start = tlrt_now_ns(), t0 = start, spent;
 	int r = tlrt.sampler->tick();
 
 	spent = tlrt_now_ns() - t0;
@@ -143,13 +148,15 @@ static void tick(uint64_t following, uint64_t period)
 		step = 250000;
 	if (step < 20000)
 		step = 20000;
-	while (r == RT_TICK_NOT_YET && t0 + spent + step < following && !nap_until(tlrt_now_ns() + step)) {
+	while (r == RT_TICK_NOT_YET && tlrt_now_ns() + step < following && !nap_until(tlrt_now_ns() + step)) {
 		t0 = tlrt_now_ns();
 		r = tlrt.sampler->tick();
 		spent += tlrt_now_ns() - t0;
 	}
 	tlrt_stat_add(RT_STAT_ticks, 1);
 	tlrt_stat_add(RT_STAT_sample_ns_total, spent);
+	if (t0 != start)
+		tlrt_stat_add(RT_STAT_arm_wait_ns, t0 - start);
 }
 
 static void *runtime_thread(void *arg)
@@ -166,8 +173,7 @@ static void *runtime_thread(void *arg)
 	while (!nap_until(next)) {
 		uint64_t due = next;
 
-		now = tlrt_now_ns();
-		next = tlrt_tick_after(due, now, period, &rng);
+		next = tlrt_tick_after(due, due, period, &rng);
 		/*
 		 * The last tick's sample first: its migrations release (disarm)
 		 * the memory they move, so arming before them would waste the arm.
@@ -182,8 +188,11 @@ static void *runtime_thread(void *arg)
 		}
 		tlrt_cache_poll(&pressure, now);
 		/* the drain and the tick ran past the next tick: skip it, keep the schedule */
-		if (next <= now)
+		if (next <= now) {
+			if (tlrt.opt.rate_hz > 0)
+				tlrt_stat_add(RT_STAT_ticks_late, (now - next) / period + 1);
 			next = tlrt_tick_after(next, now, period, &rng);
+		}
 	}
 	return NULL;
 }

@@ -311,6 +311,59 @@ static void test_moves_count_present_pages(void **state)
 	in_child(sparse);
 }
 
+static void sample_at(const void *p, uint64_t t_ns)
+{
+	struct rt_sample s = { .t_ns = t_ns, .addr = (uintptr_t)p, .pc = 0x1234, .tid = 1 };
+
+	tlrt_deliver(&s);
+}
+
+/*
+ * A hit is where the chunk was when the sample was taken, not when the
+ * drain reached it: samples queued before a move count the tier the chunk
+ * left, a sample dated during the move is a miss (in motion).
+ */
+static void timed(void)
+{
+	unsigned char *p, *down;
+	const struct tlrt_chunk *c;
+	uint64_t before;
+
+	setup_env("TIERLAB_CHUNKS=2");
+	/* the test policy starts even chunks fast: 0 and 2; 1 and 3 slow */
+	p = tlrt_alloc(8 * MiB, 0, 0);
+	CHECK(p && tlrt_tier_of(p + 2 * MiB) == TLP_SLOW);
+	fill(p, 8 * MiB, 1);
+	before = tlrt_now_ns();
+	/* two samples in slow chunk 1 before one drain: the first promotes it, the second was taken before the move */
+	sample(p + 2 * MiB);
+	sample(p + 2 * MiB + 8);
+	tlrt_process_pending();
+	CHECK(tlrt_tier_of(p + 2 * MiB) == TLP_FAST);
+	CHECK(tlrt_stat(RT_STAT_samples_managed) == 2 && tlrt_stat(RT_STAT_misses) == 2 && tlrt_stat(RT_STAT_hits) == 0);
+	/* the chunk that promotion demoted was fast at `before` */
+	down = tlrt_tier_of(p) == TLP_SLOW ? p : p + 4 * MiB;
+	CHECK(tlrt_tier_of(down) == TLP_SLOW);
+	sample_at(down, before);
+	tlrt_process_pending();
+	CHECK(tlrt_stat(RT_STAT_hits) == 1);
+	/* dated inside the promotion's move: a miss, counted as in motion */
+	c = &tlrt.chunks[tlrt_chunk_of((uintptr_t)(p + 2 * MiB))];
+	CHECK(c->move_start_ns < c->move_end_ns);
+	sample_at(p + 2 * MiB, c->move_start_ns + (c->move_end_ns - c->move_start_ns) / 2);
+	sample_at(p + 2 * MiB, c->move_end_ns);
+	tlrt_process_pending();
+	CHECK(tlrt_stat(RT_STAT_samples_in_motion) == 1 && tlrt_stat(RT_STAT_hits) == 2 && tlrt_stat(RT_STAT_misses) == 3);
+	CHECK(intact(p, 8 * MiB, 1));
+	tlrt_free(p);
+}
+
+static void test_hit_at_sample_time(void **state)
+{
+	(void)state;
+	in_child(timed);
+}
+
 static void dynamic(void)
 {
 	unsigned char *p, *q;
@@ -862,6 +915,7 @@ int main(void)
 		cmocka_unit_test(test_basic),
 		cmocka_unit_test(test_budget_refused),
 		cmocka_unit_test(test_moves_count_present_pages),
+		cmocka_unit_test(test_hit_at_sample_time),
 		cmocka_unit_test(test_dynamic_budget),
 		cmocka_unit_test(test_bad_policy_stands_aside),
 		cmocka_unit_test(test_fork),

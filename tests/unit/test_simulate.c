@@ -13,6 +13,9 @@
  *     into fast memory, the tail out when full, new chunks fast in
  *     allocation order while there is room): hits, promotions, demotions
  *     and initial placements must agree exactly;
+ *   - moves that take time (a model's migration speed): a sample in a
+ *     chunk still moving is a miss, before its move it counts the tier it
+ *     left;
  *   - thinning: 10 s of samples every millisecond thinned to 100 Hz keep
  *     about 1000 (ticks every 5-15 ms), the same ones every time; a rate
  *     at or above the recorded one keeps all;
@@ -311,6 +314,42 @@ static void test_thinning(void **state)
 	free(x.s);
 }
 
+/*
+ * Moves that take time: lru with room for one chunk; a miss in chunk 2 at
+ * 1 ms demotes chunk 0 and then promotes chunk 2, each 2 MiB at 4 GB/s
+ * plus 50 us (574.288 us): chunk 2 moves in [1.574, 2.149) ms. Its samples
+ * at 1.2 ms (before its move: still slow), 2.0 ms (moving: a miss, in
+ * motion) and 3.0 ms (there: a hit); with moves at once all three hit.
+ */
+static void test_moves_take_time(void **state)
+{
+	struct text x = { 0 };
+	struct tl_trace t;
+	struct tl_sim_result r;
+	char why[256] = "";
+	struct tl_sim_config c = { .pol = tlp_policy_find("lru"), .chunk_size = 2 * MIB, .budget_chunks = 1 };
+	static const unsigned at_us[] = { 1000, 1200, 2000, 3000 };
+	(void)state;
+
+	put(&x, "A	0	0	0x10000000	%llu	0	4	0x0	-\n", (unsigned long long)(8 * MIB));
+	for (int i = 0; i < 4; i++)
+		put(&x, "S\t%u000\t0x%llx\t0x0\t1\t2\t0\t0\n", at_us[i], 0x10000000ULL + 4 * MIB + 64);
+	load(&t, &x);
+	assert_int_equal(tl_sim_replay(&t, &c, NULL, &r, why, sizeof(why)), 0);
+	assert_int_equal(r.samples_managed, 4);
+	assert_int_equal(r.hits, 3);
+	assert_int_equal(r.in_motion, 0);
+	c.move_gbs = 4;
+	c.move_cost_us = 50;
+	assert_int_equal(tl_sim_replay(&t, &c, NULL, &r, why, sizeof(why)), 0);
+	assert_int_equal(r.moves[TL_SIM_SLOW_TO_FAST], 1);
+	assert_int_equal(r.moves[TL_SIM_FAST_TO_SLOW], 1);
+	assert_int_equal(r.hits, 1);
+	assert_int_equal(r.in_motion, 1);
+	tl_trace_release(&t);
+	free(x.s);
+}
+
 /* ---- a configuration's threshold ---- */
 
 static void test_threshold(void **state)
@@ -411,6 +450,7 @@ int main(void)
 		cmocka_unit_test(test_trace_parse),
 		cmocka_unit_test(test_replay_vs_model),
 		cmocka_unit_test(test_thinning),
+		cmocka_unit_test(test_moves_take_time),
 		cmocka_unit_test(test_threshold),
 		cmocka_unit_test(test_advise),
 		cmocka_unit_test(test_estimate),
