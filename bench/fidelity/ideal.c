@@ -23,6 +23,11 @@
  *   duplicates        consecutive samples in the parts at the same byte
  *                     address (an ideal sampler of these programs: ~0)
  *   dup_frac          duplicates / samples
+ *   dup_chance        the share of consecutive pairs that would repeat by
+ *                     chance, were the samples independent draws of the
+ *                     addresses they hit (sum c(c-1) / n(n-1) over the
+ *                     addresses: ~0 for exact byte addresses, more for
+ *                     samplers that give a page)
  *   rate              samples in the parts (managed or not) per second of the parts
  *   live_hit          hits as the runtime counted them / samples
  *   replay_hit        the recorded samples replayed (the check of the
@@ -268,6 +273,29 @@ static void replay(struct run *r, struct count *c, bool recorded)
 		die("replay: %s%s", why, "");
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* sum c(c-1) / n(n-1) over the distinct values of v (sorted here) */
+static double repeat_chance(uint64_t *v, size_t n)
+{
+	double pairs = 0;
+
+	if (n < 2)
+		return 0;
+	qsort(v, n, sizeof(*v), cmp_u64);
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i; j < n && v[j] == v[i]; j++)
+			;
+		pairs += (double)(j - i) * (double)(j - i - 1);
+	}
+	return pairs / ((double)n * (double)(n - 1));
+}
+
 static int cmp_double(const void *a, const void *b)
 {
 	double x = *(const double *)a, y = *(const double *)b;
@@ -288,7 +316,9 @@ int main(int argc, char **argv)
 	int draws = 1000, nruns, opt;
 	uint64_t seed = 0x9E3779B97F4A7C15ULL, samples = 0, hits = 0, dups = 0, taken = 0;
 	uint64_t replay_hits = 0, differs = 0;
-	double seconds = 0, *h, sum = 0, sq = 0;
+	double seconds = 0, *h, sum = 0, sq = 0, chance;
+	uint64_t *addrs = NULL;
+	size_t naddrs = 0;
 	struct run *runs;
 	static const struct option longopts[] = {
 		{ "draws", required_argument, NULL, 'r' }, { "seed", required_argument, NULL, 's' }, { 0 },
@@ -324,8 +354,13 @@ int main(int argc, char **argv)
 			if (ev->kind != TL_EV_SAMPLE || r->part_of[e] < 0)
 				continue;
 			taken++;
-			if (r->p->chunks[e] >= 0)
+			if (r->p->chunks[e] >= 0) {
 				samples++, hits += ev->hit;
+				if (!(naddrs % 4096) && !(addrs = realloc(addrs, (naddrs + 4096) * sizeof(*addrs))))
+					return 2;
+				/* runs apart: their addresses never meet */
+				addrs[naddrs++] = r->p->allocs[ev->seq].addr + ev->off + ((uint64_t)i << 56);
+			}
 			if (prev && prev->seq == ev->seq && prev->off == ev->off && ev->seq != TL_TRACE_NONE)
 				dups++;
 			prev = ev;
@@ -346,8 +381,11 @@ int main(int argc, char **argv)
 		sq += h[d] * h[d];
 	}
 	qsort(h, (size_t)draws, sizeof(*h), cmp_double);
+	chance = repeat_chance(addrs, naddrs);
+	free(addrs);
 	printf("runs %d\nsamples %" PRIu64 "\nduplicates %" PRIu64 "\ndup_frac %.4f\nrate %.1f\n", nruns, samples,
 	       dups, samples ? (double)dups / (double)samples : 0, seconds > 0 ? (double)taken / seconds : 0);
+	printf("dup_chance %.4f\n", chance);
 	printf("live_hit %.4f\nreplay_hit %.4f\nreplay_differs %" PRIu64 "\n", samples ? (double)hits / samples : 0,
 	       samples ? (double)replay_hits / samples : 0, differs);
 	printf("ideal_hit %.4f\nideal_sd %.4f\n", sum / draws,

@@ -39,6 +39,7 @@
  * kernel has no DAMON sysfs interface.
  */
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -242,6 +243,8 @@ static void refuses_unprivileged(void)
 struct result {
 	long bursts;
 	long samples, managed, hot;
+	long repeats;		/* managed samples at the page of the one before */
+	double chance;		/* the repeats independent draws of the pages sampled would make */
 	long snapshots, idle, regions;
 	double seconds, snapshot_s;
 	long grandchild_said;
@@ -294,10 +297,34 @@ static void grandchild(void)
 	_exit(0);
 }
 
+static int cmp_addr(const void *a, const void *b)
+{
+	unsigned long long x = *(const unsigned long long *)a, y = *(const unsigned long long *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* sum c(c-1) over the pages of v (sorted here), times n - 1 pairs / n(n-1): the repeats expected by chance */
+static double chance_repeats(unsigned long long *v, long n)
+{
+	double pairs = 0;
+
+	if (n < 2)
+		return 0;
+	qsort(v, (size_t)n, sizeof(*v), cmp_addr);
+	for (long i = 0, j; i < n; i = j) {
+		for (j = i; j < n && v[j] == v[i]; j++)
+			;
+		pairs += (double)(j - i) * (double)(j - i - 1);
+	}
+	return pairs / (double)n;
+}
+
 static void count_log(const char *path, uintptr_t arr, struct result *res)
 {
 	char line[256];
 	FILE *f = fopen(path, "r");
+	unsigned long long *pages = NULL, last = 0;
 
 	if (!f) {
 		fail("no log %s: %s", path, strerror(errno));
@@ -319,10 +346,19 @@ static void count_log(const char *path, uintptr_t arr, struct result *res)
 			fail("sample at %#llx: not page-aligned", addr);
 		if (chunk < 0)
 			continue;
+		if (!(res->managed % 1024) && !(pages = realloc(pages, ((size_t)res->managed + 1024) * sizeof(*pages)))) {
+			fail("out of memory");
+			break;
+		}
+		pages[res->managed] = addr;
+		res->repeats += res->managed && addr == last;
+		last = addr;
 		res->managed++;
 		res->hot += addr >= arr + HOT_OFF && addr < arr + HOT_OFF + HOT_BYTES;
 	}
 	fclose(f);
+	res->chance = pages ? chance_repeats(pages, res->managed) : 0;
+	free(pages);
 }
 
 /* In a child: the runtime with the damon sampler over the hot/cold program; exits 0, or 1 with FAIL lines. */
@@ -460,6 +496,10 @@ static void hot_cold(int thp, int seconds, int rate, int min_hot)
 		     seconds);
 	else if (share < min_hot)
 		fail("thp=%d: %.1f%% of the samples in the hot set, expected at least %d%%", thp, share, min_hot);
+	/* one sample per snapshot: a page sampled again next time only as often as chance has it (Poisson, 4 sd) */
+	note("thp=%d: %ld samples at the page of the one before; %.1f expected by chance", thp, res.repeats, res.chance);
+	if ((double)res.repeats > res.chance + 4 * sqrt(res.chance) + 2)
+		fail("thp=%d: %ld repeated samples, %.1f expected by chance", thp, res.repeats, res.chance);
 }
 
 /* ---- 3: killed ---- */

@@ -7,6 +7,7 @@
  * an empty ring, an overrun; and sample layouts.
  */
 #include "perf-fixture.h"
+#include "tiermem/perf-draw.h"
 #include "tiermem/perf-ring.h"
 
 #include <setjmp.h>
@@ -76,6 +77,61 @@ static void recorded_ring(void **state)
 	assert_int_equal(found, h.ntouched);
 	assert_int_equal(straddled, 1);
 	print_message("recorded ring: %zu touched pages found, %zu other faults\n", found, others);
+	free(touched);
+	free(data);
+}
+
+/*
+ * The recorded ring read tick by tick, 8 records a tick, one drawn a tick
+ * as the sampler draws: each pick is one of its own tick's records, so no
+ * record is delivered twice, and two ticks' picks repeat an address only
+ * as often as their records share one (never, in this fixture: every
+ * touched page faulted once).
+ */
+static void recorded_ring_drawn_once(void **state)
+{
+	struct perf_fixture_header h;
+	struct tlrt_perf_layout l;
+	struct tlrt_perf_reader r;
+	struct tlrt_perf_record rec;
+	struct tlrt_perf_draw d;
+	uint64_t *touched, rng = 7, prev = 0, batch[8];
+	uint8_t *data;
+	size_t ticks = 0, repeats = 0, k = 0;
+	int n;
+	FILE *f = fopen(PERF_FIXTURE, "rb");
+
+	(void)state;
+	assert_non_null(f);
+	assert_int_equal(fread(&h, sizeof(h), 1, f), 1);
+	touched = calloc(h.ntouched, sizeof(*touched));
+	data = malloc(h.data_size);
+	assert_int_equal(fread(touched, sizeof(*touched), h.ntouched, f), h.ntouched);
+	assert_int_equal(fread(data, 1, h.data_size, f), h.data_size);
+	fclose(f);
+	assert_int_equal(tlrt_perf_layout_init(&l, h.sample_type), 0);
+	assert_int_equal(tlrt_perf_reader_init(&r, data, h.data_size, h.tail, h.head, &l), 0);
+	tlrt_perf_draw_begin(&d, h.region, h.region + h.region_len, &rng);
+	while ((n = tlrt_perf_next(&r, &rec)) > 0 || k) {
+		struct rt_sample s = { .addr = (uintptr_t)rec.u.sample.addr, .t_ns = rec.u.sample.time };
+
+		if (n > 0 && tlrt_perf_draw_offer(&d, &s))
+			batch[k++] = s.addr;
+		if (n > 0 && k < 8)
+			continue;
+		/* a tick: its pick is one of its records */
+		assert_true(d.eligible == k);
+		for (n = 0; n < (int)k && batch[n] != d.pick.addr; n++)
+			;
+		assert_true(n < (int)k);
+		repeats += d.pick.addr == prev;
+		prev = d.pick.addr;
+		ticks++;
+		k = 0;
+		tlrt_perf_draw_begin(&d, h.region, h.region + h.region_len, &rng);
+	}
+	assert_true(ticks >= h.ntouched / 8);
+	assert_int_equal(repeats, 0);
 	free(touched);
 	free(data);
 }
@@ -328,6 +384,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(recorded_ring),
+		cmocka_unit_test(recorded_ring_drawn_once),
 		cmocka_unit_test(split_across_the_end),
 		cmocka_unit_test(lost_throttle_aux),
 		cmocka_unit_test(unknown_type_skipped),

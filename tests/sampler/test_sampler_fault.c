@@ -27,6 +27,8 @@
 #define NBLOCKS 8
 
 static const struct rt_sampler_ops *ops = &rt_sampler_fault;
+static _Atomic int tick_in_deliver, tick_rc_in_deliver = -1;
+static void deliver_then_tick(const struct rt_sample *s);
 
 static int setup(void **state)
 {
@@ -39,6 +41,8 @@ static int setup(void **state)
 		print_message("fault sampler unavailable: %s\n", why);
 		return -1;
 	}
+	/* before any arming: the handlers read it under the sampler's lock, taken after this */
+	H.env.deliver = deliver_then_tick;
 	return 0;
 }
 
@@ -98,19 +102,16 @@ static void sample_fields(void **state)
 		assert_true(h_check(i));
 }
 
-static _Atomic int tick_rc_in_deliver = -1;
-
 /*
  * The handler delivers before it wakes the sampled thread: a tick here
- * comes before its access is made. Only at the first delivery: were that
- * tick to arm, every retry would be sampled and tick again, for ever.
+ * comes before its access is made. Only at the first delivery after the
+ * test asks: were that tick to arm, every retry would be sampled and tick
+ * again, for ever.
  */
 static void deliver_then_tick(const struct rt_sample *s)
 {
-	int first = atomic_load(&tick_rc_in_deliver) == -1;
-
 	h_deliver(s);
-	if (first)
+	if (atomic_exchange(&tick_in_deliver, 0))
 		atomic_store(&tick_rc_in_deliver, ops->tick());
 }
 
@@ -130,9 +131,8 @@ static void no_arming_before_the_access(void **state)
 	h_reset_samples();
 	arm();
 	tlrt_sampler_fault_counts(&c0);
-	H.env.deliver = deliver_then_tick;
+	atomic_store(&tick_in_deliver, 1);
 	touch_read(p);
-	H.env.deliver = h_deliver;
 	wait_samples(1);
 	tlrt_sampler_fault_counts(&c1);
 	assert_int_equal(atomic_load(&tick_rc_in_deliver), RT_TICK_NOT_YET);
