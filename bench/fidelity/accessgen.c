@@ -40,6 +40,8 @@
  * share of the CPU, so wall time alone misjudges a sampler's cost), and as
  * workloads print it, "validation: passed" (every word still holds what
  * was written) and "figure-of-merit: N accesses/s" (per wall second).
+ * On stderr, "accessgen: pattern started" once the fill is done, for a
+ * watcher that measures the steady state (bench/fidelity/tick-cost).
  */
 #include "util/units.h"
 
@@ -630,6 +632,8 @@ int main(int argc, char **argv)
 	}
 	t[0] = now_ns();
 	pthread_barrier_wait(&G.go);
+	/* for a watcher that measures the steady state (bench/fidelity/tick-cost): the fill is over */
+	fprintf(stderr, "accessgen: pattern started\n");
 	if (G.nparts == 2) {
 		sleep_until(t[0] + (uint64_t)(G.seconds * 0.5e9));
 		t[1] = now_ns();

@@ -198,7 +198,7 @@ static void tid_fds_close(void)
 			close(F.tids[i].fd);
 		F.tids[i] = (struct tid_fd){ .tid = 0, .fd = -1 };
 	}
-	if (F.last.tid && F.last.fd >= 0)
+	if (F.last.fd >= 0)
 		close(F.last.fd);
 	F.last.tid = 0;
 	F.last.fd = -1;
@@ -389,7 +389,6 @@ static void take_sample(const struct uffd_msg *m, uint32_t flags)
 	};
 	struct rt_block b = F.armed;
 	int fd = F.fd;
-
 	int64_t runs;
 
 	s.flags = flags;
@@ -400,8 +399,11 @@ static void take_sample(const struct uffd_msg *m, uint32_t flags)
 	 * "running". Off its CPU, its count of runs holds until it is woken.
 	 */
 	F.last.waiting = 0;
-	if (read_pc(s.tid, &s) && s.tid && (runs = F.schedstat ? sched_runs(s.tid) : 0) >= 0)
-		F.last.runs = (uint64_t)runs, F.last.t_ns = s.t_ns, F.last.waiting = 1;
+	if (read_pc(s.tid, &s) && s.tid && (runs = F.schedstat ? sched_runs(s.tid) : 0) >= 0) {
+		F.last.runs = (uint64_t)runs;
+		F.last.t_ns = s.t_ns;
+		F.last.waiting = 1;
+	}
 	restore();
 	F.c.samples++;
 	if (s.flags & RT_SAMPLE_KERNEL)
