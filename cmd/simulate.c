@@ -331,6 +331,7 @@ static int replay_config(const struct sim_opts *o, const struct tl_trace *t, con
 			 const struct tl_config *c, const char *spec_dir, struct tl_store *st, int64_t exp_id)
 {
 	const char *policy = c->values[TL_AXIS_POLICY];
+	bool binds_all = policy && !tl_policy_uses_runtime(policy);
 	struct tl_launch re = { 0 };
 	struct tl_error err = { { 0 } };
 	struct tl_sim_setup s;
@@ -340,14 +341,19 @@ static int replay_config(const struct sim_opts *o, const struct tl_trace *t, con
 	int rc;
 
 	tl_config_describe(plan, c, label, sizeof(label));
-	if (policy && !tl_policy_uses_runtime(policy)) {
-		/* all-fast and all-slow run without the runtime: their built-ins, no budget */
+	if (binds_all) {
+		/*
+		 * all-fast and all-slow run without the runtime: their built-ins,
+		 * no budget, and every recorded allocation theirs whatever its
+		 * size, as the live run binds all of the program's memory.
+		 */
 		char pv[80];
 		char *env[] = { pv, NULL };
 
 		snprintf(pv, sizeof(pv), "TIERLAB_POLICY=%s", policy);
 		rc = tl_sim_setup_env(&s, env, why, sizeof(why));
 		s.c.rate_hz = 0;	/* no sampler runs with them: every recorded sample counts */
+		s.c.threshold = 0;
 	} else {
 		uint64_t threshold = 0;
 
@@ -366,7 +372,7 @@ static int replay_config(const struct sim_opts *o, const struct tl_trace *t, con
 		s.c.move_gbs = o->tm.migration_gbs;
 		s.c.move_cost_us = o->tm.migration_cost_us;
 	}
-	if (t->nprocs && t->procs[0].p.known && s.c.threshold < t->procs[0].p.threshold)
+	if (t->nprocs && t->procs[0].p.known && s.c.threshold < t->procs[0].p.threshold && !binds_all)
 		warning("%s: threshold %llu is below the recording's (%llu): allocations in between were not recorded",
 			label, (unsigned long long)s.c.threshold, (unsigned long long)t->procs[0].p.threshold);
 	t0 = now_s();
