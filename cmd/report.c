@@ -157,6 +157,8 @@ int cmd_report(int argc, const char **argv)
 	}
 	if (by_list && parse_by(by_list, by))
 		return 2;
+	/* as the report groups: never across workloads or sizes, so a baseline may name them */
+	by[TL_AXIS_WORKLOAD] = by[TL_AXIS_SIZE] = true;
 	if (!db)
 		db = tl_path_default_db();
 	if (tl_store_open_existing(db, &st))

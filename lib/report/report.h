@@ -9,8 +9,10 @@
  * base/mean when lower is better, times 100.
  *
  * The baseline row of a configuration is the first row that matches the
- * baseline selector and agrees with it on every other axis both have; a
- * row that matches the selector is its own baseline (is_baseline, 100%).
+ * baseline selector, agrees with it on every other axis both have, and
+ * measures the same thing (workload, size, unit and direction of the
+ * figure of merit; measured or replayed); a row that matches the selector
+ * is its own baseline (is_baseline, 100%).
  *
  * Rows are configurations in order of first appearance of their
  * config_key; a configuration's axis values, unit and direction come from
@@ -181,8 +183,11 @@ int tl_report_build(const char *experiment, const struct tl_run_row *runs, size_
 /*
  * The same with rows that are groups of runs by the axes in by[] (report
  * --by): runs whose values agree on those axes pool into one row, whatever
- * their other axes; the row holds only those axes' values (the others
- * NULL), and its config_key is "axis=value ..." of them. by NULL: as
+ * their other axes, but never across workloads, sizes, units or
+ * directions (workload and size are added to by[]; a run in another unit
+ * or direction makes a row of its own). The row holds only those axes'
+ * values (the others NULL), and its config_key is "axis=value ..." of
+ * them ("workload=hpcg size=tiny policy=lru"). by NULL: as
  * tl_report_build.
  */
 int tl_report_build_by(const char *experiment, const struct tl_run_row *runs, size_t n,

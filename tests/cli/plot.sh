@@ -40,7 +40,7 @@ for f in text:txt markdown:md csv:csv json:json; do
 	same "report-by-policy.${f#*:}" "report-by-policy.${f#*:}"
 done
 # lru pooled over chunks and rates: 9 ok runs (the failed one counted), mean 15.89 / 9, hit 7.7 / 9
-grep -Eq '^lru +1\.766 ± 0\.17 \(9\) +90\.5% +9/1/0/0 +85\.6% ' report-by-policy.txt ||
+grep -Eq '^hpcg +small +lru +1\.766 ± 0\.17 \(9\) +90\.5% +9/1/0/0 +85\.6% ' report-by-policy.txt ||
 	fail "report --by policy: lru is not 1.766 (9), 9/1/0/0, 85.6%: $(cat report-by-policy.txt)"
 expect_exit 0 "$TIERLAB" report --by chunks,rate
 expect_contains "$out" "no % of baseline: the baseline 'policy=all-fast' names an axis that --by pools"
