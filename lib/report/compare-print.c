@@ -156,7 +156,7 @@ static void print_text(const struct tl_compare *c, FILE *out)
 			c->a_unpaired, c->a_unpaired == 1 ? "configuration" : "configurations", c->b_unpaired);
 	if (few)
 		fprintf(out, "note: n<3: a side has fewer than %d successful runs; Welch's test has almost no power "
-			"there: \"no\" means too few runs to tell, not no difference\n", TL_COMPARE_FEW_RUNS);
+			"there: \"no\" means too few runs to tell, not no difference\n", TL_STATS_FEW_RUNS);
 	if (untested)
 		fputs("note: untested: a side has fewer than 2 successful runs, or neither has any spread\n", out);
 }

@@ -187,7 +187,7 @@ static int add_pair(struct tl_compare *c, const struct tl_report_row *ra, const 
 	p->ratio = p->has_ratio ? rb->mean / ra->mean : NAN;
 	p->has_ratio_ci = tl_ratio_ci95(&sa, &sb, &p->ratio_lo, &p->ratio_hi);
 	p->tested = tl_welch_test(&sa, &sb, &p->welch);
-	p->few_runs = ra->n_fom < TL_COMPARE_FEW_RUNS || rb->n_fom < TL_COMPARE_FEW_RUNS;
+	p->few_runs = ra->n_fom < TL_STATS_FEW_RUNS || rb->n_fom < TL_STATS_FEW_RUNS;
 	return 0;
 }
 

@@ -25,9 +25,6 @@
 #include "report/report.h"
 #include "report/stats.h"
 
-/* Below this many runs on a side, Welch's test can hardly tell anything apart: said beside the pair. */
-#define TL_COMPARE_FEW_RUNS 3
-
 struct tl_compare_pair {
 	const struct tl_report_row *a, *b;	/* borrowed from the reports */
 	char *label;				/* the axes matched on, equal on both sides ("chunks=8 rate=10Hz"),
@@ -40,7 +37,7 @@ struct tl_compare_pair {
 	struct tl_welch welch;
 	double p_holm;				/* welch.p adjusted over the tested pairs; valid when tested */
 	bool significant;			/* tested and p_holm < 0.05 */
-	bool few_runs;				/* a side has fewer than TL_COMPARE_FEW_RUNS */
+	bool few_runs;				/* a side has fewer than TL_STATS_FEW_RUNS: said beside the pair */
 };
 
 struct tl_compare {

@@ -70,8 +70,8 @@ int tl_report_print_markdown(const struct tl_report *rep, FILE *out)
 		fputc('\n', out);
 	if (!rep->nrows)
 		fputs("- no runs\n", out);
-	ret = tl_report_put_warnings(rep, true, "- warning: ", out);
-	ret = ret ?: tl_report_put_notes(rep, true, "- ", out);
+	ret = tl_report_put_warnings(rep, true, "- warning: ", 0, out);
+	ret = ret ?: tl_report_put_notes(rep, true, "- ", 0, out);
 	ret = ret ?: ferror(out) ? -EIO : 0;
 	tl_report_layout_release(title, &t);
 	return ret;

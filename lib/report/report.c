@@ -571,7 +571,26 @@ void tl_report_release(struct tl_report *rep)
 		free(rep->events[e]);
 	free(rep->events);
 	free(rep->ratios);
+	for (size_t k = 0; k < rep->ncolumns; k++)
+		free(rep->columns[k]);
+	free(rep->columns);
 	memset(rep, 0, sizeof(*rep));
+}
+
+unsigned tl_report_caution(const struct tl_report *rep, size_t i)
+{
+	const struct tl_report_row *r = &rep->rows[i];
+	const struct tl_report_row *base = r->has_pct && !r->is_baseline ? &rep->rows[r->baseline] : NULL;
+	unsigned c = 0;
+
+	/* a % of baseline is as shaky as the shakier of its two figures */
+	if ((r->n_fom && r->n_fom < TL_STATS_FEW_RUNS) || (base && base->n_fom < TL_STATS_FEW_RUNS))
+		c |= TL_CAUTION_FEW_RUNS;
+	if (r->spread_high || (base && base->spread_high))
+		c |= TL_CAUTION_NOISY;
+	if (r->has_hit_samples && r->few_samples)
+		c |= TL_CAUTION_FEW_SAMPLES;
+	return c;
 }
 
 long tl_report_row_of(const struct tl_report *rep, const struct tl_run_row *run)

@@ -202,3 +202,19 @@ bool tl_ratio_ci95(const struct tl_stats *a, const struct tl_stats *b, double *l
 	*hi = ratio * exp(half);
 	return isfinite(*lo) && isfinite(*hi);
 }
+
+bool tl_wilson95(double hits, double n, double *lo, double *hi)
+{
+	const double z = 1.959963984540054;	/* the normal distribution's 0.975 quantile */
+	double p, d, centre, half;
+
+	if (!(n > 0) || !(hits >= 0) || hits > n)
+		return false;
+	p = hits / n;
+	d = 1 + z * z / n;
+	centre = (p + z * z / (2 * n)) / d;
+	half = z / d * sqrt(p * (1 - p) / n + z * z / (4 * n * n));
+	*lo = fmax(0, centre - half);
+	*hi = fmin(1, centre + half);
+	return true;
+}

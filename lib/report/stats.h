@@ -13,6 +13,8 @@
 
 /* The coefficient of variation (sd / |mean|) above which a group's spread is worth a warning. */
 #define TL_STATS_CV_WARN 0.05
+/* Fewer runs than this behind a mean: Welch's test has almost no power, and the mean is a rough guess. */
+#define TL_STATS_FEW_RUNS 3
 
 struct tl_stats {
 	size_t n;
@@ -62,5 +64,12 @@ long tl_holm(const double *p, size_t n, double *adj);
  * neither has any spread, or the means are not both of one sign.
  */
 bool tl_ratio_ci95(const struct tl_stats *a, const struct tl_stats *b, double *lo, double *hi);
+
+/*
+ * Wilson's 95% score interval of a proportion hits / n (a hit rate from n
+ * samples): unlike the normal approximation it stays within [0, 1] and is
+ * honest at 0 hits or n. false when n <= 0 or hits is outside [0, n].
+ */
+bool tl_wilson95(double hits, double n, double *lo, double *hi);
 
 #endif

@@ -168,6 +168,32 @@ static void test_ratio_ci_by_hand(void **state)
 	assert_false(tl_ratio_ci95(&a, &b, &lo, &hi));
 }
 
+/*
+ * Wilson's interval: with no hit in n samples it is [0, z^2 / (n + z^2)]
+ * (10 samples: 3.841459 / 13.841459 = 0.277533); 5 in 9 by the formula:
+ * 0.266651 .. 0.811221; a hit rate of 44% from 612 samples is within 4 points.
+ */
+static void test_wilson_by_hand(void **state)
+{
+	double lo, hi;
+
+	(void)state;
+	assert_true(tl_wilson95(0, 10, &lo, &hi));
+	assert_near(lo, 0, 0);
+	assert_near(hi, 0.2775327999, 1e-9);
+	assert_true(tl_wilson95(10, 10, &lo, &hi));
+	assert_near(lo, 1 - 0.2775327999, 1e-9);
+	assert_near(hi, 1, 1e-15);
+	assert_true(tl_wilson95(5, 9, &lo, &hi));
+	assert_near(lo, 0.2666512935, 1e-9);
+	assert_near(hi, 0.8112214789, 1e-9);
+	assert_true(tl_wilson95(0.44 * 612, 612, &lo, &hi));
+	assert_near(lo, 0.4011681529, 1e-9);
+	assert_near(hi, 0.4795803759, 1e-9);
+	assert_false(tl_wilson95(1, 0, &lo, &hi));
+	assert_false(tl_wilson95(11, 10, &lo, &hi));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -178,6 +204,7 @@ int main(void)
 		cmocka_unit_test(test_welch_wikipedia),
 		cmocka_unit_test(test_holm_by_hand),
 		cmocka_unit_test(test_ratio_ci_by_hand),
+		cmocka_unit_test(test_wilson_by_hand),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
