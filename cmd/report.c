@@ -198,8 +198,7 @@ int cmd_report(int argc, const char **argv)
 			       &rep))
 		goto out;
 	if (columns && (ret = tl_report_choose_columns(&rep, columns, &err))) {
-		if (ret == -EINVAL)
-			error("--columns: %s", err.msg);
+		error("--columns: %s", ret == -EINVAL ? err.msg : "out of memory");
 		ret = 2;
 		goto out;
 	}

@@ -1,9 +1,10 @@
 /*
  * The report as an aligned table for a terminal: a title line, one line
- * per configuration, a "warning:" for each configuration whose figures
- * need one (spread, rate short, few samples), then a "note:" for anything
- * the numbers alone would hide, each wrapped to the table's width (100
- * columns unless --wide). Cells come from report-table.c; this file only
+ * per configuration, a "note:" for anything the numbers alone would hide
+ * (what the cautions mean, simulated tiers, failed runs), then a
+ * "warning:" for each configuration whose figures need one (spread, rate
+ * short, few samples), each wrapped to the table's width (100 columns
+ * unless --wide). Cells come from report-table.c; this file only
  * lays them out (two spaces between columns, numbers right-aligned).
  */
 #include "report/report-format.h"
@@ -50,7 +51,8 @@ int tl_report_print_text(const struct tl_report *rep, FILE *out)
 		print_line(&t, row, out);
 	if (!rep->nrows)
 		fputs("no runs\n", out);
-	ret = tl_report_put_warnings(rep, false, "warning: ", width, out);
+	/* the notes first: how to read the table (its cautions, simulated tiers) belongs right under it */
+	ret = tl_report_put_notes(rep, false, "note: ", width, out);
 	if (!ret && t.left_out) {
 		char *note = tl_fmt_alloc("left out to fit %d columns: %s (--wide shows every column, --columns "
 					  "chooses)", TL_REPORT_TEXT_COLUMNS, t.left_out);
@@ -60,7 +62,7 @@ int tl_report_print_text(const struct tl_report *rep, FILE *out)
 		ret = note ? 0 : -ENOMEM;
 		free(note);
 	}
-	ret = ret ?: tl_report_put_notes(rep, false, "note: ", width, out);
+	ret = ret ?: tl_report_put_warnings(rep, false, "warning: ", width, out);
 	ret = ret ?: ferror(out) ? -EIO : 0;
 	tl_report_layout_release(title, &t);
 	return ret;
