@@ -16,7 +16,7 @@
 
 /* One side: the runs of an experiment, or those of `experiment` that match a selector; a report over them. */
 static int load_side(struct tl_store *st, const char *db, const char *arg, const char *experiment,
-		     bool ignore[TL_AXIS__COUNT], struct tl_report *rep)
+		     bool compared[TL_AXIS__COUNT], struct tl_report *rep)
 {
 	bool selector = strchr(arg, '=') != NULL;
 	struct tl_run_row *rows = NULL;
@@ -47,7 +47,7 @@ static int load_side(struct tl_store *st, const char *db, const char *arg, const
 		goto out;
 	}
 	for (int a = 0; a < TL_AXIS__COUNT; a++)
-		ignore[a] |= sel.values[a] != NULL;
+		compared[a] |= sel.values[a] != NULL;
 	ret = tl_report_build(rows[0].experiment, rows, k, NULL, rep);
 out:
 	tl_selector_release(&sel);
@@ -73,7 +73,7 @@ int cmd_compare(int argc, const char **argv)
 	struct tl_compare c = { 0 };
 	struct tl_error err = { { 0 } };
 	enum tl_report_format fmt;
-	bool ignore[TL_AXIS__COUNT] = { false };
+	bool compared[TL_AXIS__COUNT] = { false };
 	int ret = 2;
 
 	argc = parse_options(argc, argv, options, usage);
@@ -89,9 +89,9 @@ int cmd_compare(int argc, const char **argv)
 		db = tl_path_default_db();
 	if (tl_store_open_existing(db, &st))
 		return 2;
-	if (load_side(st, db, argv[0], experiment, ignore, &a) || load_side(st, db, argv[1], experiment, ignore, &b))
+	if (load_side(st, db, argv[0], experiment, compared, &a) || load_side(st, db, argv[1], experiment, compared, &b))
 		goto out;
-	if (tl_compare_build(&a, &b, ignore, argv[0], argv[1], &c))
+	if (tl_compare_build(&a, &b, compared, argv[0], argv[1], &c))
 		goto out;
 	ret = tl_compare_print(&c, fmt, stdout) ? 2 : 0;
 out:

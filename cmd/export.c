@@ -69,6 +69,8 @@ static int export_report(struct tl_store *st, const struct tl_run_row *runs, siz
 	if (!rc && baseline && *baseline && tl_selector_parse(baseline, &sel, &err))
 		rc = error("stored baseline '%s': %s", baseline, err.msg);
 	rc = rc ?: tl_report_build(runs[0].experiment, runs, n, baseline && *baseline ? &sel : NULL, &rep);
+	/* how many samples each hit rate stands on, as report says */
+	rc = rc ?: tl_report_load_samples(&rep, st, runs, n);
 	rc = rc ?: tl_report_print(&rep, json ? TL_FMT_JSON : TL_FMT_CSV, stdout);
 	tl_report_release(&rep);
 	tl_selector_release(&sel);

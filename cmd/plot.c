@@ -16,31 +16,6 @@
 #include "report/report.h"
 #include "store/query.h"
 
-/*
- * The runs that match --where, the baseline's and the all-fast and all-slow
- * ones (the lines and the % stay whatever is chosen), moved to the front;
- * returns their count (the rest stay to be freed).
- */
-static size_t keep_matching(struct tl_run_row *rows, size_t n, const struct tl_selector *where,
-			    const struct tl_selector *baseline)
-{
-	size_t k = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		const char *p = rows[i].values[TL_AXIS_POLICY];
-
-		if (!tl_selector_matches(where, rows[i].values) &&
-		    !(baseline && tl_selector_matches(baseline, rows[i].values)) &&
-		    !(p && (!strcmp(p, "all-fast") || !strcmp(p, "all-slow"))))
-			continue;
-		struct tl_run_row t = rows[k];
-
-		rows[k++] = rows[i];
-		rows[i] = t;
-	}
-	return k;
-}
-
 /* The experiment's report, as `tierlab report` builds it, over the runs --where keeps. */
 static int load_report(struct tl_store *st, const char *db, const char *experiment, const char *baseline,
 		       const char *where, struct tl_report *rep)
@@ -59,7 +34,8 @@ static int load_report(struct tl_store *st, const char *db, const char *experime
 		error("%s", err.msg);
 		goto out;
 	}
-	kept = where ? keep_matching(rows, n, &wsel, baseline && *baseline ? &sel : NULL) : n;
+	/* the baseline's runs and the all-fast and all-slow lines stay whatever is chosen */
+	kept = where ? tl_runs_where(rows, n, &wsel, baseline && *baseline ? &sel : NULL, true) : n;
 	ret = tl_report_build(rows[0].experiment, rows, kept, baseline && *baseline ? &sel : NULL, rep);
 out:
 	tl_selector_release(&sel);

@@ -5,6 +5,7 @@
  * availability, THP and hugetlb state; as text or JSON, optionally saved
  * as a machine profile a spec can name with `machine: NAME`.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include "builtin.h"
@@ -35,7 +36,7 @@ int cmd_probe(int argc, const char **argv)
 	struct tl_store *st = NULL;
 	struct tl_probe p;
 	bool json;
-	int ret = 2;
+	int ret = 2, rc = 0;
 
 	argc = parse_options(argc, argv, options, usage);
 	if (argc) {
@@ -52,7 +53,14 @@ int cmd_probe(int argc, const char **argv)
 	p.quick = quick;
 	if (quick)
 		p.size = 64ull << 20;
-	if (size_text && (tl_parse_size(size_text, &p.size) || p.size < (1u << 20))) {
+	if (size_text && (rc = tl_parse_size(size_text, &p.size)) == -ENODATA) {
+		char expected[160];
+
+		tl_units_expected(expected, sizeof(expected), "size", size_text);
+		error("--size: '%s' has no unit (%s)", size_text, expected);
+		return 2;
+	}
+	if (size_text && (rc || p.size < (1u << 20))) {
 		error("--size: '%s' is not a size of at least 1MiB", size_text);
 		return 2;
 	}

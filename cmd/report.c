@@ -2,6 +2,7 @@
  * tierlab report: one row per configuration of an experiment, compared
  * with its baseline, in the chosen format.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,10 +117,19 @@ static bool selector_within(const struct tl_selector *sel, const bool by[TL_AXIS
 	return true;
 }
 
+static bool matches_any(const struct tl_run_row *rows, size_t n, const struct tl_selector *where)
+{
+	for (size_t i = 0; i < n; i++)
+		if (tl_selector_matches(where, rows[i].values))
+			return true;
+	return false;
+}
+
 int cmd_report(int argc, const char **argv)
 {
 	const char *db = NULL, *experiment = NULL, *baseline = NULL, *format = "text", *by_list = NULL;
-	int with_counters = 0, directions = 0, stats = 0;
+	const char *where = NULL, *columns = NULL;
+	int with_counters = 0, directions = 0, stats = 0, wide = 0;
 	static const char *const usage[] = {
 		"tierlab report [<options>]",
 		NULL
@@ -132,18 +142,21 @@ int cmd_report(int argc, const char **argv)
 		OPT_BOOL(0, "directions", &directions, "split GiB migrated into slow-to-fast and fast-to-slow"),
 		OPT_BOOL(0, "counters", &with_counters, "add the perf events counted (mean per run) and ratios of them"),
 		OPT_STRING(0, "by", &by_list, "axis,..", "one row per value of these axes, pooling the runs of every other axis"),
+		OPT_STRING(0, "where", &where, "axis=value,..", "only runs whose configuration matches (and the baseline's)"),
+		OPT_BOOL(0, "wide", &wide, "every column in text, however wide (default: fit 100 columns)"),
+		OPT_STRING(0, "columns", &columns, "name,..", "text and markdown show these columns, in this order"),
 		OPT_STRING(0, "db", &db, "file", "results database (default $TIERLAB_DB or results/tierlab.db)"),
 		OPT_END(),
 	};
 	struct tl_store *st = NULL;
 	struct tl_run_row *rows = NULL;
-	struct tl_selector sel = { 0 };
+	struct tl_selector sel = { 0 }, wsel = { 0 };
 	struct tl_report rep = { 0 };
 	struct tl_error err = { { 0 } };
 	enum tl_report_format fmt = TL_FMT_TEXT;
 	bool by[TL_AXIS__COUNT] = { false };
 	char *stored_baseline = NULL, note[256] = "";
-	size_t n = 0;
+	size_t n = 0, kept;
 	int ret = 2;
 
 	argc = parse_options(argc, argv, options, usage);
@@ -157,6 +170,8 @@ int cmd_report(int argc, const char **argv)
 	}
 	if (by_list && parse_by(by_list, by))
 		return 2;
+	/* as the report groups: never across workloads or sizes, so a baseline may name them */
+	by[TL_AXIS_WORKLOAD] = by[TL_AXIS_SIZE] = true;
 	if (!db)
 		db = tl_path_default_db();
 	if (tl_store_open_existing(db, &st))
@@ -169,16 +184,34 @@ int cmd_report(int argc, const char **argv)
 		snprintf(note, sizeof(note), "no %% of baseline: the baseline '%s' names an axis that --by pools", baseline);
 		baseline = NULL;
 	}
-	if (tl_report_build_by(rows[0].experiment, rows, n, baseline && *baseline ? &sel : NULL, by_list ? by : NULL,
+	if (where && tl_selector_parse(where, &wsel, &err)) {
+		error("%s", err.msg);
+		goto out;
+	}
+	if (where && !matches_any(rows, n, &wsel)) {
+		error("--where '%s' matches no run of experiment '%s'", where, rows[0].experiment);
+		goto out;
+	}
+	/* the baseline's runs stay: a % of baseline is the same whatever --where chooses */
+	kept = where ? tl_runs_where(rows, n, &wsel, baseline && *baseline ? &sel : NULL, false) : n;
+	if (tl_report_build_by(rows[0].experiment, rows, kept, baseline && *baseline ? &sel : NULL, by_list ? by : NULL,
 			       &rep))
+		goto out;
+	if (columns && (ret = tl_report_choose_columns(&rep, columns, &err))) {
+		error("--columns: %s", ret == -EINVAL ? err.msg : "out of memory");
+		ret = 2;
+		goto out;
+	}
+	if (tl_report_load_samples(&rep, st, rows, kept))
 		goto out;
 	if (note[0] && tl_report_add_note(&rep, note))
 		goto out;
-	if (with_counters && tl_report_load_counters(&rep, st, rows, n))
+	if (with_counters && tl_report_load_counters(&rep, st, rows, kept))
 		goto out;
 	rep.show_directions = directions;
 	rep.show_stats = stats;
-	if (add_machine_notes(st, rows[0].experiment, &rep) || add_settings_note(st, rows, n, &rep))
+	rep.show_wide = wide;
+	if (add_machine_notes(st, rows[0].experiment, &rep) || add_settings_note(st, rows, kept, &rep))
 		goto out;
 	if (rep.has_baseline && !baseline_matches(&rep)) {
 		error("baseline '%s' matches no configuration of experiment '%s'", baseline, rep.experiment);
@@ -188,6 +221,7 @@ int cmd_report(int argc, const char **argv)
 out:
 	tl_report_release(&rep);
 	tl_selector_release(&sel);
+	tl_selector_release(&wsel);
 	free(stored_baseline);
 	tl_run_rows_free(rows, n);
 	tl_store_close(st);

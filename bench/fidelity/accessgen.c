@@ -458,7 +458,7 @@ static uint64_t size_arg(const char *opt, const char *s)
 	uint64_t v;
 
 	if (tl_parse_size(s, &v))
-		bad("%s: not a size (e.g. 64M, 2MiB, 4096)", opt);
+		bad("%s: not a size with its unit (e.g. 64M, 2MiB, 4096B)", opt);
 	return v;
 }
 

@@ -532,12 +532,23 @@ static int canonical_name(const char *what, const char *v, char **out, struct tl
 	return set_out(out, v, err);
 }
 
+/* A bare number where a unit decides what it means: refused, with the forms it could have meant. */
+static int no_unit(struct tl_error *err, const char *what, const char *v)
+{
+	char expected[160];
+
+	tl_units_expected(expected, sizeof(expected), what, v);
+	return tl_error_set(err, "'%s' has no unit (%s)", v, expected);
+}
+
 static int canonical_size(const struct tl_axis_info *ai, const char *v, char **out, struct tl_error *err)
 {
 	char canon[64];
 	uint64_t bytes;
 	int rc = tl_parse_size(v, &bytes);
 
+	if (rc == -ENODATA)
+		return no_unit(err, "size", v);
 	if (rc == -EDOM)
 		return tl_error_set(err, "'%s' is not a whole number of bytes", v);
 	if (rc)
@@ -565,8 +576,11 @@ static int canonical_rate(const struct tl_axis_info *ai, const char *v, char **o
 {
 	char canon[64], lo[32], hi[32];
 	double hz;
+	int rc = tl_parse_rate(v, &hz);
 
-	if (tl_parse_rate(v, &hz) || !(hz > 0))
+	if (rc == -ENODATA)
+		return no_unit(err, "rate", v);
+	if (rc || !(hz > 0))
 		return tl_error_set(err, "'%s' is not a rate (a positive number with Hz, kHz or MHz, e.g. 10Hz)", v);
 	/* %g rounds monotonically, so a rate inside the bounds prints inside them */
 	if (hz < ai->lo || (ai->hi && hz > ai->hi)) {
@@ -584,6 +598,8 @@ static int canonical_budget(const char *v, char **out, struct tl_error *err)
 	struct tl_budget b;
 	int rc = tl_parse_budget(v, &b);
 
+	if (rc == -ENODATA)
+		return no_unit(err, "budget", v);
 	if (rc == -EDOM)
 		return tl_error_set(err, "'%s' is not a whole number of bytes", v);
 	if (rc)

@@ -9,6 +9,7 @@
  */
 #include "fatalloc/fatalloc.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -73,6 +74,16 @@ static void set_defaults(struct fat_options *o)
 	o->trim = (size_t)64 << 20;
 }
 
+/* "40" could be bytes or the MiB someone meant: refused, naming both (a bare 0 is a size). */
+static void warn_no_unit(enum fat_opt id, const char *v)
+{
+	char expected[160], msg[180];
+
+	tl_units_expected(expected, sizeof(expected), "size", v);
+	snprintf(msg, sizeof(msg), "no unit (%s)", expected);
+	warn(id, v, msg);
+}
+
 void fat_options_load(char *const *envp, struct fat_options *o)
 {
 	const char *v;
@@ -82,7 +93,9 @@ void fat_options_load(char *const *envp, struct fat_options *o)
 	set_defaults(o);
 	if ((v = env_lookup(envp, fat_option_table[FAT_OPT_POOL].var)) && *v) {
 		/* 2 MiB granules: the smallest huge page, and what THP needs aligned */
-		if (tl_parse_size(v, &size) || size < ((uint64_t)2 << 20) || size > ((uint64_t)1 << 46))
+		if (tl_parse_size(v, &size) == -ENODATA)
+			warn_no_unit(FAT_OPT_POOL, v);
+		else if (tl_parse_size(v, &size) || size < ((uint64_t)2 << 20) || size > ((uint64_t)1 << 46))
 			warn(FAT_OPT_POOL, v, "not a size from 2M to 64T");
 		else
 			o->pool_size = (size_t)((size + (2u << 20) - 1) & ~(uint64_t)((2u << 20) - 1));
@@ -109,6 +122,8 @@ void fat_options_load(char *const *envp, struct fat_options *o)
 	if ((v = env_lookup(envp, fat_option_table[FAT_OPT_TRIM].var)) && *v) {
 		if (!strcmp(v, "off"))
 			o->trim = SIZE_MAX;
+		else if (tl_parse_size(v, &size) == -ENODATA)
+			warn_no_unit(FAT_OPT_TRIM, v);
 		else if (tl_parse_size(v, &size) || size > ((uint64_t)1 << 46))
 			warn(FAT_OPT_TRIM, v, "not a size to 64T, or off");
 		else

@@ -6,12 +6,14 @@
  * text that reads back exactly) and a missing value is an empty field.
  * Units are in the column names, or in fom_unit. Columns are only ever
  * added at the end (rate_achieved_hz, rate_short, then fom_median, fom_min, fom_max,
- * fom_ci95, migrated_gib_slow_to_fast, migrated_gib_fast_to_slow), so scripts
+ * fom_ci95, migrated_gib_slow_to_fast, migrated_gib_fast_to_slow, then
+ * hit_samples, hit_rate_ci95_low, hit_rate_ci95_high, caution), so scripts
  * that read by position keep working.
  */
 #include "report/report-format.h"
 
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 
 static void field(FILE *out, const char *s, bool first)
@@ -44,7 +46,8 @@ static void header(const struct tl_report *rep, FILE *out)
 	for (int s = 0; s < TL_STATUS__COUNT; s++)
 		fprintf(out, ",runs_%s", tl_status_names[s]);
 	fputs(",hit_rate,migrated_gib,wall_s,rate_achieved_hz,rate_short,fom_median,fom_min,fom_max,fom_ci95,"
-	      "migrated_gib_slow_to_fast,migrated_gib_fast_to_slow", out);
+	      "migrated_gib_slow_to_fast,migrated_gib_fast_to_slow,hit_samples,hit_rate_ci95_low,hit_rate_ci95_high,"
+	      "caution", out);
 	/* --counters: per event its mean and status, then the ratios */
 	for (size_t e = 0; rep->has_counters && e < rep->nevents; e++) {
 		char name[300];
@@ -63,6 +66,7 @@ static void header(const struct tl_report *rep, FILE *out)
 static void row(const struct tl_report *rep, size_t i, FILE *out)
 {
 	const struct tl_report_row *r = &rep->rows[i];
+	char caution[64];
 	double v;
 
 	field(out, rep->experiment, true);
@@ -89,6 +93,11 @@ static void row(const struct tl_report *rep, size_t i, FILE *out)
 	number(out, r->n_fom > 1, r->ci95);
 	number(out, r->n_directions > 0, r->to_fast_gib);
 	number(out, r->n_directions > 0, r->to_slow_gib);
+	number(out, r->has_hit_samples, r->hit_samples);
+	number(out, r->has_hit_samples && isfinite(r->hit_lo), r->hit_lo);
+	number(out, r->has_hit_samples && isfinite(r->hit_hi), r->hit_hi);
+	tl_report_caution_text(tl_report_caution(rep, i), ";", caution, sizeof(caution));
+	field(out, caution[0] ? caution : NULL, false);
 	for (size_t e = 0; rep->has_counters && e < rep->nevents; e++) {
 		const struct tl_report_counter *c = &rep->counters[i * rep->nevents + e];
 

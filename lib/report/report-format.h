@@ -23,6 +23,10 @@ TL_REPORT_FORMATS(TL_X)
  * exponent. "-" when x is not finite.
  */
 void tl_fmt_sig(char *buf, size_t len, double x, int sig);
+/* A count for people: exact below 10000, then "12.3k", "4.56M". */
+void tl_fmt_count(char *buf, size_t len, double n);
+/* The printf result, malloc'd; NULL when out of memory. */
+char *tl_fmt_alloc(const char *f, ...) __attribute__((format(printf, 1, 2)));
 /* x in the shortest text that reads back as the same double; "" when not finite. */
 void tl_fmt_exact(char *buf, size_t len, double x);
 
@@ -52,9 +56,32 @@ struct tl_report_table {
 	char **cells;		/* nrows x ncols, row-major */
 	bool *right;		/* per column: numbers align right */
 	size_t *width;		/* per column: widest cell, in terminal columns */
+	char *left_out;		/* text: the headers of the columns left out to fit, or NULL */
 };
+/*
+ * The columns rep->columns names (report --columns), in that order; else
+ * every column, and for text (not markdown) unless rep->show_wide, fewer
+ * until the table fits TL_REPORT_TEXT_COLUMNS: first ok/fail/timeout/crash
+ * when every run succeeded, then axes that only follow the policy (budget
+ * 40% where set, unset elsewhere), wall s, achieved Hz, the status, GiB
+ * migrated; never what names a row or its figures, nor what was asked for
+ * (--stats, --directions, --counters). Those left out are in left_out.
+ */
 int tl_report_table_build(const struct tl_report *rep, bool markdown, struct tl_report_table *t);
 void tl_report_table_release(struct tl_report_table *t);
+
+/*
+ * A row's caution bits (tl_report_caution) in words between sep: "n<3,
+ * noisy, few samples" (CSV: "n<3;noisy", no quotes needed); "" for none.
+ */
+void tl_report_caution_text(unsigned caution, const char *sep, char *buf, size_t len);
+
+/*
+ * text written at most width terminal columns a line, broken at spaces:
+ * prefix before the first line, as many spaces before the others (width
+ * 0: one line). A word longer than a line stays whole.
+ */
+void tl_fput_wrapped(FILE *out, const char *prefix, const char *text, size_t width);
 
 /*
  * "experiment NAME — baseline policy=all-fast" (or "— no baseline"), made
@@ -70,11 +97,14 @@ int tl_report_title(const struct tl_report *rep, bool markdown, char **out);
  * Returns 0 with *out malloc'd, or NULL when the row has none; -ENOMEM.
  */
 int tl_report_warning(const struct tl_report *rep, size_t i, char **out);
-/* Every row's warning, made visible, one line each: prefix, the text, a newline. 0 or -ENOMEM. */
-int tl_report_put_warnings(const struct tl_report *rep, bool markdown, const char *prefix, FILE *out);
+/*
+ * Every row's warning, made visible, one each: prefix, the text, a newline,
+ * wrapped at width columns (tl_fput_wrapped; 0: not). 0 or -ENOMEM.
+ */
+int tl_report_put_warnings(const struct tl_report *rep, bool markdown, const char *prefix, size_t width, FILE *out);
 bool tl_report_has_warnings(const struct tl_report *rep);
-/* Every note (tl_report_notes), made visible, one line each: prefix, the text, a newline. 0 or -ENOMEM. */
-int tl_report_put_notes(const struct tl_report *rep, bool markdown, const char *prefix, FILE *out);
+/* Every note (tl_report_notes), made visible, as tl_report_put_warnings puts them. 0 or -ENOMEM. */
+int tl_report_put_notes(const struct tl_report *rep, bool markdown, const char *prefix, size_t width, FILE *out);
 
 /* The title and the table of a text-like format; 0 or -ENOMEM (nothing to release then). */
 int tl_report_layout(const struct tl_report *rep, bool markdown, char **title, struct tl_report_table *t);

@@ -11,6 +11,7 @@
 #include "report/report-format.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 
 static void string(FILE *out, const char *s)
@@ -75,6 +76,23 @@ static void counters(const struct tl_report *rep, size_t i, FILE *out)
 	fputc('}', out);
 }
 
+/* "caution": ["n<3", "noisy", "few samples"], the words of the table's column */
+static void caution_list(FILE *out, unsigned c)
+{
+	static const struct { unsigned bit; const char *word; } words[] = {
+		{ TL_CAUTION_FEW_RUNS, "n<3" }, { TL_CAUTION_NOISY, "noisy" }, { TL_CAUTION_FEW_SAMPLES, "few samples" },
+	};
+	const char *sep = "";
+
+	fputs(",\n      \"caution\": [", out);
+	for (size_t k = 0; k < sizeof(words) / sizeof(words[0]); k++)
+		if (c & words[k].bit) {
+			fprintf(out, "%s\"%s\"", sep, words[k].word);
+			sep = ", ";
+		}
+	fputc(']', out);
+}
+
 static void row(const struct tl_report *rep, size_t i, FILE *out)
 {
 	const struct tl_report_row *r = &rep->rows[i];
@@ -105,6 +123,18 @@ static void row(const struct tl_report *rep, size_t i, FILE *out)
 		fprintf(out, "%s\"%s\": %zu", s ? ", " : "", tl_status_names[s], r->status_count[s]);
 	fputs("},\n      \"hit_rate\": ", out);
 	number(out, r->n_hit_rate > 0, r->hit_rate);
+	fputs(",\n      \"hit_samples\": ", out);
+	number(out, r->has_hit_samples, r->hit_samples);
+	fputs(",\n      \"hit_rate_ci95\": ", out);
+	if (r->has_hit_samples && isfinite(r->hit_lo) && isfinite(r->hit_hi)) {
+		fputc('[', out);
+		number(out, true, r->hit_lo);
+		fputs(", ", out);
+		number(out, true, r->hit_hi);
+		fputc(']', out);
+	} else {
+		fputs("null", out);
+	}
 	fputs(",\n      \"migrated_gib\": ", out);
 	number(out, r->n_migrated > 0, r->migrated_gib);
 	fputs(",\n      \"migrated_gib_slow_to_fast\": ", out);
@@ -116,6 +146,7 @@ static void row(const struct tl_report *rep, size_t i, FILE *out)
 	fputs(",\n      \"rate_achieved_hz\": ", out);
 	number(out, r->n_achieved > 0, r->achieved.samples_hz);
 	fprintf(out, ",\n      \"rate_short\": %s", !r->n_achieved ? "null" : boolean(r->rate_short));
+	caution_list(out, tl_report_caution(rep, i));
 	if (rep->has_counters)
 		counters(rep, i, out);
 	if (r->simulated)

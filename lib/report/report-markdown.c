@@ -2,8 +2,7 @@
  * The report as GitHub-flavoured markdown: a heading, a pipe table with
  * the same cells as the text table (numbers right-aligned through the
  * separator row, padded so the source reads as a table too), and the
- * warnings (configurations that sampled short of their rate) and notes as
- * a list.
+ * notes and the warnings (spread, rate short, few samples) as a list.
  */
 #include "report/report-format.h"
 
@@ -70,8 +69,8 @@ int tl_report_print_markdown(const struct tl_report *rep, FILE *out)
 		fputc('\n', out);
 	if (!rep->nrows)
 		fputs("- no runs\n", out);
-	ret = tl_report_put_warnings(rep, true, "- warning: ", out);
-	ret = ret ?: tl_report_put_notes(rep, true, "- ", out);
+	ret = tl_report_put_notes(rep, true, "- ", 0, out);
+	ret = ret ?: tl_report_put_warnings(rep, true, "- warning: ", 0, out);
 	ret = ret ?: ferror(out) ? -EIO : 0;
 	tl_report_layout_release(title, &t);
 	return ret;

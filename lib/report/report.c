@@ -70,18 +70,48 @@ static bool same_value(const char *a, const char *b)
 	return (!a && !b) || (a && b && !strcmp(a, b));
 }
 
-/* Index of the row holding config_key, or nrows; a linear scan keeps first-appearance order for free. */
-static size_t find_row(const struct tl_report *rep, const char *key)
+/*
+ * Figures of two runs can stand in one mean, or one be a percentage of the
+ * other, only when they measure the same thing: the same workload at the
+ * same size, in the same unit, better in the same direction, and both
+ * measured (or both replayed). --by pools every other axis, never these.
+ */
+static bool comparable(const char *const va[TL_AXIS__COUNT], const char *unit_a, bool hib_a, bool sim_a,
+		       const char *const vb[TL_AXIS__COUNT], const char *unit_b, bool hib_b, bool sim_b)
+{
+	return same_value(va[TL_AXIS_WORKLOAD], vb[TL_AXIS_WORKLOAD]) && same_value(va[TL_AXIS_SIZE], vb[TL_AXIS_SIZE]) &&
+	       same_value(unit_a, unit_b) && hib_a == hib_b && sim_a == sim_b;
+}
+
+/*
+ * The key already holds the workload and size; a unit left NULL (a run
+ * stored without one) is unknown, not different.
+ */
+static bool run_fits_row(const struct tl_report_row *r, const struct tl_run_row *run)
+{
+	return (!r->fom_unit || !run->fom_unit || !strcmp(r->fom_unit, run->fom_unit)) &&
+	       r->higher_is_better == run->higher_is_better && r->simulated == run->simulated;
+}
+
+/*
+ * Index of the row holding the run's key (and, see comparable(), what it
+ * measures), or nrows; a linear scan keeps first-appearance order for free.
+ */
+static size_t find_row(const struct tl_report *rep, const char *key, const struct tl_run_row *run)
 {
 	size_t i;
 
 	for (i = 0; i < rep->nrows; i++)
-		if (!strcmp(rep->rows[i].config_key, key))
+		if (!strcmp(rep->rows[i].config_key, key) && run_fits_row(&rep->rows[i], run))
 			break;
 	return i;
 }
 
-/* The row a run goes in: its configuration, or with --by the values of those axes ("policy=lru chunks=-"). */
+/*
+ * The row a run goes in: its configuration, or with --by the values of
+ * those axes ("workload=hpcg size=small policy=lru chunks=-"; by[] always
+ * holds workload and size, see tl_report_build_by).
+ */
 static const char *group_key(const struct tl_report *rep, const struct tl_run_row *run, char *buf, size_t len)
 {
 	size_t used = 0;
@@ -197,7 +227,7 @@ static int group_runs(struct tl_report *rep, const struct tl_run_row *runs, size
 		const struct tl_run_row *run = &runs[i];
 		char buf[1024];
 		const char *key = group_key(rep, run, buf, sizeof(buf));
-		size_t g = find_row(rep, key);
+		size_t g = find_row(rep, key, run);
 		struct tl_report_row *r;
 		struct tl_sampling sampled;
 		int ret;
@@ -391,6 +421,12 @@ static bool pct_of(const struct tl_report_row *r, const struct tl_report_row *ba
 	return isfinite(*pct);
 }
 
+static bool rows_comparable(const struct tl_report_row *a, const struct tl_report_row *b)
+{
+	return comparable((const char *const *)a->values, a->fom_unit, a->higher_is_better, a->simulated,
+			  (const char *const *)b->values, b->fom_unit, b->higher_is_better, b->simulated);
+}
+
 static void find_baselines(struct tl_report *rep)
 {
 	const struct tl_selector *sel = &rep->baseline;
@@ -403,8 +439,10 @@ static void find_baselines(struct tl_report *rep)
 		if (r->is_baseline) {
 			r->baseline = i;
 		} else {
+			/* even a selector that names the workload never makes hpcg the baseline of memaccess */
 			for (size_t j = 0; j < rep->nrows; j++) {
-				if (rep->rows[j].is_baseline && agree_outside(sel, r, &rep->rows[j])) {
+				if (rep->rows[j].is_baseline && rows_comparable(r, &rep->rows[j]) &&
+				    agree_outside(sel, r, &rep->rows[j])) {
 					r->baseline = j;
 					break;
 				}
@@ -474,6 +512,8 @@ int tl_report_build_by(const char *experiment, const struct tl_run_row *runs, si
 	if (by) {
 		rep->has_by = true;
 		memcpy(rep->by, by, sizeof(rep->by));
+		/* groups never cross what makes figures incomparable: these lead every group key */
+		rep->by[TL_AXIS_WORKLOAD] = rep->by[TL_AXIS_SIZE] = true;
 	}
 	if (!(rep->experiment = strdup(experiment ? experiment : "")))
 		goto fail;
@@ -531,13 +571,32 @@ void tl_report_release(struct tl_report *rep)
 		free(rep->events[e]);
 	free(rep->events);
 	free(rep->ratios);
+	for (size_t k = 0; k < rep->ncolumns; k++)
+		free(rep->columns[k]);
+	free(rep->columns);
 	memset(rep, 0, sizeof(*rep));
+}
+
+unsigned tl_report_caution(const struct tl_report *rep, size_t i)
+{
+	const struct tl_report_row *r = &rep->rows[i];
+	const struct tl_report_row *base = r->has_pct && !r->is_baseline ? &rep->rows[r->baseline] : NULL;
+	unsigned c = 0;
+
+	/* a % of baseline is as shaky as the shakier of its two figures */
+	if ((r->n_fom && r->n_fom < TL_STATS_FEW_RUNS) || (base && base->n_fom < TL_STATS_FEW_RUNS))
+		c |= TL_CAUTION_FEW_RUNS;
+	if (r->spread_high || (base && base->spread_high))
+		c |= TL_CAUTION_NOISY;
+	if (r->has_hit_samples && r->few_samples)
+		c |= TL_CAUTION_FEW_SAMPLES;
+	return c;
 }
 
 long tl_report_row_of(const struct tl_report *rep, const struct tl_run_row *run)
 {
 	char buf[1024];
-	size_t g = find_row(rep, group_key(rep, run, buf, sizeof(buf)));
+	size_t g = find_row(rep, group_key(rep, run, buf, sizeof(buf)), run);
 
 	return g < rep->nrows ? (long)g : -1;
 }

@@ -9,8 +9,10 @@
  * base/mean when lower is better, times 100.
  *
  * The baseline row of a configuration is the first row that matches the
- * baseline selector and agrees with it on every other axis both have; a
- * row that matches the selector is its own baseline (is_baseline, 100%).
+ * baseline selector, agrees with it on every other axis both have, and
+ * measures the same thing (workload, size, unit and direction of the
+ * figure of merit; measured or replayed); a row that matches the selector
+ * is its own baseline (is_baseline, 100%).
  *
  * Rows are configurations in order of first appearance of their
  * config_key; a configuration's axis values, unit and direction come from
@@ -57,6 +59,16 @@ struct tl_report_row {
 	bool has_pct;
 	size_t n_hit_rate, n_migrated;	/* how many ok runs carried them */
 	double hit_rate;		/* mean over runs that carried it, 0..1 */
+	/*
+	 * tl_report_load_samples: how many samples the hit rate stands on, summed
+	 * over those runs; valid when has_hit_samples (every one of them carried
+	 * its count). Wilson's 95% interval is of the hits over those samples,
+	 * pooled; few_samples when they are under TL_REPORT_MIN_SAMPLES.
+	 */
+	bool has_hit_samples;
+	double hit_samples, hit_hits;
+	double hit_lo, hit_hi;
+	bool few_samples;
 	double migrated_gib;		/* mean GiB migrated per run */
 	size_t n_directions;		/* ok runs that carried migrated bytes by direction */
 	double to_fast_gib, to_slow_gib;	/* their means: slow-to-fast, fast-to-slow */
@@ -105,6 +117,9 @@ struct tl_report {
 	/* tl_report_load_counters: the events seen, in name order, and per row (nrows x nevents) */
 	bool show_directions;		/* report --directions: text and markdown split GiB migrated */
 	bool show_stats;		/* report --stats: text and markdown add median, min, max, 95% CI */
+	bool show_wide;			/* report --wide: the text table keeps every column */
+	char **columns;			/* report --columns: text and markdown show these (tl_report_choose_columns) */
+	size_t ncolumns;
 	bool has_counters;
 	char **events;
 	size_t nevents;
@@ -112,6 +127,30 @@ struct tl_report {
 	struct tl_report_ratio *ratios;	/* those of the known ratios whose two events were seen */
 	size_t nratios;
 };
+
+/* The text table is made to fit a terminal this wide (report --wide: whatever it takes). */
+#define TL_REPORT_TEXT_COLUMNS 100
+
+/*
+ * Why a row's figure, its % of baseline or its hit rate may be far off:
+ * fewer than TL_STATS_FEW_RUNS runs behind the figure or its baseline's;
+ * either's sd over TL_STATS_CV_WARN of its mean; a hit rate from fewer
+ * than TL_REPORT_MIN_SAMPLES samples (known after tl_report_load_samples).
+ */
+enum { TL_CAUTION_FEW_RUNS = 1, TL_CAUTION_NOISY = 2, TL_CAUTION_FEW_SAMPLES = 4 };
+unsigned tl_report_caution(const struct tl_report *rep, size_t i);
+
+/*
+ * report --columns: the columns of text and markdown, by name, in the
+ * order given (axis names; fom, unit, pct, caution, hit, ..., see
+ * tl_report_column_list). 0, -EINVAL with the names in err, -ENOMEM.
+ */
+int tl_report_choose_columns(struct tl_report *rep, const char *list, struct tl_error *err);
+/* "source, achieved, fom, ...": the names of the columns that are not axes. */
+const char *tl_report_column_list(void);
+
+/* A hit rate from fewer samples than this gets a warning: a few samples more or less move it by points. */
+#define TL_REPORT_MIN_SAMPLES 30
 
 /*
  * An achieved rate below this share of the rate asked is short, once the
@@ -162,6 +201,15 @@ struct tl_store;
  * appear. Returns 0 or a negative errno after an error line.
  */
 int tl_report_load_counters(struct tl_report *rep, struct tl_store *st, const struct tl_run_row *runs, size_t n);
+/*
+ * Reads how many samples each ok run's hit rate stands on (the runtime's
+ * rt.samples_managed and rt.hits, or a replay's sim.samples_managed) from
+ * the store into the rows of rep (built from runs): their sum, Wilson's
+ * interval, few_samples. A row whose runs did not all store a count keeps
+ * has_hit_samples false. Returns 0 or a negative errno after an error line.
+ */
+int tl_report_load_samples(struct tl_report *rep, struct tl_store *st, const struct tl_run_row *runs, size_t n);
+
 /* Row i's ratio k: true and *v when both of its events were counted in that row. */
 bool tl_report_ratio_value(const struct tl_report *rep, size_t i, size_t k, double *v);
 /* Row i's event e as one word: "ok" (every ok run counted it), "partial", the missing status, or "" (never seen). */
@@ -181,8 +229,11 @@ int tl_report_build(const char *experiment, const struct tl_run_row *runs, size_
 /*
  * The same with rows that are groups of runs by the axes in by[] (report
  * --by): runs whose values agree on those axes pool into one row, whatever
- * their other axes; the row holds only those axes' values (the others
- * NULL), and its config_key is "axis=value ..." of them. by NULL: as
+ * their other axes, but never across workloads, sizes, units or
+ * directions (workload and size are added to by[]; a run in another unit
+ * or direction makes a row of its own). The row holds only those axes'
+ * values (the others NULL), and its config_key is "axis=value ..." of
+ * them ("workload=hpcg size=tiny policy=lru"). by NULL: as
  * tl_report_build.
  */
 int tl_report_build_by(const char *experiment, const struct tl_run_row *runs, size_t n,
@@ -225,6 +276,15 @@ int tl_runs_load(struct tl_store *st, const char *db, const char *experiment, st
  */
 int tl_baseline_load(struct tl_store *st, const char *experiment, const char **baseline, char **stored,
 		     struct tl_selector *sel);
+
+/*
+ * --where: moves to the front of rows the runs that match where, those
+ * that match baseline (NULL: none) and, with bounds, the all-fast and
+ * all-slow runs (plot's lines); returns their count (the rest stay, for
+ * the caller to free with the others).
+ */
+size_t tl_runs_where(struct tl_run_row *rows, size_t n, const struct tl_selector *where,
+		     const struct tl_selector *baseline, bool bounds);
 
 /* Returns 0, -EINVAL for an unknown format, -ENOMEM, or -EIO when writing to out failed. */
 int tl_report_print(const struct tl_report *rep, enum tl_report_format fmt, FILE *out);

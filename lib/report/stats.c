@@ -149,3 +149,72 @@ bool tl_welch_test(const struct tl_stats *a, const struct tl_stats *b, struct tl
 	w->p = 2 * (1 - tl_t_cdf(fabs(w->t), w->df));
 	return true;
 }
+
+struct ranked {
+	double p;
+	size_t i;
+};
+
+static int cmp_ranked(const void *a, const void *b)
+{
+	return cmp_double(&((const struct ranked *)a)->p, &((const struct ranked *)b)->p);
+}
+
+long tl_holm(const double *p, size_t n, double *adj)
+{
+	struct ranked *r = malloc((n + 1) * sizeof(*r));
+	size_t m = 0;
+	double running = 0;
+
+	if (!r)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		if (!isnan(p[i]))
+			r[m++] = (struct ranked){ p[i], i };
+	for (size_t i = 0; i < n; i++)
+		adj[i] = NAN;
+	qsort(r, m, sizeof(*r), cmp_ranked);
+	for (size_t k = 0; k < m; k++) {
+		/* monotone: a smaller p is never adjusted above a larger one */
+		running = fmax(running, fmin(1, (double)(m - k) * r[k].p));
+		adj[r[k].i] = running;
+	}
+	free(r);
+	return (long)m;
+}
+
+bool tl_ratio_ci95(const struct tl_stats *a, const struct tl_stats *b, double *lo, double *hi)
+{
+	double va, vb, se2, df, half, ratio;
+
+	if (a->n < 2 || b->n < 2 || !(a->mean * b->mean > 0))
+		return false;
+	/* relative variances of the two means: the log ratio's variance is their sum */
+	va = a->sd * a->sd / (a->n * a->mean * a->mean);
+	vb = b->sd * b->sd / (b->n * b->mean * b->mean);
+	se2 = va + vb;
+	if (!(se2 > 0) || !isfinite(se2))
+		return false;
+	df = se2 * se2 / (va * va / (a->n - 1) + vb * vb / (b->n - 1));
+	half = tl_t_quantile(0.975, df) * sqrt(se2);
+	ratio = b->mean / a->mean;
+	*lo = ratio * exp(-half);
+	*hi = ratio * exp(half);
+	return isfinite(*lo) && isfinite(*hi);
+}
+
+bool tl_wilson95(double hits, double n, double *lo, double *hi)
+{
+	const double z = 1.959963984540054;	/* the normal distribution's 0.975 quantile */
+	double p, d, centre, half;
+
+	if (!(n > 0) || !(hits >= 0) || hits > n)
+		return false;
+	p = hits / n;
+	d = 1 + z * z / n;
+	centre = (p + z * z / (2 * n)) / d;
+	half = z / d * sqrt(p * (1 - p) / n + z * z / (4 * n * n));
+	*lo = fmax(0, centre - half);
+	*hi = fmin(1, centre + half);
+	return true;
+}

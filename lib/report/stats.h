@@ -13,6 +13,8 @@
 
 /* The coefficient of variation (sd / |mean|) above which a group's spread is worth a warning. */
 #define TL_STATS_CV_WARN 0.05
+/* Fewer runs than this behind a mean: Welch's test has almost no power, and the mean is a rough guess. */
+#define TL_STATS_FEW_RUNS 3
 
 struct tl_stats {
 	size_t n;
@@ -43,5 +45,31 @@ struct tl_welch {
 };
 /* false when either side has fewer than 2 values or both have no spread (the test says nothing then). */
 bool tl_welch_test(const struct tl_stats *a, const struct tl_stats *b, struct tl_welch *w);
+
+/*
+ * Holm-Bonferroni over m p-values (NaN: not tested, left out of m and
+ * NaN in adj): the i-th smallest times (m - i + 1), made monotone and
+ * capped at 1, so that "adjusted p < alpha" keeps the chance of any false
+ * "significant" among the m at most alpha. adj may be p. Returns m, or
+ * -ENOMEM.
+ */
+long tl_holm(const double *p, size_t n, double *adj);
+
+/*
+ * The 95% interval of the ratio of means b/a by the delta method on the
+ * log ratio: var(log b/a) ~ sd_a^2 / (n_a mean_a^2) + sd_b^2 / (n_b
+ * mean_b^2), with Student's t at the Welch-Satterthwaite degrees of
+ * freedom of those two terms, exp'd back (so the interval is not
+ * symmetric around the ratio). false when a side has fewer than 2 values,
+ * neither has any spread, or the means are not both of one sign.
+ */
+bool tl_ratio_ci95(const struct tl_stats *a, const struct tl_stats *b, double *lo, double *hi);
+
+/*
+ * Wilson's 95% score interval of a proportion hits / n (a hit rate from n
+ * samples): unlike the normal approximation it stays within [0, 1] and is
+ * honest at 0 hits or n. false when n <= 0 or hits is outside [0, n].
+ */
+bool tl_wilson95(double hits, double n, double *lo, double *hi);
 
 #endif

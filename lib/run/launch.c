@@ -329,7 +329,8 @@ int tl_launch_build(const struct tl_spec *spec, const struct tl_config *c, const
 		if (!rc && footprint) {
 			char bytes[32];
 
-			snprintf(bytes, sizeof(bytes), "%llu", (unsigned long long)footprint);
+			/* in bytes, with its unit: the runtime takes no bare number for a size */
+			snprintf(bytes, sizeof(bytes), "%lluB", (unsigned long long)footprint);
 			rc = env_add(re, rt_var[TLRT_OPT_FOOTPRINT], bytes);
 		}
 		if (rc)

@@ -76,6 +76,26 @@ static int bad(char *why, size_t len, const char *var, const char *val, const ch
 	return -EINVAL;
 }
 
+/* A bare number where a unit decides what it means: refused, naming the forms it could have meant. */
+static int no_unit(char *why, size_t len, const char *var, const char *val, const char *what)
+{
+	char expected[160];
+
+	char msg[180];
+
+	tl_units_expected(expected, sizeof(expected), what, val);
+	snprintf(msg, sizeof(msg), "no unit (%s)", expected);
+	return bad(why, len, var, val, msg);
+}
+
+/* SHAMBLES's own variables hold byte counts: there, and only there, a bare number is bytes. */
+static int is_alias(enum tlrt_opt id, const char *var)
+{
+	const char *alias = tlrt_option_table[id].alias;
+
+	return var && alias && !strcmp(var, alias);
+}
+
 static int copy_text(char *dst, size_t cap, const char *src)
 {
 	size_t n = strlen(src);
@@ -243,15 +263,20 @@ static int resolve_budget(struct tlrt_options *o, char *const *envp, char *why, 
 	const char *fval = tlrt_options_get(envp, TLRT_OPT_FOOTPRINT, &fvar);
 	struct tl_budget b = { 0 };
 	uint64_t chunks = 0, size = 0, footprint = 0, budget = 0;
+	int rc;
 
-	if (bval && tl_parse_budget(bval, &b))
-		return bad(why, len, bvar, bval, "not a size or percentage (e.g. 4GiB, 40%)");
+	if (bval && (rc = is_alias(TLRT_OPT_BUDGET, bvar) ? tl_parse_budget_bytes(bval, &b) : tl_parse_budget(bval, &b)))
+		return rc == -ENODATA ? no_unit(why, len, bvar, bval, "budget")
+				      : bad(why, len, bvar, bval, "not a size or percentage (e.g. 4GiB, 40%)");
 	if (cval && (parse_uint(cval, &chunks) || !in_bounds(TLRT_OPT_CHUNKS, (double)chunks)))
 		return bad(why, len, cvar, cval, "not a positive chunk count");
-	if (sval && (tl_parse_size(sval, &size) || size == 0))
-		return bad(why, len, svar, sval, "not a positive size (e.g. 2MiB)");
-	if (fval && (tl_parse_size(fval, &footprint) || footprint == 0))
-		return bad(why, len, fvar, fval, "not a positive size (e.g. 8GiB)");
+	if (sval && ((rc = is_alias(TLRT_OPT_CHUNK_SIZE, svar) ? tl_parse_bytes(sval, &size) : tl_parse_size(sval, &size)) ||
+		     size == 0))
+		return rc == -ENODATA ? no_unit(why, len, svar, sval, "size")
+				      : bad(why, len, svar, sval, "not a positive size (e.g. 2MiB)");
+	if (fval && ((rc = tl_parse_size(fval, &footprint)) || footprint == 0))
+		return rc == -ENODATA ? no_unit(why, len, fvar, fval, "size")
+				      : bad(why, len, fvar, fval, "not a positive size (e.g. 8GiB)");
 
 	o->dynamic_fraction = 0;
 	o->budget_chunks = TLP_UNLIMITED;
@@ -318,11 +343,16 @@ static int parse_one(struct tlrt_options *o, enum tlrt_opt id, char *const *envp
 								  : "not a node list (e.g. 1, 0-3, 1,3)");
 		return 0;
 	case TLRT_OPT_THRESHOLD:
-		if (tl_parse_size(val, &o->threshold) || !in_bounds(id, (double)o->threshold))
+		i = from_alias ? tl_parse_bytes(val, &o->threshold) : tl_parse_size(val, &o->threshold);
+		if (i == -ENODATA)
+			return no_unit(why, len, var, val, "size");
+		if (i || !in_bounds(id, (double)o->threshold))
 			return bad(why, len, var, val, "not a positive size (e.g. 1MiB, 32M)");
 		return 0;
 	case TLRT_OPT_RATE:
-		if (tl_parse_rate(val, &o->rate_hz))
+		if ((i = tl_parse_rate(val, &o->rate_hz)) == -ENODATA)
+			return no_unit(why, len, var, val, "rate");
+		if (i)
 			return bad(why, len, var, val, "not a rate (e.g. 10Hz, 1kHz)");
 		if (!in_bounds(id, o->rate_hz))
 			return bad(why, len, var, val, "out of range (0.001Hz to 1MHz; for no samples, sampler none)");
@@ -367,6 +397,8 @@ static int parse_one(struct tlrt_options *o, enum tlrt_opt id, char *const *envp
 		/* 0 (or 0%) turns the cache off, so not tl_parse_budget, which refuses a zero budget */
 		o->cache_bytes = 0;
 		o->cache_fraction = 0;
+		if (!strchr(val, '%') && tl_parse_size(val, &o->cache_bytes) == -ENODATA)
+			return no_unit(why, len, var, val, "size");
 		if (strchr(val, '%') ? tl_parse_percent(val, &o->cache_fraction) || o->cache_fraction < 0
 				     : tl_parse_size(val, &o->cache_bytes) != 0)
 			return bad(why, len, var, val, "not a size or percentage (e.g. 256MiB, 50%, 0)");

@@ -124,8 +124,16 @@ static const struct unit *find_unit(const struct unit *units, const char *s)
 	return NULL;
 }
 
-/* Parses number + unit from units; the value in base units. */
-static int parse_scaled(const char *s, const struct unit *units, double *out)
+static int is_zero(const struct number *n)
+{
+	return !n->ip && !n->frac_num && !n->dropped;
+}
+
+/*
+ * Parses number + unit from units; the value in base units. A bare number
+ * (units' "" entry) is -ENODATA unless bare_ok.
+ */
+static int parse_scaled(const char *s, const struct unit *units, int bare_ok, double *out)
 {
 	struct number n;
 	const struct unit *u;
@@ -137,6 +145,9 @@ static int parse_scaled(const char *s, const struct unit *units, double *out)
 	p = scan_number(skip_blanks(s), 1, &n);
 	if (!p || !(u = find_unit(units, p)) || number_value(&n, &v))
 		return -EINVAL;
+	/* zero is zero in every unit: only a bare number that is not needs one */
+	if (!*u->name && !bare_ok && v != 0)
+		return -ENODATA;
 	v *= u->mult;
 	if (!isfinite(v) || v < 0)
 		return -EINVAL;
@@ -144,7 +155,7 @@ static int parse_scaled(const char *s, const struct unit *units, double *out)
 	return 0;
 }
 
-int tl_parse_size(const char *s, uint64_t *bytes)
+static int parse_size(const char *s, int bare_bytes, uint64_t *bytes)
 {
 	static const struct unit units[] = {
 		{ "", 1 }, { "B", 1 },
@@ -164,6 +175,9 @@ int tl_parse_size(const char *s, uint64_t *bytes)
 	p = scan_number(skip_blanks(s), 0, &n);
 	if (!p || !(u = find_unit(units, p)))
 		return -EINVAL;
+	/* "40" could be bytes or the MiB someone meant: only zero is zero in every unit */
+	if (!*u->name && !bare_bytes && !is_zero(&n))
+		return -ENODATA;
 	mult = (uint64_t)u->mult;
 	if (__builtin_mul_overflow(n.ip, mult, &whole))
 		return -EINVAL;
@@ -182,13 +196,23 @@ int tl_parse_size(const char *s, uint64_t *bytes)
 	return 0;
 }
 
+int tl_parse_size(const char *s, uint64_t *bytes)
+{
+	return parse_size(s, 0, bytes);
+}
+
+int tl_parse_bytes(const char *s, uint64_t *bytes)
+{
+	return parse_size(s, 1, bytes);
+}
+
 int tl_parse_rate(const char *s, double *hz)
 {
 	static const struct unit units[] = {
 		{ "", 1 }, { "Hz", 1 }, { "kHz", 1e3 }, { "MHz", 1e6 }, { NULL, 0 }
 	};
 
-	return parse_scaled(s, units, hz);
+	return parse_scaled(s, units, 0, hz);
 }
 
 int tl_parse_duration(const char *s, double *seconds)
@@ -197,7 +221,8 @@ int tl_parse_duration(const char *s, double *seconds)
 		{ "", 1 }, { "ms", 1e-3 }, { "s", 1 }, { "m", 60 }, { "h", 3600 }, { NULL, 0 }
 	};
 
-	return parse_scaled(s, units, seconds);
+	/* a bare number of seconds is documented (timeout: 90) and kept */
+	return parse_scaled(s, units, 1, seconds);
 }
 
 int tl_parse_percent(const char *s, double *fraction)
@@ -206,13 +231,13 @@ int tl_parse_percent(const char *s, double *fraction)
 	double v;
 
 	/* divided rather than scaled by 0.01, so "40%" is exactly 40 / 100 */
-	if (parse_scaled(s, units, &v))
+	if (parse_scaled(s, units, 0, &v))
 		return -EINVAL;
 	*fraction = v / 100;
 	return 0;
 }
 
-int tl_parse_budget(const char *s, struct tl_budget *out)
+static int parse_budget(const char *s, int bare_bytes, struct tl_budget *out)
 {
 	struct tl_budget b = { 0 };
 
@@ -223,7 +248,7 @@ int tl_parse_budget(const char *s, struct tl_budget *out)
 			return -EINVAL;
 		b.is_percent = 1;
 	} else {
-		int rc = tl_parse_size(s, &b.bytes);
+		int rc = parse_size(s, bare_bytes, &b.bytes);
 
 		if (rc)
 			return rc;
@@ -232,6 +257,16 @@ int tl_parse_budget(const char *s, struct tl_budget *out)
 	}
 	*out = b;
 	return 0;
+}
+
+int tl_parse_budget(const char *s, struct tl_budget *out)
+{
+	return parse_budget(s, 0, out);
+}
+
+int tl_parse_budget_bytes(const char *s, struct tl_budget *out)
+{
+	return parse_budget(s, 1, out);
 }
 
 static const char *const binary_units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
@@ -282,4 +317,20 @@ int tl_format_size_human(char *buf, size_t len, uint64_t bytes)
 	if (bytes % (1ULL << (10 * i)) == 0)
 		return snprintf(buf, len, "%.0f %s", v, binary_units[i]);
 	return snprintf(buf, len, "%.2f %s", v, binary_units[i]);
+}
+
+int tl_units_expected(char *buf, size_t len, const char *what, const char *value)
+{
+	char num[32];
+	const char *v = skip_blanks(value ? value : "");
+	size_t n = strcspn(v, " \t");
+
+	/* the number as written, so the examples read as what was meant */
+	snprintf(num, sizeof(num), "%.*s", (int)(n < sizeof(num) - 1 ? n : sizeof(num) - 1), v);
+	if (!strcmp(what, "rate"))
+		return snprintf(buf, len, "write %sHz or %skHz", num, num);
+	if (!strcmp(what, "budget"))
+		return snprintf(buf, len, "write %s%% of the footprint, or a size: %sMiB, %sGiB, %sB for bytes", num, num,
+				num, num);
+	return snprintf(buf, len, "write %sB for bytes, or %sKiB, %sMiB", num, num, num);
 }

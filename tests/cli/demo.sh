@@ -1,5 +1,6 @@
 # The demo experiment end to end (its quick half, hpcg at 16^3): run,
-# store, report with the baseline and the simulated-tier note.
+# store, report with the baseline and the simulated-tier note, and a first
+# screen a newcomer reads right (every % base beside its caution).
 . "$(dirname "$0")/lib.sh"
 
 expect_exit 0 "$TIERLAB" run -q --where workload=hpcg "$top/experiments/demo.yaml"
@@ -11,6 +12,20 @@ $out"
 expect_contains "$out" "100.0%"
 if [ "$(cat /sys/devices/system/node/online)" = 0 ]; then
 	expect_contains "$out" "tiers were simulated"
+fi
+# the first screen (24 lines of 100 columns) reads right: two repetitions
+# are too few, so no % of the baseline stands there without its caution,
+# and the notes that say how to read it (the cautions, simulated tiers)
+# are on it too
+first=$(head -24 <<<"$out")
+[ "$(python3 -c 'import sys; print(max(len(l.rstrip("\n")) for l in sys.stdin))' <<<"$first")" -le 100 ] ||
+	fail "the report's first screen is wider than 100 columns:
+$out"
+! grep -E '^hpcg ' <<<"$first" | grep -Ev '[0-9.]+% +n<3' || fail "a % of baseline without its caution:
+$out"
+expect_contains "$first" "note: caution (n<3"
+if [ "$(cat /sys/devices/system/node/online)" = 0 ]; then
+	expect_contains "$first" "tiers were simulated"
 fi
 expect_exit 0 "$TIERLAB" report --format json
 python3 -c 'import json,sys; d=json.load(sys.stdin); assert len(d["rows"]) == 4, d' <<<"$out" 2>/dev/null \

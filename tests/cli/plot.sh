@@ -40,8 +40,9 @@ for f in text:txt markdown:md csv:csv json:json; do
 	same "report-by-policy.${f#*:}" "report-by-policy.${f#*:}"
 done
 # lru pooled over chunks and rates: 9 ok runs (the failed one counted), mean 15.89 / 9, hit 7.7 / 9
-grep -Eq '^lru +1\.766 ± 0\.17 \(9\) +90\.5% +9/1/0/0 +85\.6% ' report-by-policy.txt ||
-	fail "report --by policy: lru is not 1.766 (9), 9/1/0/0, 85.6%: $(cat report-by-policy.txt)"
+expect_exit 0 "$TIERLAB" report --by policy --wide
+grep -Eq '^hpcg +small +lru +1\.766 ± 0\.17 \(9\) +90\.5% +noisy +9/1/0/0 +85\.6% \(9000\) ' <<<"$out" ||
+	fail "report --by policy: lru is not 1.766 (9), 9/1/0/0, 85.6% of 9000 samples: $out"
 expect_exit 0 "$TIERLAB" report --by chunks,rate
 expect_contains "$out" "no % of baseline: the baseline 'policy=all-fast' names an axis that --by pools"
 expect_exit 2 "$TIERLAB" report --by nosuch
@@ -51,7 +52,7 @@ same report-stats.md report-stats.md
 grep -Eq '^\| hpcg +\| all-fast .*\| 1\.950 ± 0\.050 \(3\) +\| +1\.950 +\| +1\.900 +\| +2\.000 +\| +± 0\.12 +\|' report-stats.md ||
 	fail "report --stats: all-fast is not median 1.950, min 1.900, max 2.000, +-0.12: $(cat report-stats.md)"
 # lru chunks 2 at 10Hz migrated 2 GiB per run, three quarters of it slow-to-fast
-expect_exit 0 "$TIERLAB" report --directions
+expect_exit 0 "$TIERLAB" report --directions --wide
 grep -Eq '^hpcg +lru +2 +10Hz .* 2\.00 +1\.50 +0\.500 +60\.0$' <<<"$out" ||
 	fail "report --directions: lru 2 10Hz is not 2.00 = 1.50 to fast + 0.500 to slow:
 $out"

@@ -1,4 +1,4 @@
-# The achieved sampling rate in `tierlab report` and `tierlab show`, from
+# The achieved sampling rate in `tierlab report --wide` and `tierlab show`, from
 # what the store holds: runs written straight into the database (no
 # runtime runs here) beside one real run without the runtime. lru at
 # 1000Hz achieved 488 Hz with its ticks behind too (short), lru at 100Hz
@@ -33,7 +33,7 @@ run quiet static:1 null 100Hz none 0 200 2e9
 	fail "the synthetic run's metrics were not stored"
 
 words="rate 1000Hz achieved 488 Hz (49%): the sampler could not keep up"
-expect_exit 0 "$TIERLAB" report
+expect_exit 0 "$TIERLAB" report --wide
 text=$out
 expect_contains "$text" "achieved Hz"
 expect_contains "$text" "warning: workload=t policy=lru chunks=8 sampler=fault log=counters: $words"

@@ -12,7 +12,9 @@
 #   lru chunks 2, 8  x rate 10Hz, 100Hz, window chunks 8 window 16 x the same
 #                           two or three runs each, hit_rate and migrated_bytes per run;
 #                           window chunks 8 window 128 at 10Hz once (two window rows in a cell),
-#                           and one failed run (lru chunks 8 100Hz) that counts nowhere
+#                           and one failed run (lru chunks 8 100Hz) that counts nowhere;
+#                           each hit rate from 1000 managed samples (rt.samples_managed,
+#                           rt.hits), but window 128's from 10 (6 hits: too few to read)
 set -eu
 tierlab=$1 db=$2
 tmp=$(mktemp -d /tmp/tierlab-fixture.XXXXXX)
@@ -30,7 +32,7 @@ q "delete from runs; delete from experiments;
    insert into experiments (id, name, baseline, created_at) values (1, 'fixture', 'policy=all-fast', 1700000000);"
 
 key=0
-# run CONFIG POLICY CHUNKS RATE WINDOW STATUS FOM HIT MIGRATED_BYTES
+# run CONFIG POLICY CHUNKS RATE WINDOW STATUS FOM HIT MIGRATED_BYTES [SAMPLES]
 run() {
 	local n=$((++key)) v
 	for v in 3 4 5 8 9; do	# SQL NULL for '-'
@@ -40,7 +42,8 @@ run() {
 		status, fom, fom_unit, higher_is_better, wall_s)
 	   values ($n, 1, '$1-$n', '$1', $n, 'hpcg', 'small', '$2', $a3, $a4, $a5, '$6',
 		$([ "$7" = - ] && echo null || echo "$7"), 'GF/s', 1, 60);"
-	[ "$8" = - ] || q "insert into metrics (run_id, name, value, unit) values ($n, 'hit_rate', $8, null);"
+	[ "$8" = - ] || q "insert into metrics (run_id, name, value, unit) values ($n, 'hit_rate', $8, null),
+		($n, 'rt.samples_managed', ${10:-1000}, null), ($n, 'rt.hits', round($8 * ${10:-1000}), null);"
 	# three quarters of it moved slow-to-fast, one quarter fast-to-slow
 	[ "$9" = - ] || q "insert into metrics (run_id, name, value, unit) values ($n, 'migrated_bytes', $9, 'B'),
 		($n, 'rt.bytes_slow_to_fast', $9 * 3 / 4, 'bytes'), ($n, 'rt.bytes_fast_to_slow', $9 / 4, 'bytes');"
@@ -60,7 +63,7 @@ run lru8-10 lru 8 10Hz - ok 1.87 0.92 $((G / 2))
 run lru8-10 lru 8 10Hz - ok 1.89 0.94 $((G / 2))
 run win8-10 window 8 10Hz 16 ok 1.80 0.88 $G
 run win8-10 window 8 10Hz 16 ok 1.82 0.86 $G
-run win8-10-128 window 8 10Hz 128 ok 1.6 0.60 $((4 * G))
+run win8-10-128 window 8 10Hz 128 ok 1.6 0.60 $((4 * G)) 10
 run lru2-100 lru 2 100Hz - ok 1.4 0.70 $((6 * G))
 run lru2-100 lru 2 100Hz - ok 1.6 0.74 $((8 * G))
 run lru8-100 lru 8 100Hz - ok 1.9 0.95 $G

@@ -148,9 +148,9 @@ static void test_canonical(void **state)
 	} good[] = {
 		{ TL_AXIS_THREADS, "2", "2" }, { TL_AXIS_THREADS, " 08 ", "8" }, { TL_AXIS_CHUNKS, "64", "64" },
 		{ TL_AXIS_WINDOW, "1000000000", "1000000000" },
-		{ TL_AXIS_THRESHOLD, "32M", "32MiB" }, { TL_AXIS_THRESHOLD, "1048576", "1MiB" },
-		{ TL_AXIS_THRESHOLD, "1", "1B" }, { TL_AXIS_THRESHOLD, "1.5 GiB", "1.5GiB" },
-		{ TL_AXIS_RATE, "10", "10Hz" }, { TL_AXIS_RATE, "1kHz", "1000Hz" }, { TL_AXIS_RATE, "0.5Hz", "0.5Hz" },
+		{ TL_AXIS_THRESHOLD, "32M", "32MiB" }, { TL_AXIS_THRESHOLD, "1048576B", "1MiB" },
+		{ TL_AXIS_THRESHOLD, "1B", "1B" }, { TL_AXIS_THRESHOLD, "1.5 GiB", "1.5GiB" },
+		{ TL_AXIS_RATE, "10.0Hz", "10Hz" }, { TL_AXIS_RATE, "1kHz", "1000Hz" }, { TL_AXIS_RATE, "0.5Hz", "0.5Hz" },
 		{ TL_AXIS_BUDGET, "40%", "40%" }, { TL_AXIS_BUDGET, "4096M", "4GiB" },
 		{ TL_AXIS_POLICY, "lru", "lru" }, { TL_AXIS_POLICY, "all-fast", "all-fast" },
 		{ TL_AXIS_POLICY, "static:1.0,1.0,0.0", "static:1,1,0" },
@@ -160,7 +160,7 @@ static void test_canonical(void **state)
 		{ TL_AXIS_POLICY, "static:0.10000000000000001", "static:0.1" },	/* the same double */
 		{ TL_AXIS_POLICY, "static:0.1234567,0.1234568", "static:0.1234567,0.1234568" },
 		{ TL_AXIS_POLICY, "static:0.00001,.000015", "static:0.00001,0.000015" },	/* no exponent */
-		{ TL_AXIS_RATE, "1MHz", "1e+06Hz" }, { TL_AXIS_RATE, "0.001", "0.001Hz" },
+		{ TL_AXIS_RATE, "1MHz", "1e+06Hz" }, { TL_AXIS_RATE, "0.001Hz", "0.001Hz" },
 		{ TL_AXIS_BUDGET, "1.5K", "1.5KiB" },
 		{ TL_AXIS_POLICY, "./build/lib/tierlab/hot.so", "./build/lib/tierlab/hot.so" },
 		{ TL_AXIS_ALLOCATOR, "jemalloc", "jemalloc" }, { TL_AXIS_ALLOCATOR, "fat", "fat" },
@@ -197,9 +197,13 @@ static void test_canonical(void **state)
 		{ TL_AXIS_RATE, "1e308Hz", "'1e308Hz' is out of range (0.001Hz to 1MHz)" },
 		{ TL_AXIS_RATE, "1e-300Hz", "'1e-300Hz' is out of range (0.001Hz to 1MHz)" },
 		{ TL_AXIS_RATE, "1.000001MHz", "'1.000001MHz' is out of range" },
-		{ TL_AXIS_RATE, "0.0009", "'0.0009' is out of range" },
+		{ TL_AXIS_RATE, "0.0009Hz", "'0.0009Hz' is out of range" },
 		{ TL_AXIS_THRESHOLD, "1.5B", "'1.5B' is not a whole number of bytes" },
-		{ TL_AXIS_THRESHOLD, "1.5", "'1.5' is not a whole number of bytes" },
+		{ TL_AXIS_THRESHOLD, "1.5B", "'1.5B' is not a whole number of bytes" },
+		/* a number alone is refused, with what it could have meant */
+		{ TL_AXIS_THRESHOLD, "1.5", "'1.5' has no unit (write 1.5B for bytes, or 1.5KiB, 1.5MiB)" },
+		{ TL_AXIS_BUDGET, "40", "'40' has no unit (write 40% of the footprint, or a size: 40MiB, 40GiB, 40B for bytes)" },
+		{ TL_AXIS_RATE, "100", "'100' has no unit (write 100Hz or 100kHz)" },
 		{ TL_AXIS_THRESHOLD, "1.005K", "'1.005K' is not a whole number of bytes" },
 		{ TL_AXIS_BUDGET, "0.5B", "'0.5B' is not a whole number of bytes" },
 		{ TL_AXIS_BUDGET, "0%", "'0%' is not a budget" },

@@ -286,7 +286,7 @@ static void test_baselines_planned_once(void **state)
 	(void)state;
 	set_matrix(s, TL_AXIS_POLICY, "all-fast", "none", "all-slow", NULL);
 	set_matrix(s, TL_AXIS_CHUNKS, "2", "8", "32", NULL);
-	set_matrix(s, TL_AXIS_RATE, "10", "100", NULL);
+	set_matrix(s, TL_AXIS_RATE, "10Hz", "100Hz", NULL);
 	build(s, &p);
 	assert_int_equal(p.nconfigs, 3);
 	assert_string_equal(triple(&p, 0), "all-fast - -");
@@ -304,7 +304,7 @@ static void test_first_axis_slowest(void **state)
 
 	(void)state;
 	set_default(s, TL_AXIS_POLICY, "lru");
-	set_matrix(s, TL_AXIS_RATE, "10", "100", NULL);
+	set_matrix(s, TL_AXIS_RATE, "10Hz", "100Hz", NULL);
 	set_matrix(s, TL_AXIS_CHUNKS, "8", "2", NULL);
 	set_matrix(s, TL_AXIS_THREADS, "1", "2", NULL);
 	build(s, &p);
@@ -362,7 +362,7 @@ static void test_zip_advances_together_at_first_axis(void **state)
 	/* the group {threads, rate} turns at threads' place: slower than chunks */
 	set_matrix(s, TL_AXIS_THREADS, "1", "2", "4", NULL);
 	set_matrix(s, TL_AXIS_CHUNKS, "2", "8", NULL);
-	set_matrix(s, TL_AXIS_RATE, "10", "100", "1000", NULL);
+	set_matrix(s, TL_AXIS_RATE, "10Hz", "100Hz", "1000Hz", NULL);
 	zip(s, TL_AXIS_THREADS, TL_AXIS_RATE);
 	build(s, &p);
 	assert_int_equal(p.nconfigs, 6);
@@ -388,7 +388,7 @@ static void test_zip_unequal_lengths(void **state)
 	(void)state;
 	set_default(s, TL_AXIS_POLICY, "lru");
 	set_matrix(s, TL_AXIS_CHUNKS, "2", "8", NULL);
-	set_matrix(s, TL_AXIS_RATE, "10", "100", "1000", NULL);
+	set_matrix(s, TL_AXIS_RATE, "10Hz", "100Hz", "1000Hz", NULL);
 	zip(s, TL_AXIS_CHUNKS, TL_AXIS_RATE);
 	assert_int_equal(tl_plan_build(s, &p, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "'chunks'"));
@@ -462,8 +462,8 @@ static void test_duplicates_keep_first_position(void **state)
 	set_matrix(s, TL_AXIS_ALLOCATOR, "system", "jemalloc", NULL);
 	set_matrix(s, TL_AXIS_POLICY, "all-fast", "lru", NULL);
 	set_matrix(s, TL_AXIS_CHUNKS, "2", "8", NULL);
-	/* "10" and "10Hz" are one value once canonical */
-	set_matrix(s, TL_AXIS_RATE, "10", "100", "10Hz", NULL);
+	/* "10.0Hz" and "10Hz" are one value once canonical */
+	set_matrix(s, TL_AXIS_RATE, "10.0Hz", "100Hz", "10Hz", NULL);
 	build(s, &p);
 	assert_int_equal(p.nconfigs, 10);
 	static const char *const want[] = {
@@ -614,7 +614,7 @@ static struct tl_spec *key_spec(void)
 	set_default(s, TL_AXIS_BUDGET, "40%");
 	set_default(s, TL_AXIS_THRESHOLD, "32M");
 	set_default(s, TL_AXIS_CHUNKS, "8");
-	set_default(s, TL_AXIS_RATE, "10");
+	set_default(s, TL_AXIS_RATE, "10Hz");
 	set_default(s, TL_AXIS_WINDOW, "16");
 	set_default(s, TL_AXIS_SAMPLER, "fault");
 	set_default(s, TL_AXIS_LOG, "counters");
@@ -729,7 +729,7 @@ static void test_key_moves_when_the_run_changes(void **state)
 	EXPECT_MOVE(s->machine.fast[0] = '2', s->machine.fast[0] = '1');
 	EXPECT_MOVE(s->machine.cpus[0] = '1', s->machine.cpus[0] = '0');
 	EXPECT_MOVE(list_add(&s->events, "instructions"), free(s->events.v[--s->events.n]));
-	EXPECT_MOVE(set_default(s, TL_AXIS_RATE, "100"), set_default(s, TL_AXIS_RATE, "10Hz"));
+	EXPECT_MOVE(set_default(s, TL_AXIS_RATE, "100Hz"), set_default(s, TL_AXIS_RATE, "10Hz"));
 	EXPECT_MOVE(set_default(s, TL_AXIS_THREADS, "4"), set_default(s, TL_AXIS_THREADS, "2"));
 	EXPECT_MOVE(s->workloads[0].dir = xstrdup("/tmp"),
 		    (free(s->workloads[0].dir), s->workloads[0].dir = NULL));
@@ -858,7 +858,7 @@ static void test_selector_parse(void **state)
 	assert_null(sel.values[TL_AXIS_POLICY]);
 
 	/* values are canonical; blanks around pieces are ignored */
-	assert_int_equal(tl_selector_parse(" rate = 10 , threshold=1M", &sel, &err), 0);
+	assert_int_equal(tl_selector_parse(" rate = 10.0Hz , threshold=1M", &sel, &err), 0);
 	assert_string_equal(sel.values[TL_AXIS_RATE], "10Hz");
 	assert_string_equal(sel.values[TL_AXIS_THRESHOLD], "1MiB");
 	tl_selector_release(&sel);
@@ -885,6 +885,9 @@ static void test_selector_parse(void **state)
 	assert_null(sel.values[TL_AXIS_POLICY]);	/* nothing left behind on error */
 	assert_int_equal(tl_selector_parse("rate=fast", &sel, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "--where: rate: "));
+	/* a selector's values take their units as a spec's do */
+	assert_int_equal(tl_selector_parse("rate=10", &sel, &err), -EINVAL);
+	assert_string_equal(err.msg, "--where: rate: '10' has no unit (write 10Hz or 10kHz)");
 	assert_int_equal(tl_selector_parse("policy=lru,policy=window", &sel, &err), -EINVAL);
 	assert_non_null(strstr(err.msg, "twice"));
 	assert_int_equal(tl_selector_parse("lru", &sel, &err), -EINVAL);
@@ -938,9 +941,9 @@ static void test_selector_matches(void **state)
 			 0);
 	tl_selector_release(&sel);
 
-	/* rate=10 on the command line finds rate 10Hz */
+	/* rate=10.0Hz on the command line finds rate 10Hz */
 	values[TL_AXIS_POLICY] = (char *)"lru";
-	assert_int_equal(tl_selector_parse("rate=10", &sel, &err), 0);
+	assert_int_equal(tl_selector_parse("rate=10.0Hz", &sel, &err), 0);
 	assert_true(tl_selector_matches(&sel, values));
 	tl_selector_release(&sel);
 	free(fractions);
@@ -1006,17 +1009,17 @@ static void test_through_spec_parser(void **state)
 		"  chunks: [2, 8]\n"
 		"  rate: [10Hz, 100Hz]\n"
 		"  exclude: [{policy: lru, chunks: 2, rate: 100Hz}]\n";
-	/* the same, axes in another order and rates without a unit */
+	/* the same, axes in another order and rates written otherwise */
 	static const char b[] =
 		"name: t\n"
 		"workload: {name: t, command: [./t, -x]}\n"
 		"machine: {fast: \"0\", slow: \"0\"}\n"
 		"repetitions: 2\n"
 		"matrix:\n"
-		"  rate: [10, 100]\n"
+		"  rate: [10.0Hz, 0.1kHz]\n"
 		"  chunks: [2, 8]\n"
 		"  policy: [all-fast, lru, window]\n"
-		"  exclude: [{policy: lru, chunks: 2, rate: 100}]\n";
+		"  exclude: [{policy: lru, chunks: 2, rate: 100.0Hz}]\n";
 	struct tl_spec sa = { 0 }, sb = { 0 };
 	struct tl_plan pa, pb;
 	struct tl_error err = { { 0 } };

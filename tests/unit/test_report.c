@@ -179,7 +179,7 @@ static void test_by_groups(void **state)
 	by[TL_AXIS_POLICY] = true;
 	assert_int_equal(tl_report_build_by("exp", runs, 6, &base, by, &rep), 0);
 	assert_int_equal(rep.nrows, 3);
-	r = row_of(&rep, "policy=lru");
+	r = row_of(&rep, "workload=w size=- policy=lru");
 	/* 1, 2, 6 pooled over chunks 2 and 8 (the failed 100 counted, left out): mean 3, sd sqrt(13/2)... */
 	assert_int_equal(r->n_fom, 3);
 	assert_int_equal(r->status_count[TL_STATUS_FAILED], 1);
@@ -192,7 +192,7 @@ static void test_by_groups(void **state)
 	assert_near(r->pct_of_baseline, 30, 1e-9);
 	assert_true(rep.axis_varies[TL_AXIS_POLICY]);
 	assert_false(rep.axis_varies[TL_AXIS_CHUNKS]);
-	assert_false(rep.axis_varies[TL_AXIS_WORKLOAD]);
+	assert_true(rep.axis_varies[TL_AXIS_WORKLOAD]);	/* always a leading key */
 	tl_report_release(&rep);
 
 	/* by chunks: lru 2 alone, lru 8 with window 8, all-fast under "-" */
@@ -200,8 +200,79 @@ static void test_by_groups(void **state)
 	by[TL_AXIS_CHUNKS] = true;
 	assert_int_equal(tl_report_build_by("exp", runs, 6, NULL, by, &rep), 0);
 	assert_int_equal(rep.nrows, 3);
-	assert_near(row_of(&rep, "chunks=8")->mean, 4.5, 1e-12);
-	assert_int_equal(row_of(&rep, "chunks=-")->n_fom, 1);
+	assert_near(row_of(&rep, "workload=w size=- chunks=8")->mean, 4.5, 1e-12);
+	assert_int_equal(row_of(&rep, "workload=w size=- chunks=-")->n_fom, 1);
+	tl_report_release(&rep);
+}
+
+/*
+ * --by never pools figures that cannot stand in one mean: another workload
+ * or size, another unit or direction; the baseline of a group is the one of
+ * its own workload, size and unit, even when the selector names a workload.
+ */
+static void test_by_never_crosses_workloads(void **state)
+{
+	struct tl_run_row runs[] = {
+		run("mf", "memaccess", "all-fast", TL_STATUS_OK, 200),
+		run("ml", "memaccess", "lru", TL_STATUS_OK, 250),
+		run("hf", "hpcg", "all-fast", TL_STATUS_OK, 2),
+		run("hl", "hpcg", "lru", TL_STATUS_OK, 1.5),
+		run("hl", "hpcg", "lru", TL_STATUS_OK, 1.7),
+		run("hb", "hpcg", "lru", TL_STATUS_OK, 3),	/* the same workload, size and policy, in another unit */
+		run("hs", "hpcg", "lru", TL_STATUS_OK, 1),	/* another size */
+	};
+	bool by[TL_AXIS__COUNT] = { false };
+	struct tl_selector base = selector(TL_AXIS_POLICY, "all-fast");
+	struct tl_report rep;
+	const struct tl_report_row *r;
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		runs[i].fom_unit = (char *)"ns/access";
+		runs[i].higher_is_better = false;
+		set_axis(&runs[i], TL_AXIS_SIZE, "small");
+	}
+	for (int i = 2; i < 6; i++)
+		set_axis(&runs[i], TL_AXIS_SIZE, "tiny");
+	set_axis(&runs[6], TL_AXIS_SIZE, "large");
+	runs[5].fom_unit = (char *)"s";
+	runs[5].higher_is_better = false;
+	by[TL_AXIS_POLICY] = true;
+	assert_int_equal(tl_report_build_by("exp", runs, 7, &base, by, &rep), 0);
+	assert_int_equal(rep.nrows, 6);
+	r = row_of(&rep, "workload=memaccess size=small policy=lru");
+	assert_int_equal(r->n_fom, 1);
+	assert_near(r->mean, 250, 0);
+	assert_string_equal(r->fom_unit, "ns/access");
+	assert_string_equal(rep.rows[r->baseline].config_key, "workload=memaccess size=small policy=all-fast");
+	assert_near(r->pct_of_baseline, 80, 1e-9);
+	/* hpcg tiny lru in GF/s: 1.5 and 1.7, not the 3 s nor the large run */
+	for (size_t i = 0; i < rep.nrows; i++)
+		if (!strcmp(rep.rows[i].config_key, "workload=hpcg size=tiny policy=lru") &&
+		    !strcmp(rep.rows[i].fom_unit, "GF/s"))
+			r = &rep.rows[i];
+	assert_int_equal(r->n_fom, 2);
+	assert_near(r->mean, 1.6, 1e-12);
+	assert_near(r->pct_of_baseline, 80, 1e-9);
+	assert_string_equal(rep.rows[r->baseline].config_key, "workload=hpcg size=tiny policy=all-fast");
+	/* the row in seconds has no baseline measured in seconds; the large one none of its size */
+	for (size_t i = 0; i < rep.nrows; i++)
+		if (!strcmp(rep.rows[i].fom_unit, "s") || !strcmp(rep.rows[i].values[TL_AXIS_SIZE], "large"))
+			assert_false(rep.rows[i].has_pct);
+	assert_true(rep.axis_varies[TL_AXIS_WORKLOAD] && rep.axis_varies[TL_AXIS_SIZE]);
+	tl_report_release(&rep);
+
+	/* a selector naming hpcg's baseline gives memaccess none at all */
+	base.values[TL_AXIS_WORKLOAD] = (char *)"hpcg";
+	memset(by, 0, sizeof(by));
+	by[TL_AXIS_POLICY] = true;
+	assert_int_equal(tl_report_build_by("exp", runs, 7, &base, by, &rep), 0);
+	assert_false(row_of(&rep, "workload=memaccess size=small policy=lru")->has_pct);
+	tl_report_release(&rep);
+	/* and per configuration alike */
+	assert_int_equal(tl_report_build("exp", runs, 7, &base, &rep), 0);
+	assert_false(row_of(&rep, "ml")->has_pct);
+	assert_true(row_of(&rep, "hl")->has_pct);
 	tl_report_release(&rep);
 }
 
@@ -663,10 +734,13 @@ static void test_notes(void **state)
 	free(text);
 	tl_report_release(&rep);
 
-	assert_int_equal(tl_report_build("exp", runs + 1, 1, NULL, &rep), 0);
+	/* three runs that agree: nothing to note, nothing to be cautious about */
+	runs[0] = runs[2] = runs[3] = runs[1];
+	assert_int_equal(tl_report_build("exp", runs, 4, NULL, &rep), 0);
 	text = print(&rep, TL_FMT_TEXT);
 	assert_non_null(strstr(text, "experiment exp — no baseline\n"));
 	assert_null(strstr(text, "note:"));
+	assert_null(strstr(text, "caution"));
 	assert_null(strstr(text, "% base"));
 	free(text);
 	tl_report_release(&rep);
@@ -974,6 +1048,7 @@ int main(void)
 		cmocka_unit_test(test_stats_known_values),
 		cmocka_unit_test(test_spread_warning),
 		cmocka_unit_test(test_by_groups),
+		cmocka_unit_test(test_by_never_crosses_workloads),
 		cmocka_unit_test(test_stats_stable),
 		cmocka_unit_test(test_stats_extremes),
 		cmocka_unit_test(test_stats_tier_columns),

@@ -128,9 +128,13 @@ static void test_every_variable(void **state)
 	assert_int_equal(o.sampler, TLRT_SAMPLER_NONE);
 	assert_int_equal(o.log, TLRT_LOG_NONE);
 	assert_int_equal(parse_env("TIERLAB_SAMPLER=none", "TIERLAB_RATE=0", NULL), -EINVAL);
-	assert_int_equal(parse_env("TIERLAB_THRESHOLD=1.5K", "TIERLAB_RATE=100", NULL), 0);
+	assert_int_equal(parse_env("TIERLAB_THRESHOLD=1.5K", "TIERLAB_RATE=100Hz", NULL), 0);
 	assert_int_equal(o.threshold, 1536);
 	assert_true(o.rate_hz == 100);
+	/* SHAMBLES's variables hold byte counts: there, and only there, a bare number is bytes */
+	assert_int_equal(parse_env("SHAMBLES_FAST_MEM_SIZE=1073741824", "SHAMBLES_CHUNK_SIZE=4194304", NULL), 0);
+	assert_int_equal(o.chunk_size, 4 * MiB);
+	assert_int_equal(o.budget_chunks, 256);
 }
 
 struct bad_case {
@@ -166,6 +170,13 @@ static void test_bad_values(void **state)
 		{ "SHAMBLES_SLOW_NODEMASK=0", "SHAMBLES_SLOW_NODEMASK='0': not a node bitmask (e.g. 0x2)" },
 		{ "SHAMBLES_SIZE_THRESHOLD=x", "SHAMBLES_SIZE_THRESHOLD='x': not a positive size (e.g. 1MiB, 32M)" },
 		{ "SHAMBLES_WINDOW_SIZE=-3", "SHAMBLES_WINDOW_SIZE='-3': not a positive number of samples" },
+		/* a bare number for a size, budget or rate: 40 what? (issue 26: budget 40 was 40 bytes) */
+		{ "TIERLAB_FAST_MEM=40", "TIERLAB_FAST_MEM='40': no unit (write 40% of the footprint, or a size: "
+					 "40MiB, 40GiB, 40B for bytes)" },
+		{ "TIERLAB_RATE=100", "TIERLAB_RATE='100': no unit (write 100Hz or 100kHz)" },
+		{ "TIERLAB_THRESHOLD=4096", "TIERLAB_THRESHOLD='4096': no unit (write 4096B for bytes, or 4096KiB, 4096MiB)" },
+		{ "TIERLAB_CHUNK_SIZE=2", "TIERLAB_CHUNK_SIZE='2': no unit (write 2B for bytes, or 2KiB, 2MiB)" },
+		{ "TIERLAB_CACHE=256", "TIERLAB_CACHE='256': no unit (write 256B for bytes, or 256KiB, 256MiB)" },
 		{ "TIERLAB_OUT=", "TIERLAB_OUT='': not a directory name" },
 		{ "TIERLAB_POLICY=", "TIERLAB_POLICY='': not a policy name or path" },
 	};
@@ -267,7 +278,7 @@ static void test_any_two_of_three(void **state)
 		/* chunk size alone: no budget */
 		{ NULL, NULL, "1MiB", NULL, 0, 1 * MiB, TLP_UNLIMITED, 0 },
 		/* a chunk size that is not whole pages is rounded up */
-		{ NULL, NULL, "5000", NULL, 0, 8192, TLP_UNLIMITED, 0 },
+		{ NULL, NULL, "5000B", NULL, 0, 8192, TLP_UNLIMITED, 0 },
 		/* budget / chunks not a page multiple: rounded up */
 		{ "1MiB", "3", NULL, NULL, 0, 352256, 3, 0 },
 		/* percentage with a footprint is a fixed budget */

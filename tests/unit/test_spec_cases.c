@@ -475,7 +475,7 @@ static void test_set_axis(void **state)
 	} good[] = {
 		{ TL_AXIS_CHUNKS, "2,8", { "2", "8" } },
 		{ TL_AXIS_CHUNKS, "64", { "64" } },
-		{ TL_AXIS_RATE, "10,100Hz, 1kHz", { "10Hz", "100Hz", "1000Hz" } },
+		{ TL_AXIS_RATE, "10Hz,100Hz, 1kHz", { "10Hz", "100Hz", "1000Hz" } },
 		{ TL_AXIS_POLICY, "lru,static:1,0.50,window", { "lru", "static:1,0.5", "window" } },
 		{ TL_AXIS_POLICY, "static:1,0,static:0.25", { "static:1,0", "static:0.25" } },
 		{ TL_AXIS_BUDGET, "1GiB,50%", { "1GiB", "50%" } },
@@ -492,7 +492,13 @@ static void test_set_axis(void **state)
 		{ TL_AXIS_RATE, "", "--rate: no values" },
 		{ TL_AXIS_CHUNKS, "2,,8", "--chunks: empty value" },
 		{ TL_AXIS_CHUNKS, "8,8", "--chunks: '8' is given twice" },
-		{ TL_AXIS_RATE, "10,10Hz", "--rate: '10Hz' is given twice" },
+		{ TL_AXIS_RATE, "10Hz,10.0Hz", "--rate: '10Hz' is given twice" },
+		/* a bare number on the command line too: 100 what? */
+		{ TL_AXIS_RATE, "10Hz,100", "--rate: '100' has no unit (write 100Hz or 100kHz)" },
+		{ TL_AXIS_BUDGET, "40", "--budget: '40' has no unit (write 40% of the footprint, or a size: 40MiB, "
+					"40GiB, 40B for bytes)" },
+		{ TL_AXIS_THRESHOLD, "4096", "--threshold: '4096' has no unit (write 4096B for bytes, or 4096KiB, "
+					     "4096MiB)" },
 		{ TL_AXIS_POLICY, "lur", "--policy: unknown policy 'lur' (did you mean 'lru'?)" },
 		{ TL_AXIS_POLICY, "static:1,2", "--policy: static fraction 2 is out of range" },
 		{ TL_AXIS_WORKLOAD, "dgemm", "--workload: no workload 'dgemm' in this spec" },
@@ -535,7 +541,7 @@ static void test_load_string_ownership(void **state)
 	struct tl_error err = { { 0 } };
 	char *path = strdup("owned.yaml");
 	char *text = strdup("name: owned\nworkload: {command: [./x, \"1\"], env: {A: b}}\n"
-			    "matrix: {rate: [10Hz]}\nbaseline: {rate: 10}\n");
+			    "matrix: {rate: [10Hz]}\nbaseline: {rate: 10Hz}\n");
 	char hash[17];
 
 	(void)state;

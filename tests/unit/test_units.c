@@ -40,23 +40,25 @@ static void test_sizes(void **state)
 		const char *in;
 		uint64_t bytes;
 	} good[] = {
-		{ "0", 0 }, { "1", 1 }, { "4097", 4097 }, { "4097B", 4097 }, { "1K", KiB }, { "1KiB", KiB },
+		{ "0", 0 }, { "0.0", 0 }, { "1B", 1 }, { "4097B", 4097 }, { "1K", KiB }, { "1KiB", KiB },
 		{ "32M", 32 * MiB }, { "32MiB", 32 * MiB }, { "  32 MiB ", 32 * MiB }, { "1G", GiB },
 		{ "1GiB", GiB }, { "2T", 2 * TiB }, { "2TiB", 2 * TiB }, { "1kB", 1000 }, { "1MB", 1000000 },
 		{ "1GB", 1000000000ULL }, { "1TB", 1000000000000ULL }, { "231.75MiB", 243007488ULL },
 		{ "1.5K", 1536 }, { ".5K", 512 }, { "1.K", 1024 }, { "1.50K", 1536 }, { "1.5GB", 1500000000ULL },
 		{ "1.000000000000000000000000K", 1024 }, { "0.000000000001TB", 1 },
 		{ "0.0009765625K", 1 }, { "16777215T", 16777215ULL * TiB },
-		{ "18446744073709551615", UINT64_MAX },
+		{ "18446744073709551615B", UINT64_MAX },
 	};
+	/* a number alone: bytes, or the MiB someone meant? refused (only 0 is 0 in every unit) */
+	static const char *const bare[] = { "1", "4097", "40", "1.5", "0.5", "18446744073709551615", " 40 " };
 	static const char *const bad[] = {
-		"99999999999T", "16777216T", "18446744073709551616", "99999999999999999999", "1e3",
+		"99999999999T", "16777216T", "18446744073709551616B", "99999999999999999999B", "1e3",
 		"1e3M", "1 KB", "1KB", "1k", "1 mb", "1MiBs", "1 M iB", "1%", "1Hz", "1Mi", "1.5.2",
 		"99999999999999999999.5K",
 	};
 	/* sizes, but not whole numbers of bytes: never rounded */
 	static const char *const fractional[] = {
-		"1.5B", "1.5", "0.5", "1.005K", "0.1K", "1.0000000000000000000001K", "0.0000000000001TB",
+		"1.5B", "0.5B", "1.005K", "0.1K", "1.0000000000000000000001K", "0.0000000000001TB",
 	};
 	uint64_t v;
 
@@ -84,6 +86,17 @@ static void test_sizes(void **state)
 				 (unsigned long long)v);
 		assert_int_equal(v, 12345);
 	}
+	for (size_t i = 0; i < N(bare); i++) {
+		v = 12345;
+		if (tl_parse_size(bare[i], &v) != -ENODATA)
+			fail_msg("'%s' not refused as a size without a unit (%llu)", bare[i], (unsigned long long)v);
+		assert_int_equal(v, 12345);
+		/* SHAMBLES_* compatibility: there a bare number is bytes */
+		assert_true(tl_parse_bytes(bare[i], &v) != -ENODATA);
+	}
+	assert_int_equal(tl_parse_bytes("4097", &v), 0);
+	assert_int_equal(v, 4097);
+	assert_int_equal(tl_parse_bytes("1.5", &v), -EDOM);
 	assert_int_equal(tl_parse_size(NULL, &v), -EINVAL);
 }
 
@@ -94,7 +107,7 @@ static void test_rates_durations_percent(void **state)
 		const char *in;
 		double want;
 	} good[] = {
-		{ tl_parse_rate, "10Hz", 10 }, { tl_parse_rate, "10", 10 }, { tl_parse_rate, "1kHz", 1000 },
+		{ tl_parse_rate, "10Hz", 10 }, { tl_parse_rate, "1kHz", 1000 },
 		{ tl_parse_rate, "2.5kHz", 2500 }, { tl_parse_rate, "1MHz", 1e6 }, { tl_parse_rate, "0.5 Hz", 0.5 },
 		{ tl_parse_rate, "1e3Hz", 1000 }, { tl_parse_rate, "1e+06Hz", 1e6 }, { tl_parse_rate, "0", 0 },
 		{ tl_parse_duration, "90s", 90 }, { tl_parse_duration, "90", 90 }, { tl_parse_duration, "10m", 600 },
@@ -127,6 +140,12 @@ static void test_rates_durations_percent(void **state)
 			fail_msg("'%s' -> %.17g, expected %.17g", good[i].in, v, good[i].want);
 	}
 	assert_true(tl_parse_percent("40%", &v) == 0 && v == 40.0 / 100);	/* exact, not 40 * 0.01 */
+	/* a rate needs its unit (0 is 0 Hz in any unit); a duration's bare seconds are documented */
+	v = -1;
+	assert_int_equal(tl_parse_rate("10", &v), -ENODATA);
+	assert_int_equal(tl_parse_rate("2.5", &v), -ENODATA);
+	assert_true(v == -1);
+	assert_true(tl_parse_duration("90", &v) == 0 && v == 90);
 	for (size_t i = 0; i < N(bad); i++) {
 		v = -1;
 		if (bad[i].parse(bad[i].in, &v) != -EINVAL)
@@ -155,7 +174,7 @@ static void test_budgets(void **state)
 	} good[] = {
 		{ "40%", 1, 0, 0.40, "40%" }, { "100%", 1, 0, 1, "100%" }, { "0.5%", 1, 0, 0.005, "0.5%" },
 		{ "33.3%", 1, 0, 0.333, "33.3%" }, { "4G", 0, 4 * GiB, 0, "4GiB" },
-		{ "1536MiB", 0, 1536 * MiB, 0, "1.5GiB" }, { "4097", 0, 4097, 0, "4097B" },
+		{ "1536MiB", 0, 1536 * MiB, 0, "1.5GiB" }, { "4097B", 0, 4097, 0, "4097B" },
 	};
 	static const char *const bad[] = { "0%", "0", "0B", "150%", "100.5%", "-40%", "40 percent", "%", "0.0%" };
 	struct tl_budget b;
@@ -181,6 +200,10 @@ static void test_budgets(void **state)
 		assert_int_equal(b.is_percent, (int)0xabababab);
 	}
 	assert_int_equal(tl_parse_budget("1.5B", &b), -EDOM);	/* as for sizes: no byte fractions */
+	/* "budget: 40" was 40 bytes, silently, and the run "ok" at a 0% hit rate */
+	assert_int_equal(tl_parse_budget("40", &b), -ENODATA);
+	assert_int_equal(tl_parse_budget_bytes("40", &b), 0);
+	assert_true(!b.is_percent && b.bytes == 40);
 }
 
 static void test_format_size(void **state)
