@@ -40,7 +40,7 @@ expect_contains "$out" "error: --size: '64' has no unit (write 64B for bytes, or
 # the runtime's variables: refused with the same words; 0 and the SHAMBLES_* byte counts are not
 rt="$B/lib/tierlab/libtiermem.so"
 [ -f "$rt" ] || skip "libtiermem.so is not built"
-under_rt() { env LD_PRELOAD="$rt" TIERLAB_POLICY=lru TIERLAB_FAST_NODES=0 TIERLAB_SLOW_NODES=0 TIERLAB_STRICT=1 "$@" true; }
+under_rt() { env LD_PRELOAD="$rt" TIERLAB_POLICY=lru TIERLAB_FAST_NODES=0 TIERLAB_SLOW_NODES=0 TIERLAB_STRICT=1 TIERLAB_OUT="$scratch" "$@" true; }
 expect_exit 2 under_rt TIERLAB_FAST_MEM=40
 expect_contains "$out" "tiermem: TIERLAB_FAST_MEM='40': no unit (write 40% of the footprint, or a size: 40MiB, 40GiB, 40B for bytes)"
 expect_exit 2 under_rt TIERLAB_RATE=100
