@@ -12,6 +12,7 @@
 #include <string.h>
 #include "report/report-format.h"
 #include "util/error.h"
+#include "util/quote.h"
 
 static bool agree(const struct tl_report_row *a, const struct tl_report_row *b, const bool ignore[TL_AXIS__COUNT])
 {
@@ -168,7 +169,7 @@ static void csv_field(FILE *out, const char *s, bool first)
 {
 	if (!first)
 		fputc(',', out);
-	tl_csv_field(out, s);
+	tl_quote_csv(out, s);
 }
 
 static void csv_number(FILE *out, bool valid, double x)
