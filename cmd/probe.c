@@ -9,6 +9,7 @@
 #include <string.h>
 #include "builtin.h"
 #include "util/error.h"
+#include "util/name.h"
 #include "parse-options.h"
 #include "util/paths.h"
 #include "probe/probe.h"
@@ -34,6 +35,7 @@ int cmd_probe(int argc, const char **argv)
 	};
 	struct tl_store *st = NULL;
 	struct tl_probe p;
+	struct tl_error bad;
 	bool json;
 	int ret = 2;
 
@@ -54,6 +56,11 @@ int cmd_probe(int argc, const char **argv)
 		p.size = 64ull << 20;
 	if (size_text && (tl_parse_size(size_text, &p.size) || p.size < (1u << 20))) {
 		error("--size: '%s' is not a size of at least 1MiB", size_text);
+		return 2;
+	}
+	/* a spec names the profile by machine:, which takes names by util/name.h's rule */
+	if (save && tl_name_check("--save", save, &bad)) {
+		error("%s", bad.msg);
 		return 2;
 	}
 	/* Open the database first: a bad --db should fail before a minute of measuring. */
