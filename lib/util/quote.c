@@ -6,6 +6,7 @@
 #include "util/quote.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,9 +171,11 @@ int tl_quote_sbatch(FILE *out, const char *v)
 	return 0;
 }
 
-/* A number as tierlab writes one (%d, %.6f, tl_fmt_exact): -3.5, 42, 1e-05. */
+/* A number as tierlab writes one (%d, %.6f, tl_fmt_exact): -3.5, 42, 1e-05; not -1e999 (no double). */
 static bool csv_number(const char *s)
 {
+	if (!isfinite(strtod(s, NULL)))
+		return false;
 	s += *s == '-';
 	if (!*s || !strchr(DIGITS, *s))
 		return false;
