@@ -68,10 +68,9 @@ int tl_slurm_array_script(const struct tl_slurm_job *job, FILE *out)
 	/* a task stopped by a node failure or a preemption runs again and resumes its shard; its log goes on */
 	fprintf(out, "#SBATCH --requeue\n#SBATCH --open-mode=append\n");
 	/* an option as the user wrote it, quotes and all: only a line break could do harm */
-	for (size_t i = 0; !rc && o->sbatch_args && o->sbatch_args[i]; i++) {
-		rc = tl_sbatch_value_check(o->sbatch_args[i], &why);
-		fprintf(out, "#SBATCH %s\n", rc ? "" : o->sbatch_args[i]);
-	}
+	for (size_t i = 0; !rc && o->sbatch_args && o->sbatch_args[i]; i++)
+		if (!(rc = tl_sbatch_value_check(o->sbatch_args[i], &why)))
+			fprintf(out, "#SBATCH %s\n", o->sbatch_args[i]);
 	fputs("# tierlab: experiment ", out);
 	tl_quote_shell(out, job->experiment);
 	fprintf(out, ", %zu run%s in %zu array task%s\n", job->nruns, job->nruns == 1 ? "" : "s", job->ntasks,
