@@ -26,8 +26,8 @@ static int count(struct tl_yaml *y, yaml_node_t *map, const char *key, int *out)
 		return 0;
 	n = s ? strtol(s, &end, 10) : 0;
 	if (!s || *end || n < 1 || n > TL_SLURM_COUNT_MAX)
-		return tl_yaml_error(y, v, "slurm.%s: expected a number from 1 to %d, got '%s'", key, TL_SLURM_COUNT_MAX,
-				     s ? s : tl_yaml_kind(v));
+		return tl_yaml_error(y, v, "slurm.%s: expected a number from 1 to %d, got '%s'", key,
+				     TL_SLURM_COUNT_MAX, s ? s : tl_yaml_kind(v));
 	*out = (int)n;
 	return 0;
 }
