@@ -43,7 +43,7 @@ struct run_options {
 	/* --slurm: submit to Slurm instead of running here (lib/slurm/slurm.h) */
 	int slurm;
 	const char *partition, *account, *time_limit;
-	int nodes, ntasks, runs_per_task, array_limit;
+	const char *nodes, *ntasks, *runs_per_task, *array_limit;	/* counts, read as the spec's slurm: reads them */
 	struct tl_optlist sbatch_args;
 };
 int run_spec(const char *spec_path, const struct run_options *o, const char *const *axis_lists);
@@ -62,10 +62,10 @@ int run_spec(const char *spec_path, const struct run_options *o, const char *con
 	OPT_STRING(0, "partition", &(o).partition, "name", "sbatch --partition"), \
 	OPT_STRING(0, "account", &(o).account, "name", "sbatch --account"), \
 	OPT_STRING(0, "time-limit", &(o).time_limit, "time", "sbatch --time of each array task (1:00:00)"), \
-	OPT_INTEGER(0, "nodes", &(o).nodes, "n", "nodes per run (sbatch --nodes)"), \
-	OPT_INTEGER(0, "ntasks", &(o).ntasks, "n", "tasks (MPI ranks) per run (sbatch --ntasks; default: the ranks of the spec's launch:, else 1)"), \
-	OPT_INTEGER(0, "runs-per-task", &(o).runs_per_task, "n", "runs per array task, one after another (default 1)"), \
-	OPT_INTEGER(0, "array-limit", &(o).array_limit, "n", "at most n array tasks at once (--array=...%n)"), \
+	OPT_STRING(0, "nodes", &(o).nodes, "n", "nodes per run (sbatch --nodes)"), \
+	OPT_STRING(0, "ntasks", &(o).ntasks, "n", "tasks (MPI ranks) per run (sbatch --ntasks; default: the ranks of the spec's launch:, else 1)"), \
+	OPT_STRING(0, "runs-per-task", &(o).runs_per_task, "n", "runs per array task, one after another (default 1)"), \
+	OPT_STRING(0, "array-limit", &(o).array_limit, "n", "at most n array tasks at once (--array=...%n)"), \
 	OPT_STRING_LIST(0, "sbatch-arg", &(o).sbatch_args, "option", "one more sbatch option, as written (--qos=debug); repeatable")
 
 #endif

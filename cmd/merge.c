@@ -9,6 +9,7 @@
 #include <string.h>
 #include "builtin.h"
 #include "util/error.h"
+#include "util/name.h"
 #include "parse-options.h"
 #include "util/paths.h"
 #include "store/store.h"
@@ -29,6 +30,7 @@ int cmd_merge(int argc, const char **argv)
 		OPT_END(),
 	};
 	struct tl_merge_expect want;
+	struct tl_error bad;
 	struct tl_store *st = NULL;
 	size_t added = 0, present = 0, refused = 0;
 
@@ -39,6 +41,8 @@ int cmd_merge(int argc, const char **argv)
 		error("no shard given");
 		usage_with_options(usage, options);
 	}
+	if (experiment && tl_name_check("--experiment", experiment, &bad))
+		die("%s", bad.msg);
 	if (experiment)
 		snprintf(want.name, sizeof(want.name), "%s", experiment);
 	if (spec_hash)

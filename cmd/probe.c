@@ -10,6 +10,7 @@
 #include <string.h>
 #include "builtin.h"
 #include "util/error.h"
+#include "util/name.h"
 #include "parse-options.h"
 #include "util/paths.h"
 #include "probe/probe.h"
@@ -35,6 +36,7 @@ int cmd_probe(int argc, const char **argv)
 	};
 	struct tl_store *st = NULL;
 	struct tl_probe p;
+	struct tl_error bad;
 	bool json;
 	int ret = 2, rc = 0;
 
@@ -62,6 +64,11 @@ int cmd_probe(int argc, const char **argv)
 	}
 	if (size_text && (rc || p.size < (1u << 20))) {
 		error("--size: '%s' is not a size of at least 1MiB", size_text);
+		return 2;
+	}
+	/* a spec names the profile by machine:, which takes names by util/name.h's rule */
+	if (save && tl_name_check("--save", save, &bad)) {
+		error("%s", bad.msg);
 		return 2;
 	}
 	/* Open the database first: a bad --db should fail before a minute of measuring. */

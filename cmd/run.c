@@ -13,6 +13,7 @@
 #include "util/nodeset.h"
 #include "parse-options.h"
 #include "util/paths.h"
+#include "util/quote.h"
 #include "plan/plan.h"
 #include "probe/probe.h"
 #include "spec/spec.h"
@@ -177,10 +178,26 @@ static void print_resume(const char *spec_path, const struct run_options *o, con
 	}
 	argv[n++] = spec_path;
 	n = axis_args(argv, n, opts, axis_lists);
-	line = tl_argv_quote((char *const *)argv, n);
+	line = tl_quote_shell_argv((char *const *)argv, n);
 	if (line)
 		fprintf(stderr, "to run the rest: %s\n", line);
 	free(line);
+}
+
+/* --nodes and the like: a count as the spec's slurm: key takes one; 0 and negatives are refused alike. */
+static int slurm_count(const char *option, const char *text)
+{
+	struct tl_error err;
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(text, &end, 10);
+	if (!*text || *end || errno || n < 1 || n > TL_SLURM_COUNT_MAX) {
+		tl_error_set(&err, "%s: expected a number from 1 to %d, got '%s'", option, TL_SLURM_COUNT_MAX, text);
+		die("%s", err.msg);
+	}
+	return (int)n;
 }
 
 /*
@@ -221,11 +238,13 @@ static int submit_slurm(const char *spec_path, const struct run_options *o, cons
 			.partition = o->partition ? o->partition : ss->partition,
 			.account = o->account ? o->account : ss->account,
 			.time_limit = o->time_limit ? o->time_limit : ss->time_limit,
-			.nodes = o->nodes ? o->nodes : ss->nodes,
+			.nodes = o->nodes ? slurm_count("--nodes", o->nodes) : ss->nodes,
 			/* a run of N ranks needs N tasks in its allocation, however its launcher starts them */
-			.ntasks = o->ntasks ? o->ntasks : ss->ntasks ? ss->ntasks : plan->spec->launch.ranks,
-			.runs_per_task = o->runs_per_task ? o->runs_per_task : ss->runs_per_task,
-			.array_limit = o->array_limit ? o->array_limit : ss->array_limit,
+			.ntasks = o->ntasks ? slurm_count("--ntasks", o->ntasks)
+					    : ss->ntasks ? ss->ntasks : plan->spec->launch.ranks,
+			.runs_per_task = o->runs_per_task ? slurm_count("--runs-per-task", o->runs_per_task)
+							  : ss->runs_per_task,
+			.array_limit = o->array_limit ? slurm_count("--array-limit", o->array_limit) : ss->array_limit,
 			.sbatch_args = sbatch,
 		},
 		.db = db,
@@ -256,10 +275,6 @@ int run_spec(const char *spec_path, const struct run_options *o, const char *con
 			  o->runs_per_task || o->array_limit || o->sbatch_args.n)) {
 		error("--partition, --account, --time-limit, --nodes, --ntasks, --runs-per-task, --array-limit "
 		      "and --sbatch-arg go with --slurm");
-		goto out;
-	}
-	if (o->slurm && (o->nodes < 0 || o->ntasks < 0 || o->runs_per_task < 0 || o->array_limit < 0)) {
-		error("--nodes, --ntasks, --runs-per-task and --array-limit take a positive number");
 		goto out;
 	}
 	if (tl_spec_load(spec_path, tl_path_workloads(), &spec, &err)) {

@@ -32,7 +32,9 @@
 #include "store/query.h"
 #include "util/array.h"
 #include "util/error.h"
+#include "util/name.h"
 #include "util/paths.h"
+#include "util/quote.h"
 #include "util/units.h"
 
 struct sim_opts {
@@ -170,7 +172,8 @@ static void print_result(const struct sim_opts *o, const char *label, const stru
 	for (int i = 0; i < TL_SIM_OCC_POINTS; i++)
 		mean += r->occupancy[i] / TL_SIM_OCC_POINTS;
 	if (!strcmp(o->format, "csv")) {
-		printf("\"%s\",%llu,%llu,%.6f,%llu,%llu,%llu,%llu,%llu,%llu,%.0f,", label,
+		tl_quote_csv(stdout, label);
+		printf(",%llu,%llu,%.6f,%llu,%llu,%llu,%llu,%llu,%llu,%.0f,",
 		       (unsigned long long)r->samples, (unsigned long long)r->samples_managed, tl_sim_hit_rate(r),
 		       (unsigned long long)r->moves[TL_SIM_SLOW_TO_FAST], (unsigned long long)r->bytes[TL_SIM_SLOW_TO_FAST],
 		       (unsigned long long)r->moves[TL_SIM_FAST_TO_SLOW], (unsigned long long)r->bytes[TL_SIM_FAST_TO_SLOW],
@@ -549,7 +552,8 @@ static int import(const struct sim_opts *o)
 {
 	struct tl_trace t = { 0 };
 	struct tl_store *st = NULL;
-	char why[1024] = "", name[256], key[TL_KEY_LEN + 8];
+	char why[1024] = "", name[4096], key[TL_KEY_LEN + 8];
+	struct tl_error bad;
 	int rc = tl_trace_load_file(&t, o->import, why, sizeof(why));
 
 	if (rc) {
@@ -557,6 +561,11 @@ static int import(const struct sim_opts *o)
 		return error("%s", why);
 	}
 	import_name(o->import, name, sizeof(name));
+	if (tl_name_check("the experiment named after the file", name, &bad)) {
+		tl_trace_release(&t);
+		tl_error_set(&bad, "--import '%s': %s (rename the file)", o->import, bad.msg);
+		return error("%s", bad.msg);
+	}
 	rc = tl_store_open(o->db, &st);
 	if (!rc && (rc = tl_sim_store_import(st, o->import, name, &t, key, why, sizeof(why))))
 		error("%s", why);

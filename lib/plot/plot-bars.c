@@ -13,6 +13,7 @@
 #include <string.h>
 #include "report/report-format.h"
 #include "util/error.h"
+#include "util/quote.h"
 
 /* Axes that make a panel besides `by`: bars of two workloads share no scale. */
 static const enum tl_axis panel_axes[] = { TL_AXIS_WORKLOAD, TL_AXIS_SIZE };
@@ -73,7 +74,7 @@ static void panel_title(FILE *gp, const struct tl_report *rep, const struct tl_r
 		snprintf(t + len, sizeof(t) - len, "%s%s=%s", len ? " " : "", tl_axes[by].name,
 			 p->values[by] ? p->values[by] : "-");
 	fputs("set title ", gp);
-	tl_plot_string(gp, t);
+	tl_quote_gnuplot(gp, t);
 	fputc('\n', gp);
 }
 
@@ -98,9 +99,9 @@ static void bar_label(FILE *dat, const struct tl_report *rep, const struct tl_re
 {
 	char t[512];
 
-	tl_plot_string(dat, r->values[TL_AXIS_POLICY] ? r->values[TL_AXIS_POLICY] : "-");
+	tl_quote_gnuplot_data(dat, r->values[TL_AXIS_POLICY] ? r->values[TL_AXIS_POLICY] : "-");
 	fputc(' ', dat);
-	tl_plot_string(dat, other_axes(rep, r, by, t, sizeof(t)) ? t : "-");
+	tl_quote_gnuplot_data(dat, other_axes(rep, r, by, t, sizeof(t)) ? t : "-");
 }
 
 /* Index of the first row with this policy: bars of one policy stand together, in report order. */
@@ -236,7 +237,7 @@ static void panel_ylabel(FILE *gp, const struct tl_report_row *p)
 	snprintf(t, sizeof(t), "figure of merit (%s%s%s is better)", p->fom_unit ? p->fom_unit : "",
 		 p->fom_unit ? ", " : "", p->higher_is_better ? "higher" : "lower");
 	fputs("set ylabel ", gp);
-	tl_plot_string(gp, t);
+	tl_quote_gnuplot(gp, t);
 	fputc('\n', gp);
 }
 
@@ -258,7 +259,7 @@ static void baseline_lines(FILE *gp, const struct tl_report *rep, const struct t
 		tl_plot_number(gp, r->mean);
 		fprintf(gp, " with lines dt %d lw 2 lc rgb \"%s\" title ", style ? 3 : 2,
 			!strcmp(r->values[TL_AXIS_POLICY], "all-fast") ? "#1b9e77" : "#d95f02");
-		tl_plot_string(gp, title);
+		tl_quote_gnuplot(gp, title);
 		style++;
 	}
 }
@@ -304,7 +305,7 @@ int tl_plot_bars(const struct tl_report *rep, enum tl_axis by, const struct tl_p
 		snprintf(t, sizeof(t), "%s: figure of merit per configuration (error bars: 95%% interval of the mean)%s%s",
 			 rep->experiment, rep->has_baseline ? ", % of baseline " : "",
 			 rep->has_baseline ? rep->baseline_text : "");
-		tl_plot_string(gp, t);
+		tl_quote_gnuplot(gp, t);
 	}
 	fputs("\nset style fill solid 0.7 border -1\nset boxwidth 0.8 absolute\n"
 	      "set ytics nomirror\nset xtics nomirror scale 0\n"

@@ -1,6 +1,6 @@
 /*
  * What every figure shares: where its three files go, the script's
- * preamble, quoting for gnuplot, and running gnuplot on the script. The
+ * preamble, and running gnuplot on the script. The
  * script names its data and image by their last path component and runs in
  * their directory, so the three files can move together.
  */
@@ -16,6 +16,8 @@
 #include <unistd.h>
 #include "report/report-format.h"
 #include "util/error.h"
+#include "util/quote.h"
+#include "util/visible.h"
 
 extern char **environ;
 
@@ -40,13 +42,23 @@ static char *last_part(const char *path)
 int tl_plot_files_init(const char *image, struct tl_plot_files *f)
 {
 	const char *dot = strrchr(image, '.'), *slash = strrchr(image, '/');
-	char *copy;
+	char *copy, *shown;
+	int rc = 0;
 
 	memset(f, 0, sizeof(*f));
-	if (!dot || (slash && dot < slash) || (strcmp(dot, ".svg") && strcmp(dot, ".png"))) {
-		error("image '%s': the name must end in .svg or .png", image);
-		return -EINVAL;
+	shown = tl_visible(image, 0);
+	if (!shown) {
+		error("out of memory");
+		return -ENOMEM;
 	}
+	/* the script names the image and data as text: one the script would show otherwise, it cannot name */
+	if (strcmp(shown, image))
+		rc = error("image '%s': the name holds a control character or bytes that are not UTF-8", shown);
+	else if (!dot || (slash && dot < slash) || (strcmp(dot, ".svg") && strcmp(dot, ".png")))
+		rc = error("image '%s': the name must end in .svg or .png", image);
+	free(shown);
+	if (rc)
+		return -EINVAL;
 	f->png = !strcmp(dot, ".png");
 	f->image = strdup(image);
 	f->script = with_ext(image, dot - image, ".gp");
@@ -75,19 +87,6 @@ void tl_plot_files_release(struct tl_plot_files *f)
 	memset(f, 0, sizeof(*f));
 }
 
-void tl_plot_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; s && *s; s++) {
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
-			continue;
-		if (*s == '"' || *s == '\\')
-			fputc('\\', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
 void tl_plot_number(FILE *out, double x)
 {
 	char b[64];
@@ -105,10 +104,10 @@ void tl_plot_preamble(FILE *gp, const struct tl_plot_files *f, int width, int he
 	else
 		fprintf(gp, "set terminal svg size %d,%d dynamic noenhanced font \"sans,9\"\n", width, height);
 	fputs("set output ", gp);
-	tl_plot_string(gp, f->image_name);
+	tl_quote_gnuplot(gp, f->image_name);
 	fputs("\nset datafile missing \"?\"\n", gp);
 	fputs("data = ", gp);
-	tl_plot_string(gp, f->data_name);
+	tl_quote_gnuplot(gp, f->data_name);
 	fputc('\n', gp);
 }
 

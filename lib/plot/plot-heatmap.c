@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "util/error.h"
+#include "util/quote.h"
 #include "util/units.h"
 
 struct level {
@@ -69,7 +70,7 @@ static void tics(FILE *gp, const char *which, const struct level *l, size_t n)
 	fprintf(gp, "set %s (", which);
 	for (size_t i = 0; i < n; i++) {
 		fputs(i ? ", " : "", gp);
-		tl_plot_string(gp, l[i].text);
+		tl_quote_gnuplot(gp, l[i].text);
 		fprintf(gp, " %zu", i);
 	}
 	fputs(")\n", gp);
@@ -128,16 +129,16 @@ int tl_plot_heatmap(const struct tl_report *rep, const char *policy, const struc
 		fprintf(dat, "%zu %zu ", x, y);
 		tl_plot_number(dat, r->pct_of_baseline);
 		fputc(' ', dat);
-		tl_plot_string(dat, xs[x].text);
+		tl_quote_gnuplot_data(dat, xs[x].text);
 		fputc(' ', dat);
-		tl_plot_string(dat, ys[y].text);
+		tl_quote_gnuplot_data(dat, ys[y].text);
 		fputc('\n', dat);
 	}
 	tl_plot_preamble(gp, f, 160 + 90 * (int)(nx < 4 ? 4 : nx), 140 + 60 * (int)(ny < 3 ? 3 : ny));
 	snprintf(title, sizeof(title), "%s: %s, %% of baseline %s", rep->experiment, policy,
 		 rep->baseline_text ? rep->baseline_text : "");
 	fputs("set title ", gp);
-	tl_plot_string(gp, title);
+	tl_quote_gnuplot(gp, title);
 	fprintf(gp, "\nset xlabel \"chunks\"\nset ylabel \"rate\"\nset xrange [-0.5:%zu.5]\nset yrange [-0.5:%zu.5]\n",
 		nx - 1, ny - 1);
 	tics(gp, "xtics", xs, nx);

@@ -16,6 +16,7 @@
 #include <string.h>
 #include "store/log.h"
 #include "util/error.h"
+#include "util/quote.h"
 
 struct band {
 	int64_t seq, t_ns, freed_ns;	/* freed_ns: INT64_MAX while it lives */
@@ -165,14 +166,14 @@ static void script(FILE *gp, const struct timeline *tl, const struct tl_run_row 
 		 tl->pid, tl->nprocs > 1 && !tl->asked ? " (the first of its processes)" : "", tl->count[0] + tl->count[1] + tl->count[2],
 		 tl->count[0], tl->count[1], tl->count[2], tl->migrations);
 	fputs("set title ", gp);
-	tl_plot_string(gp, title);
+	tl_quote_gnuplot(gp, title);
 	fprintf(gp, "\nset xlabel \"seconds since the first allocation\"\nset xrange [0:%g]\nset yrange [-1.5:%zu]\n",
 		seconds(tl, tl->t_end) * 1.02 + 1e-3, tl->n);
 	fputs("set ytics (\"outside managed memory\" -1", gp);
 	for (size_t i = 0; i < tl->n; i++) {
 		band_name(name, sizeof(name), &tl->b[i]);
 		fputs(", ", gp);
-		tl_plot_string(gp, name);
+		tl_quote_gnuplot(gp, name);
 		fprintf(gp, " %g", (double)i + 0.4);
 	}
 	fputs(")\nset style fill solid 0.15 border lc rgb \"#999999\"\nset key outside bottom center horizontal\n"

@@ -36,15 +36,14 @@ struct tl_plot_files {
 /*
  * From the image path: "out/fig.svg" -> out/fig.gp, out/fig.dat. The
  * extension picks the terminal (svg, or png through pngcairo); anything
- * else is -EINVAL with an error line.
+ * else, or a path with a control character or bytes that are not UTF-8
+ * (the script could not name it), is -EINVAL with an error line.
  */
 int tl_plot_files_init(const char *image, struct tl_plot_files *f);
 void tl_plot_files_release(struct tl_plot_files *f);
 
 /* The script's first lines: terminal (size in pixels), output, no enhanced text (names hold '_'). */
 void tl_plot_preamble(FILE *gp, const struct tl_plot_files *f, int width, int height);
-/* s as a gnuplot double-quoted string (quotes, backslashes escaped, control characters dropped). */
-void tl_plot_string(FILE *out, const char *s);
 /* x for a data file: shortest exact text, "?" (the script's missing-value mark) when not finite. */
 void tl_plot_number(FILE *out, double x);
 

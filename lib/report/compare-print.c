@@ -12,6 +12,7 @@
 #include <string.h>
 #include "report/report-format.h"
 #include "util/error.h"
+#include "util/quote.h"
 
 static void fom_text(char *buf, size_t len, const struct tl_report_row *r)
 {
@@ -165,7 +166,7 @@ static void csv_field(FILE *out, const char *s, bool first)
 {
 	if (!first)
 		fputc(',', out);
-	tl_csv_field(out, s);
+	tl_quote_csv(out, s);
 }
 
 static void csv_number(FILE *out, bool valid, double x)

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include "report/report-format.h"
+#include "util/quote.h"
 
 void tl_export_begin(struct tl_export *x, FILE *out, bool json, const char *const *names, size_t n)
 {
@@ -21,7 +22,7 @@ void tl_export_begin(struct tl_export *x, FILE *out, bool json, const char *cons
 	for (size_t i = 0; i < n; i++) {
 		if (i)
 			fputc(',', out);
-		tl_csv_field(out, names[i]);
+		tl_quote_csv(out, names[i]);
 	}
 	fputs("\r\n", out);
 }
@@ -52,7 +53,7 @@ void tl_export_row(struct tl_export *x, const struct tl_value *v, size_t n)
 			if (x->json)
 				tl_json_string(x->out, v[i].s);
 			else
-				tl_csv_field(x->out, v[i].s);
+				tl_quote_csv(x->out, v[i].s);
 			break;
 		default:
 			if (x->json)

@@ -2,7 +2,8 @@
  * Rows out as they come: a CSV (RFC 4180) or JSON writer for tables of
  * typed values, one row at a time, nothing kept (what `tierlab export`
  * streams samples and migrations through, however many there are).
- * CSV: a header line, CRLF line ends, NULL an empty field. JSON: one
+ * CSV: a header line, CRLF line ends, NULL an empty field, text through
+ * tl_quote_csv (a formula-like cell after a '), numbers as numbers. JSON: one
  * array of objects, NULL null, text escaped (invalid UTF-8 as U+FFFD).
  */
 #ifndef TL_EXPORT_H

@@ -1,7 +1,8 @@
 /*
  * The report as CSV (RFC 4180) for spreadsheets and scripts: a header row,
- * CRLF line ends, a field quoted when it holds a comma, quote, CR or LF
- * (quotes doubled). Every axis has a column whether or not it varies, so
+ * CRLF line ends, every field through tl_quote_csv (quoted when it holds
+ * a comma, quote, CR or LF; text a spreadsheet would take for a formula
+ * after a '). Every axis has a column whether or not it varies, so
  * files from different experiments line up; numbers are raw (the shortest
  * text that reads back exactly) and a missing value is an empty field.
  * Units are in the column names, or in fom_unit. Columns are only ever
@@ -15,12 +16,13 @@
 #include <errno.h>
 #include <math.h>
 #include <string.h>
+#include "util/quote.h"
 
 static void field(FILE *out, const char *s, bool first)
 {
 	if (!first)
 		fputc(',', out);
-	tl_csv_field(out, s);
+	tl_quote_csv(out, s);
 }
 
 static void number(FILE *out, bool valid, double x)

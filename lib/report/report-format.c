@@ -93,23 +93,6 @@ void tl_json_string(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-void tl_csv_field(FILE *out, const char *s)
-{
-	if (!s)
-		return;
-	if (!strpbrk(s, ",\"\r\n")) {
-		fputs(s, out);
-		return;
-	}
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
-			fputc('"', out);
-		fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
 size_t tl_fmt_width(const char *s)
 {
 	size_t w = 0;

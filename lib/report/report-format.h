@@ -41,8 +41,6 @@ char *tl_fmt_visible(const char *s, bool markdown);
  * invalid UTF-8 as U+FFFD; NULL as null.
  */
 void tl_json_string(FILE *out, const char *s);
-/* s as one CSV field (RFC 4180): quoted when it holds a comma, quote, CR or LF, quotes doubled; NULL empty. */
-void tl_csv_field(FILE *out, const char *s);
 
 /* Terminal columns taken by s: one per code point (no wide-character tables). */
 size_t tl_fmt_width(const char *s);

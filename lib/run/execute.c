@@ -17,6 +17,7 @@
 #include "util/array.h"
 #include "util/error.h"
 #include "util/fs.h"
+#include "util/quote.h"
 #include "ktier/ktier.h"
 #include "run/footprint.h"
 #include "measure/ingest.h"
@@ -36,42 +37,6 @@ static void on_interrupt(int sig)
 	(void)sig;
 	interrupted = 1;
 	tl_runner_kill_current();
-}
-
-char *tl_argv_quote(char *const *argv, size_t argc)
-{
-	size_t cap = 1;
-	char *out, *p;
-
-	for (size_t i = 0; i < argc; i++)
-		cap += 4 * strlen(argv[i]) + 3;
-	out = p = malloc(cap);
-	if (!out)
-		return NULL;
-	for (size_t i = 0; i < argc; i++) {
-		const char *a = argv[i];
-		int plain = *a != '\0';
-
-		for (const char *c = a; *c; c++)
-			if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./=:,+%@", *c))
-				plain = 0;
-		if (i)
-			*p++ = ' ';
-		if (plain) {
-			p = stpcpy(p, a);
-			continue;
-		}
-		*p++ = '\'';
-		for (const char *c = a; *c; c++) {
-			if (*c == '\'')
-				p = stpcpy(p, "'\\''");
-			else
-				*p++ = *c;
-		}
-		*p++ = '\'';
-	}
-	*p = '\0';
-	return out;
 }
 
 /* "3,5-7" over 1-based run numbers, or comma-separated run-key prefixes. */
@@ -559,7 +524,7 @@ static int store_one(struct tl_store *st, int64_t exp_id, const struct tl_run *r
 		.fom_unit = wl->fom.regex ? wl->fom.unit : "s",
 		.higher_is_better = wl->fom.regex ? wl->fom.higher_is_better : false,
 	};
-	char *cmd = tl_argv_quote(c->argv.v, c->argv.n);
+	char *cmd = tl_quote_shell_argv(c->argv.v, c->argv.n);
 	int rc;
 
 	for (int a = 0; a < TL_AXIS__COUNT; a++)

@@ -49,7 +49,4 @@ int tl_execute_check(const struct tl_plan *plan, const bool *selected);
  */
 int tl_execute(const struct tl_plan *plan, const struct tl_execute_opts *o, struct tl_execute_summary *sum);
 
-/* The argv as one line a shell would accept, for display and the store (malloc'd). */
-char *tl_argv_quote(char *const *argv, size_t argc);
-
 #endif

@@ -17,6 +17,7 @@
 #include "store/query.h"
 #include "util/error.h"
 #include "util/fs.h"
+#include "util/quote.h"
 
 /* Unselects the runs stored ok in the main database already; a database not made yet has none. */
 static int drop_done(const struct tl_plan *plan, bool *selected, const char *db)
@@ -55,9 +56,45 @@ static char *absolute_db(const char *db)
 	return out;
 }
 
+/* One value of an #SBATCH line, named by the option that gave it: 0, or -EINVAL after an error line. */
+static int check_value(const char *option, const char *v)
+{
+	struct tl_error err;
+	const char *why;
+
+	if (!v || !tl_sbatch_value_check(v, &why))
+		return 0;
+	tl_error_set(&err, "%s: '%s' %s", option, v, why);
+	return error("%s", err.msg);
+}
+
+/*
+ * What goes on the scripts' #SBATCH lines from outside: the options (the
+ * spec's were checked where they are written), and the database's path,
+ * as Slurm's logs go beside it.
+ */
+static int check_values(const struct tl_slurm_opts *o, const char *db)
+{
+	int rc = check_value("--partition", o->partition);
+
+	rc = rc ?: check_value("--account", o->account);
+	rc = rc ?: check_value("--time-limit", o->time_limit);
+	for (size_t i = 0; !rc && o->sbatch_args && o->sbatch_args[i]; i++)
+		rc = check_value("--sbatch-arg", o->sbatch_args[i]);
+	return rc ?: check_value("--db", db);
+}
+
+/* "tierlab WHAT --db DB LAST" as a shell reads it, for a user to run (malloc'd; NULL when out of memory). */
+static char *command_line(const char *what, const char *db, const char *last)
+{
+	char *const argv[] = { "tierlab", (char *)what, "--db", (char *)db, (char *)last };
+
+	return tl_quote_shell_argv(argv, 5);
+}
+
 static int submit(struct tl_slurm_job *job, FILE *out)
 {
-	char *script = NULL, array_id[64], merge_id[64], why[512], dep[96], path[PATH_MAX];
+	char *script = NULL, *cmd, array_id[64], merge_id[64], why[512], dep[96], path[PATH_MAX];
 	size_t len = 0;
 	FILE *f = open_memstream(&script, &len);
 	const char *extra[] = { dep, NULL };
@@ -68,7 +105,7 @@ static int submit(struct tl_slurm_job *job, FILE *out)
 	rc = tl_slurm_array_script(job, f);
 	if (fclose(f) || rc) {
 		free(script);
-		return error("out of memory");
+		return error("cannot write the array job's script: %s", strerror(rc ? -rc : ENOMEM));
 	}
 	rc = tl_slurm_submit(script, NULL, array_id, sizeof(array_id), why, sizeof(why));
 	free(script);
@@ -88,19 +125,23 @@ static int submit(struct tl_slurm_job *job, FILE *out)
 	snprintf(dep, sizeof(dep), "--dependency=afterany:%s", array_id);
 	rc = tl_slurm_submit(script, extra, merge_id, sizeof(merge_id), why, sizeof(why));
 	free(script);
-	if (rc)
-		return error("array job %s is submitted, but not the merge job: %s; merge its shards with "
-			     "'tierlab merge --db %s %s/%s_*/shard.db' when it is done", array_id, why, job->main_db,
-			     job->shard_dir, array_id);
+	if (rc) {
+		cmd = command_line("merge", job->main_db, job->shard_dir);
+		rc = error("array job %s is submitted, but not the merge job: %s; merge its shards with "
+			   "'%s/%s_*/shard.db' when it is done", array_id, why, cmd ? cmd : "tierlab merge", array_id);
+		free(cmd);
+		return rc;
+	}
 	snprintf(path, sizeof(path), "%s/jobs", job->shard_dir);
 	f = fopen(path, "a");
 	if (!f || fprintf(f, "%s %s %zu %zu\n", array_id, merge_id, job->ntasks, job->nruns) < 0 || fclose(f))
 		warning("cannot note the submission in '%s': %s ('tierlab status' will not know it)", path,
 			strerror(errno));
+	cmd = command_line("status", job->main_db, job->experiment);
 	fprintf(out, "%s: %zu run%s submitted as array job %s (%zu task%s), merge job %s into %s\n"
-		"follow with: tierlab status --db %s %s\n", job->experiment, job->nruns, job->nruns == 1 ? "" : "s",
-		array_id, job->ntasks, job->ntasks == 1 ? "" : "s", merge_id, job->main_db, job->main_db,
-		job->experiment);
+		"follow with: %s\n", job->experiment, job->nruns, job->nruns == 1 ? "" : "s", array_id,
+		job->ntasks, job->ntasks == 1 ? "" : "s", merge_id, job->main_db, cmd ? cmd : "tierlab status");
+	free(cmd);
 	return 0;
 }
 
@@ -116,6 +157,8 @@ int tl_slurm_run(const struct tl_plan *plan, bool *selected, const struct tl_slu
 		rc = error("out of memory");
 		goto out;
 	}
+	if ((rc = check_values(&req->opts, req->db)))
+		goto out;
 	if (req->resume && (rc = drop_done(plan, selected, req->db)))
 		goto out;
 	for (size_t i = 0; i < plan->nruns; i++)

@@ -21,7 +21,10 @@ struct tl_slurm_request {
 /*
  * Submits the selected runs of plan (selected is updated by --resume) as
  * an array job and its merge job, or prints the scripts; says what it did
- * on out. 0, or -errno after an error line.
+ * on out. 0, or -errno after an error line; -EINVAL, before anything is
+ * written, when an option or the database's path cannot go on an #SBATCH
+ * line (the error names the option: "--partition: 'a\nb' holds a
+ * newline, ...").
  */
 int tl_slurm_run(const struct tl_plan *plan, bool *selected, const struct tl_slurm_request *req, FILE *out);
 

@@ -44,9 +44,13 @@ struct tl_slurm_job {
 	struct tl_slurm_opts opts;
 };
 
-/* The array job's sbatch script. 0, or -errno when out could not be written. */
+/*
+ * The array job's sbatch script. 0, -EIO when out could not be written,
+ * or -EINVAL when a value cannot go on an #SBATCH line (empty, or a
+ * control character: tl_sbatch_value_check), the script then unfinished.
+ */
 int tl_slurm_array_script(const struct tl_slurm_job *job, FILE *out);
-/* The merge job's sbatch script for the array job array_id (any text, for a dry run). */
+/* The merge job's sbatch script for the array job array_id (any text, for a dry run); returns as above. */
 int tl_slurm_merge_script(const struct tl_slurm_job *job, const char *array_id, FILE *out);
 
 /*

@@ -11,13 +11,13 @@
  */
 #include "spec/spec-internal.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "util/hash.h"
+#include "util/name.h"
 #include "util/nodeset.h"
 #include "util/units.h"
 
@@ -35,26 +35,6 @@ static const char *const runtime_keys[] = {
 };
 
 #define NODE_SYNTAX "numactl node syntax: 0, 0-3, 1,3, all, !2"
-
-/* A directory name has at most NAME_MAX (255) bytes. */
-#define NAME_MAX_LEN 255
-
-/* Names that become directory names and store keys. */
-static bool plain_name(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (!isalnum((unsigned char)*s) && !strchr("._-", *s))
-			return false;
-	return true;
-}
-
-/* "." and ".." would put the results beside or above the results directory. */
-static bool only_dots(const char *s)
-{
-	return *s && strspn(s, ".") == strlen(s);
-}
 
 static int parse_workloads(struct tl_yaml *y, yaml_node_t *root, const char *dir, struct tl_spec *spec)
 {
@@ -125,13 +105,10 @@ static int parse_machine(struct tl_yaml *y, yaml_node_t *n, struct tl_spec *spec
 
 	m->loc = tl_yaml_loc(n);
 	if (n->type == YAML_SCALAR_NODE && !tl_yaml_is_null(n)) {
-		if (!plain_name(tl_yaml_text(n)) || strlen(tl_yaml_text(n)) > NAME_MAX_LEN)
-			return tl_yaml_error(y, n, "machine: '%s' is not a profile name (letters, digits, . _ -); "
-					     "or give {fast: NODES, slow: NODES, cpus: NODES}", tl_yaml_text(n));
-		/* a profile is looked up by name: ".." would leave the profiles directory */
-		if (only_dots(tl_yaml_text(n)))
-			return tl_yaml_error(y, n, "machine: '%s' is not a profile name (use letters, digits, . _ -, "
-					     "not just dots)", tl_yaml_text(n));
+		struct tl_error bad;
+
+		if (tl_name_check("machine", tl_yaml_text(n), &bad))
+			return tl_yaml_error(y, n, "%s; or give {fast: NODES, slow: NODES, cpus: NODES}", bad.msg);
 		return tl_yaml_string(y, n, "machine", &m->profile);
 	}
 	if (tl_yaml_expect_map(y, n, "machine", "{fast: NODES, slow: NODES, cpus: NODES} or a profile name") ||
@@ -258,6 +235,7 @@ static int parse_events(struct tl_yaml *y, yaml_node_t *n, struct tl_spec *spec)
 static int parse_spec(struct tl_yaml *y, const char *workloads_dir, struct tl_spec *spec)
 {
 	yaml_node_t *root = tl_yaml_root(y), *n, *key, *policy;
+	struct tl_error bad;
 
 	if (!root)
 		return tl_error_set(y->err, "%s:1:1: the spec is empty (expected name:, workload:, matrix:, ...)",
@@ -273,14 +251,8 @@ static int parse_spec(struct tl_yaml *y, const char *workloads_dir, struct tl_sp
 		return tl_yaml_error(y, root, "name: missing; every spec needs a name (letters, digits, . _ -)");
 	if (tl_yaml_string(y, n, "name", &spec->name))
 		return -EINVAL;
-	if (!plain_name(spec->name))
-		return tl_yaml_error(y, n, "name: '%s' may only hold letters, digits and . _ -", spec->name);
-	if (only_dots(spec->name))
-		return tl_yaml_error(y, n, "name: '%s' cannot name the experiment's results directory (use "
-				     "letters, digits, . _ -, not just dots)", spec->name);
-	if (strlen(spec->name) > NAME_MAX_LEN)
-		return tl_yaml_error(y, n, "name: is %zu characters long; at most %d (it names the results "
-				     "directory)", strlen(spec->name), NAME_MAX_LEN);
+	if (tl_name_check("name", spec->name, &bad))
+		return tl_yaml_error(y, n, "%s", bad.msg);
 	if ((n = tl_yaml_get(y, root, "description", NULL))) {
 		if (n->type != YAML_SCALAR_NODE)
 			return tl_yaml_error(y, n, "description: expected text, got %s", tl_yaml_kind(n));

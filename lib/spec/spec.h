@@ -88,6 +88,9 @@ struct tl_launch_spec {
 	struct tl_strlist args;		/* the launcher's own options, before the ranks */
 };
 
+/* The most nodes, tasks, runs per task or array limit `slurm:` and `--slurm`'s options take. */
+#define TL_SLURM_COUNT_MAX (1 << 20)
+
 /* `slurm:`: defaults of `tierlab run --slurm` (NULL or 0: not given). */
 struct tl_slurm_spec {
 	char *partition, *account, *time_limit;

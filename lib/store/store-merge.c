@@ -13,7 +13,9 @@
  * Rows are copied with INSERT ... SELECT over the columns both databases
  * have, so nothing is read into C and a run's rows of every table come
  * along; a run's directory stored relative to the shard's directory is
- * made relative to the main database's.
+ * made relative to the main database's. A shard is any file someone hands
+ * over: its experiment's name must pass the spec's rule (util/name.h) and
+ * no run directory may leave the shard's directory.
  */
 #include "store/store-internal.h"
 
@@ -25,6 +27,7 @@
 #include <unistd.h>
 #include "util/error.h"
 #include "util/array.h"
+#include "util/name.h"
 
 #define SHARD "shard"
 
@@ -178,6 +181,7 @@ static int one_int(struct tl_store *st, const char *sql, long long *out)
 static int check_shard(struct merge *m, struct tl_merge_expect *want)
 {
 	static const char sql[] = "SELECT DISTINCT name, spec_hash FROM " SHARD ".experiments";
+	struct tl_error bad;
 	long long version, app;
 	sqlite3_stmt *s;
 	int rc, n = 0;
@@ -205,6 +209,11 @@ static int check_shard(struct merge *m, struct tl_merge_expect *want)
 					   m->shard);
 			break;
 		}
+		/* a shard is whatever file was given: its name is checked as a spec's would be */
+		if (tl_name_check("its experiment", name ? name : "", &bad)) {
+			rc = tl_store_fail(m->st, -EPROTO, "shard '%s' refused: %s", m->shard, bad.msg);
+			break;
+		}
 		if (!want->name[0]) {
 			snprintf(want->name, sizeof(want->name), "%s", name ? name : "");
 			snprintf(want->spec_hash, sizeof(want->spec_hash), "%s", hash ? hash : "");
@@ -221,6 +230,38 @@ static int check_shard(struct merge *m, struct tl_merge_expect *want)
 		rc = 0;
 	else if (rc > 0)
 		rc = tl_store_sqlerr(m->st, rc, "cannot read the shard's experiment");
+	return rc;
+}
+
+/*
+ * Every run directory of the shard stays under the shard's directory (it
+ * is stored relative to it, and made relative to the main database's by
+ * the prefix): one at /etc or ../.. would have readers open files there.
+ */
+static int check_run_dirs(struct merge *m)
+{
+	static const char sql[] = "SELECT run_key, out_dir FROM " SHARD ".runs WHERE out_dir IS NOT NULL";
+	struct tl_error bad;
+	sqlite3_stmt *s;
+	int rc = sqlite3_prepare_v2(m->st->db, sql, -1, &s, NULL);
+
+	if (rc != SQLITE_OK)
+		return tl_store_sqlerr(m->st, rc, "cannot read the shard's runs");
+	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+		const char *key = (const char *)sqlite3_column_text(s, 0);
+		char what[160];
+
+		snprintf(what, sizeof(what), "run '%.64s': its directory", key ? key : "?");
+		if (tl_relpath_check(what, (const char *)sqlite3_column_text(s, 1), &bad)) {
+			rc = tl_store_fail(m->st, -EPROTO, "shard '%s' refused: %s", m->shard, bad.msg);
+			break;
+		}
+	}
+	sqlite3_finalize(s);
+	if (rc == SQLITE_DONE)
+		rc = 0;
+	else if (rc > 0)
+		rc = tl_store_sqlerr(m->st, rc, "cannot read the shard's runs");
 	return rc;
 }
 
@@ -380,6 +421,7 @@ int tl_store_merge(struct tl_store *st, const char *shard, struct tl_merge_expec
 		goto detach;
 	}
 	rc = check_shard(&m, want);
+	rc = rc ?: check_run_dirs(&m);
 	if (!rc) {
 		long long nexp;
 

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/time.h>
 #include "util/error.h"
+#include "util/name.h"
 #include "util/strings.h"
 
 #define ROWS_PER_INSERT 64
@@ -261,11 +262,15 @@ int tl_store_add_experiment(struct tl_store *st, const struct tl_experiment_reco
 		"INSERT INTO experiments (name, description, spec_path, spec_text, spec_hash, baseline,"
 		" host, kernel, tierlab_version, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)";
 	static const char what[] = "cannot add experiment";
+	struct tl_error bad;
 	sqlite3_stmt *s;
 	int rc;
 
 	if (!e->name)
 		return tl_store_fail(st, -EINVAL, "an experiment needs a name");
+	/* the last gate of util/name.h's rule: the name becomes a results directory */
+	if (tl_name_check("experiment", e->name, &bad))
+		return tl_store_fail(st, -EINVAL, "%s: %s", what, bad.msg);
 	rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
 	if (rc != SQLITE_OK)
 		return tl_store_sqlerr(st, rc, what);

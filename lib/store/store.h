@@ -58,7 +58,10 @@ const char *tl_store_path(const struct tl_store *st);
 /* The database file's directory, absolute (NULL for ":memory:"): run outputs go there. */
 const char *tl_store_dir(const struct tl_store *st);
 
-/* The experiment row and its environment rows, in one transaction. name is required. */
+/*
+ * The experiment row and its environment rows, in one transaction. name is
+ * required, and must pass tl_name_check (-EINVAL after an error line).
+ */
 int tl_store_add_experiment(struct tl_store *st, const struct tl_experiment_record *e, int64_t *id);
 
 /*
@@ -82,8 +85,9 @@ int tl_store_set_env(struct tl_store *st, int64_t experiment_id, int64_t run_id,
  * in one transaction (store-merge.c). The shard must be a tierlab
  * database of this schema version holding one experiment, the one want
  * names (name and spec hash; an empty name is filled from the first
- * shard, so a list of shards must agree); else -EPROTO with an error line
- * and nothing is merged. Its runs go to the latest experiment of that
+ * shard, so a list of shards must agree), a name tl_name_check accepts,
+ * and run directories that stay under the shard's (tl_relpath_check);
+ * else -EPROTO with an error line and nothing is merged. Its runs go to the latest experiment of that
  * name and spec here (copied from the shard when there is none); a run
  * key whose latest row here is ok, or is this very row, is not added
  * again: merging twice stores each run once. The shard is only read.

@@ -76,7 +76,7 @@ expect_exit 0 "$TIERLAB" plot --heatmap window --where window=16 -o h.svg --scri
 expect_exit 2 "$TIERLAB" plot --timeline 10 --heatmap lru
 expect_contains "$out" "one figure at a time"
 expect_exit 0 "$TIERLAB" plot --script-only --timeline 10 --pid 301 -o t301.svg
-grep -q '"run lru8-10-10 (lru): pid 301, 1 samples (1 hits, 0 misses, 0 outside), 0 migrations"' t301.gp ||
+grep -q "'run lru8-10-10 (lru): pid 301, 1 samples (1 hits, 0 misses, 0 outside), 0 migrations'" t301.gp ||
 	fail "--pid 301: $(grep title t301.gp)"
 expect_exit 2 "$TIERLAB" plot --script-only --timeline 10 --pid 999 -o t999.svg
 expect_contains "$out" "process 999 of run 'lru8-10-10' logged no managed allocation"

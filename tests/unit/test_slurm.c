@@ -4,6 +4,7 @@
  * from outside quoted so bash reads back the same words (checked by
  * running the generated lines through bash), and the merge job's glob.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -132,12 +133,51 @@ static void test_merge_script(void **state)
 	free(s);
 }
 
+/* A value that cannot be one #SBATCH value fails either script, whichever option carries it, and none becomes a line. */
+static void test_values_refused(void **state)
+{
+	char *const argv[] = { "/opt/tl/bin/tierlab", "run", "/s.yaml", NULL };
+	const char *extra[] = { "--qos=a", "--qos=b\n#SBATCH --uid=0", NULL };
+	struct tl_slurm_job job = {
+		.tierlab = argv[0], .experiment = "demo", .main_db = "/data/r/t.db",
+		.task_argv = argv, .ntasks = 1,
+	};
+	struct tl_slurm_opts *o = &job.opts;
+	char *buf = NULL, *keys[] = { "k1" };
+	size_t len = 0;
+	FILE *f;
+
+	(void)state;
+	job.tasks = keys;
+	for (int i = 0; i < 5; i++) {
+		*o = (struct tl_slurm_opts){ 0 };
+		job.shard_dir = "/data/r/shards/demo";
+		switch (i) {
+		case 0: o->partition = "gpu\ntouch x"; break;
+		case 1: o->account = ""; break;
+		case 2: o->time_limit = "1:00:00\r"; break;
+		case 3: o->sbatch_args = extra; break;
+		case 4: job.shard_dir = "/data/a\nb/shards/demo"; break;
+		}
+		f = open_memstream(&buf, &len);
+		assert_non_null(f);
+		assert_int_equal(i == 3 || i == 4 ? tl_slurm_array_script(&job, f) : tl_slurm_merge_script(&job, "7", f),
+				 -EINVAL);
+		fclose(f);
+		assert_null(strstr(buf, "\ntouch x"));
+		assert_null(strstr(buf, "\n#SBATCH --uid=0"));
+		free(buf);
+		buf = NULL;
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_split),
 		cmocka_unit_test(test_array_script),
 		cmocka_unit_test(test_merge_script),
+		cmocka_unit_test(test_values_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
