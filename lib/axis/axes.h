@@ -29,6 +29,7 @@
 #ifndef TL_AXES_H
 #define TL_AXES_H
 
+#include "policies/param-bounds.h"
 #include "util/units.h"
 
 enum tl_kind {
@@ -80,7 +81,7 @@ enum tl_applies {
 	X(RATE,        "rate",        RATE,    RUNTIME, 0,                 "10Hz",     "TIERLAB_RATE", \
 	  NULL, TL_RATE_MIN_HZ, TL_RATE_MAX_HZ, "sampling rate (10Hz, 1kHz)") \
 	X(WINDOW,      "window",      INT,     PARAM,   0,                 "16",       "TIERLAB_WINDOW", \
-	  "SHAMBLES_WINDOW_SIZE", 1, 1e9, "window policy length, in samples") \
+	  "SHAMBLES_WINDOW_SIZE", 1, TLP_WINDOW_MAX, "window policy length, in samples (" TLP_WINDOW_COST ")") \
 	X(SAMPLER,     "sampler",     SAMPLER, RUNTIME, 0,                 "fault",    "TIERLAB_SAMPLER", \
 	  NULL, 0, 0, "access sampler") \
 	X(LOG,         "log",         LOG,     RUNTIME, 0,                 "counters", "TIERLAB_LOG", \

@@ -609,6 +609,26 @@ static int canonical_budget(const char *v, char **out, struct tl_error *err)
 	return set_out(out, canon, err);
 }
 
+/*
+ * A parameter that is also an axis (window) takes the axis's bounds, which
+ * are what it costs in the program (policies/param-bounds.h): policy_args
+ * must not ask for what the axis refuses.
+ */
+static int param_axis_check(const char *name, const char *value, struct tl_error *err)
+{
+	int a = tl_axis_lookup(name);
+	char *canon = NULL;
+	struct tl_error one = { 0 };
+
+	if (a < 0 || tl_axes[a].applies != TL_APPLIES_PARAM || tl_axes[a].kind != TL_KIND_INT)
+		return 0;
+	if (!canonical_int(&tl_axes[a], value, &canon, &one)) {
+		free(canon);
+		return 0;
+	}
+	return tl_error_set(err, "parameter %s: %s", name, one.msg);
+}
+
 /* One name=value of policy arguments, trimmed, checked, into buf at *n. */
 static int canonical_arg(const char *arg, char *buf, size_t *n, struct tl_error *err)
 {
@@ -626,6 +646,8 @@ static int canonical_arg(const char *arg, char *buf, size_t *n, struct tl_error 
 		rc = tl_error_set(err, "'%s' is not a parameter name (lowercase letters, digits, _ and -)", name);
 	} else if (!*value || strpbrk(value, "=, \t\n")) {
 		rc = tl_error_set(err, "parameter %s: '%s' is not a value (no blanks, ',' or '=')", name, value);
+	} else if (param_axis_check(name, value, err)) {
+		rc = -EINVAL;
 	} else {
 		*n += (size_t)sprintf(buf + *n, "%s%s=%s", *n ? "," : "", name, value);
 	}

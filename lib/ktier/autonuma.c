@@ -7,22 +7,21 @@
  * the value the machine has (the run's environment records it).
  */
 #include "ktier/ktier.h"
+#include "ktier/settings.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-#define DEBUG_NB "/sys/kernel/debug/sched/numa_balancing"
-
 static const struct {
 	const char *param, *path;
 } knobs[] = {
-	{ "rate_limit", "/proc/sys/kernel/numa_balancing_promote_rate_limit_MBps" },
-	{ "scan_delay", DEBUG_NB "/scan_delay_ms" },
-	{ "scan_period", DEBUG_NB "/scan_period_min_ms" },
-	{ "scan_period", DEBUG_NB "/scan_period_max_ms" },
-	{ "hot_threshold", DEBUG_NB "/hot_threshold_ms" },
+	{ "rate_limit", TL_KS_PROMOTE_RATE },
+	{ "scan_delay", TL_KS_DEBUG_NB "/scan_delay_ms" },
+	{ "scan_period", TL_KS_DEBUG_NB "/scan_period_min_ms" },
+	{ "scan_period", TL_KS_DEBUG_NB "/scan_period_max_ms" },
+	{ "hot_threshold", TL_KS_DEBUG_NB "/hot_threshold_ms" },
 };
 
 int tl_ktier_autonuma_begin(struct tl_ktier *k, const char *args, char *why, size_t whylen)
@@ -42,6 +41,6 @@ int tl_ktier_autonuma_begin(struct tl_ktier *k, const char *args, char *why, siz
 		if ((rc = tl_journal_set(&k->journal, knobs[i].path, v, why, whylen)))
 			return rc;
 	}
-	rc = tl_journal_set(&k->journal, "/sys/kernel/mm/numa/demotion_enabled", "true", why, whylen);
-	return rc ?: tl_journal_set(&k->journal, "/proc/sys/kernel/numa_balancing", "2", why, whylen);
+	rc = tl_journal_set(&k->journal, TL_KS_DEMOTION, "true", why, whylen);
+	return rc ?: tl_journal_set(&k->journal, TL_KS_NUMA_BALANCING, "2", why, whylen);
 }

@@ -16,6 +16,7 @@
  * written and names the kdamond's pid once it runs.
  */
 #include "ktier/ktier.h"
+#include "ktier/settings.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -24,7 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define KDS "/sys/kernel/mm/damon/admin/kdamonds"
+#define KDS TL_KS_KDAMONDS
 #define CTX "/0/contexts/0"
 
 static const struct {

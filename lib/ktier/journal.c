@@ -4,6 +4,12 @@
  * /proc/sys and /sys it names. An entry reaches the disk (fsync) before
  * the setting it protects is written, so no state exists in which the
  * kernel was changed and nobody knows what it was.
+ *
+ * The journal may sit in a shared state directory, and a replay runs as
+ * root at every tierlab start: its file must be a regular file of this
+ * user's that nobody else can write (never followed through a symbolic
+ * link), and it is replayed only when every entry names a setting tierlab
+ * changes (settings.h); otherwise nothing is written and it is kept.
  */
 #include "ktier/journal.h"
 
@@ -16,7 +22,11 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "ktier/settings.h"
 #include "util/fs.h"
+
+#define MAX_ENTRIES 256
+#define MAX_BYTES (64 << 10)	/* a run journals a dozen lines */
 
 int tl_ktier_read(const char *path, char *buf, size_t len)
 {
@@ -77,6 +87,57 @@ static int append(struct tl_journal *j, const char *line, char *why, size_t whyl
 	return 0;
 }
 
+/*
+ * Opens the journal's file (creating it when `create`) without following
+ * a symbolic link, and checks it is a regular file of this user's with
+ * one link that nobody else can write. why: "settings journal P: ...".
+ */
+static int open_journal(const char *path, bool create, int *fdp, char *why, size_t whylen)
+{
+	/* O_NONBLOCK: a FIFO or device put there must not stall the open; a regular file ignores it */
+	int flags = O_RDWR | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK | (create ? O_CREAT : 0);
+	int fd = open(path, flags, 0600), rc;
+	const char *what = NULL;
+	char buf[96];
+	struct stat st;
+
+	if (fd < 0) {
+		rc = -errno;
+		if (rc == -ELOOP)
+			what = "is a symbolic link";
+		else
+			snprintf(why, whylen, "cannot open the settings journal %s: %s", path, strerror(-rc));
+	} else if (fstat(fd, &st)) {
+		rc = -errno;
+		snprintf(why, whylen, "cannot open the settings journal %s: %s", path, strerror(-rc));
+	} else if (!S_ISREG(st.st_mode)) {
+		rc = -EINVAL;
+		what = "is not a regular file";
+	} else if (st.st_uid != geteuid()) {
+		rc = -EPERM;
+		snprintf(buf, sizeof(buf), "is owned by uid %u, not by you (uid %u)", (unsigned)st.st_uid,
+			 (unsigned)geteuid());
+		what = buf;
+	} else if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+		rc = -EPERM;
+		snprintf(buf, sizeof(buf), "is writable by others (mode %04o)", (unsigned)(st.st_mode & 07777));
+		what = buf;
+	} else if (st.st_nlink != 1) {
+		rc = -EPERM;
+		snprintf(buf, sizeof(buf), "has %lu links (another name for the same file)", (unsigned long)st.st_nlink);
+		what = buf;
+	} else {
+		*fdp = fd;
+		return 0;
+	}
+	if (what)
+		snprintf(why, whylen, "settings journal %s %s; it must be a regular file of yours that only you can "
+			 "write: not used (move it away)", path, what);
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
 /* Opens (creating) and locks the journal; -EBUSY when a live tierlab holds it. */
 static int open_locked(const char *path, int *fdp, char *why, size_t whylen)
 {
@@ -92,12 +153,8 @@ static int open_locked(const char *path, int *fdp, char *why, size_t whylen)
 			return rc;
 		}
 	}
-	fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		rc = -errno;
-		snprintf(why, whylen, "cannot open the settings journal %s: %s", path, strerror(errno));
+	if ((rc = open_journal(path, true, &fd, why, whylen)))
 		return rc;
-	}
 	if (flock(fd, LOCK_EX | LOCK_NB)) {
 		rc = errno == EWOULDBLOCK ? -EBUSY : -errno;
 		snprintf(why, whylen, "another tierlab holds the kernel's tiering settings (%s is locked)", path);
@@ -140,11 +197,60 @@ static int restore_kdamond(const char *dir, long pid, char *why, size_t whylen)
 	return 0;
 }
 
-/* Replays the journal open at fd, last entry first. */
+struct entry {
+	char kind;		/* 'W' or 'D' */
+	char *path, *value;
+};
+
+/* -EINVAL with "settings journal P: line N: <what>: not replayed ..." */
+static int bad_entry(const char *jpath, size_t line, const char *what, const char *name, char *why, size_t whylen)
+{
+	snprintf(why, whylen, "settings journal %s: line %zu: %s%.200s%s: not replayed (check the kernel's tiering "
+		 "settings, then remove the file)", jpath, line, name ? "'" : "", name ? name : "", what);
+	return -EINVAL;
+}
+
+/* Splits text into entries and checks every one before anything is written. */
+static int parse(char *text, const char *jpath, struct entry *e, size_t *n, char *why, size_t whylen)
+{
+	size_t line = 0;
+
+	*n = 0;
+	for (char *l = text, *next; l && *l; l = next) {
+		char *sp1, *sp2;
+
+		line++;
+		next = strchr(l, '\n');
+		if (next)
+			*next++ = '\0';
+		if (*n == MAX_ENTRIES)
+			return bad_entry(jpath, line, "more than 256 entries", NULL, why, whylen);
+		sp1 = strchr(l, ' ');
+		sp2 = sp1 ? strchr(sp1 + 1, ' ') : NULL;
+		if (!sp1 || !sp2 || sp1 - l != 1 || (*l != 'W' && *l != 'D'))
+			return bad_entry(jpath, line, "not an entry (W path value, or D dir pid)", NULL, why, whylen);
+		*sp1 = *sp2 = '\0';
+		e[*n] = (struct entry){ *l, sp1 + 1, sp2 + 1 };
+		if (*l == 'W' && !tl_ktier_setting_known(e[*n].path))
+			return bad_entry(jpath, line, "' is not a kernel setting tierlab changes", e[*n].path, why, whylen);
+		if (*l == 'W' && !tl_ktier_value_ok(e[*n].value))
+			return bad_entry(jpath, line, "' is not a setting's value", e[*n].value, why, whylen);
+		if (*l == 'D' && !tl_ktier_kdamonds_known(e[*n].path))
+			return bad_entry(jpath, line, "' is not DAMON's kdamonds directory", e[*n].path, why, whylen);
+		if (*l == 'D' && (strspn(e[*n].value, "0123456789") != strlen(e[*n].value) || !*e[*n].value ||
+				  strlen(e[*n].value) > 9))
+			return bad_entry(jpath, line, "' is not a pid", e[*n].value, why, whylen);
+		(*n)++;
+	}
+	return 0;
+}
+
+/* Replays the journal open at fd, last entry first; nothing at all when an entry is not valid. */
 static int replay_fd(int fd, const char *jpath, char *why, size_t whylen)
 {
 	struct stat st;
-	char *text, *lines[256];
+	struct entry *e;
+	char *text;
 	size_t n = 0;
 	bool damon_done = false;
 	int first = 0;
@@ -153,35 +259,41 @@ static int replay_fd(int fd, const char *jpath, char *why, size_t whylen)
 		return -errno;
 	if (!st.st_size)
 		return 0;
+	if (st.st_size > MAX_BYTES) {
+		snprintf(why, whylen, "settings journal %s: larger than 64 KiB, not tierlab's: not replayed (check the "
+			 "kernel's tiering settings, then remove the file)", jpath);
+		return -EINVAL;
+	}
 	text = malloc((size_t)st.st_size + 1);
-	if (!text)
+	e = calloc(MAX_ENTRIES, sizeof(*e));
+	if (!text || !e) {
+		free(text);
+		free(e);
 		return -ENOMEM;
+	}
 	if (pread(fd, text, (size_t)st.st_size, 0) != st.st_size) {
 		free(text);
+		free(e);
 		snprintf(why, whylen, "cannot read the settings journal %s", jpath);
 		return -EIO;
 	}
 	text[st.st_size] = '\0';
-	for (char *save = NULL, *l = strtok_r(text, "\n", &save); l && n < 256; l = strtok_r(NULL, "\n", &save))
-		lines[n++] = l;
-	while (n--) {
-		char *kind = lines[n], *path = strchr(kind, ' '), *value, w[512];
+	if (strlen(text) != (size_t)st.st_size)
+		first = bad_entry(jpath, 1, "a NUL byte in the file", NULL, why, whylen);
+	else
+		first = parse(text, jpath, e, &n, why, whylen);
+	while (!first && n--) {
+		char w[512];
 		int rc = 0;
 
-		if (!path)
-			continue;
-		*path++ = '\0';
-		value = strchr(path, ' ');
-		if (!value)
-			continue;
-		*value++ = '\0';
-		if (!strcmp(kind, "W")) {
-			rc = tl_ktier_write(path, value);
+		if (e[n].kind == 'W') {
+			rc = tl_ktier_write(e[n].path, e[n].value);
 			if (rc)
-				snprintf(w, sizeof(w), "cannot put '%s' back into %s: %s", value, path, strerror(-rc));
-		} else if (!strcmp(kind, "D") && !damon_done) {
+				snprintf(w, sizeof(w), "cannot put '%s' back into %s: %s", e[n].value, e[n].path,
+					 strerror(-rc));
+		} else if (!damon_done) {
 			damon_done = true;	/* the entry with the pid comes last: it decides */
-			rc = restore_kdamond(path, strtol(value, NULL, 10), w, sizeof(w));
+			rc = restore_kdamond(e[n].path, strtol(e[n].value, NULL, 10), w, sizeof(w));
 		}
 		if (rc && !first) {
 			first = rc;
@@ -189,6 +301,7 @@ static int replay_fd(int fd, const char *jpath, char *why, size_t whylen)
 		}
 	}
 	free(text);
+	free(e);
 	return first;
 }
 
@@ -223,9 +336,18 @@ int tl_journal_set(struct tl_journal *j, const char *path, const char *value, ch
 	char old[256], line[4500];
 	int rc;
 
+	/* a replay would refuse the entry: better not to change what could not be put back */
+	if (!tl_ktier_setting_known(path) || !tl_ktier_value_ok(value)) {
+		snprintf(why, whylen, "%s ('%s'): not a kernel setting tierlab changes", path, value);
+		return -EINVAL;
+	}
 	if ((rc = tl_ktier_read(path, old, sizeof(old)))) {
 		snprintf(why, whylen, "cannot read %s: %s", path, strerror(-rc));
 		return rc;
+	}
+	if (!tl_ktier_value_ok(old)) {
+		snprintf(why, whylen, "%s holds '%.64s', which the journal could not put back: not changed", path, old);
+		return -EINVAL;
 	}
 	if (!strcmp(old, value))
 		return 0;	/* nothing changes, nothing to put back */
@@ -256,13 +378,17 @@ int tl_journal_replay(const char *path, char *why, size_t whylen)
 	struct stat st;
 	int fd, rc;
 
-	if (stat(path, &st) || !st.st_size)
-		return 0;
-	fd = open(path, O_RDWR | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(why, whylen, "cannot open the settings journal %s: %s", path, strerror(errno));
-		return -errno;
+	if (lstat(path, &st)) {
+		if (errno == ENOENT)
+			return 0;	/* no kernel-policy run ever ran here: the usual case */
+		rc = -errno;
+		snprintf(why, whylen, "cannot look at the settings journal %s: %s", path, strerror(-rc));
+		return rc;
 	}
+	if (S_ISREG(st.st_mode) && !st.st_size)
+		return 0;
+	if ((rc = open_journal(path, false, &fd, why, whylen)))
+		return rc;
 	if (flock(fd, LOCK_EX | LOCK_NB)) {
 		close(fd);
 		return 0;	/* a live tierlab's run: its settings are its own to restore */

@@ -7,6 +7,7 @@
  * this and not a cgroup or a DAMOS quota).
  */
 #include "ktier/ktier.h"
+#include "ktier/settings.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -98,14 +99,13 @@ static int read_count(const char *path, unsigned long long *n, char *why, size_t
  */
 int tl_ktier_reserve(struct tl_ktier *k, char *why, size_t whylen)
 {
-	const char *demotion = "/sys/kernel/mm/numa/demotion_enabled";
+	const char *demotion = TL_KS_DEMOTION;
 	char path[160], v[64], found[16];
 	uint64_t keep = k->budget + node_watermark(k->fast), free_now;
 	unsigned long long have, got, want;
 	int rc;
 
-	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/hugepages/hugepages-2048kB/nr_hugepages",
-		 k->fast);
+	snprintf(path, sizeof(path), TL_KS_HUGEPAGES, k->fast);
 	if ((rc = read_count(path, &have, why, whylen)) || (rc = tl_ktier_read(demotion, found, sizeof(found))))
 		return rc ? rc : -EIO;
 	rc = tl_journal_set(&k->journal, demotion, "true", why, whylen);

@@ -36,6 +36,7 @@
  * list operations for the tests.
  */
 #include "policies/chunk-list.h"
+#include "policies/param-bounds.h"
 #include "policies/policy.h"
 
 #include <stdio.h>
@@ -45,6 +46,10 @@
 struct ring_slot {
 	uint32_t chunk, gen;
 };
+
+/* what TLP_WINDOW_MAX was derived from: a ring slot, and per tier a bucket sentinel's two links */
+_Static_assert(sizeof(struct ring_slot) + 2 * 2 * sizeof(uint32_t) == TLP_WINDOW_SLOT_BYTES,
+	       "the window's cost per sample changed: derive TLP_WINDOW_MAX again (param-bounds.h)");
 
 struct window {
 	uint32_t max_chunks, budget, n;		/* n: window length in samples */
@@ -64,7 +69,8 @@ struct window {
 
 /* The parameters it takes in TIERLAB_POLICY_ARGS; `window` there wins over TIERLAB_WINDOW. */
 static const struct tlp_param window_params[] = {
-	{ "window", "16", "samples in the window (the runtime's TIERLAB_WINDOW when not given here)" },
+	{ "window", "16", "samples in the window, 1 to " TLP_STR(TLP_WINDOW_MAX) " (" TLP_WINDOW_COST "; the runtime's "
+	  "TIERLAB_WINDOW when not given here)" },
 	{ NULL, NULL, NULL },
 };
 
@@ -91,13 +97,18 @@ static uint32_t window_length(const struct tlp_params *p)
 	}
 	v = tlp_arg(p->args, "window", buf, sizeof(buf));
 	if (!v) {
-		if (!p->window)
-			say("the window must hold at least one sample, not", "0");
+		/* the runtime's parser bounds TIERLAB_WINDOW; a replay or another caller may not have */
+		if (!p->window || p->window > TLP_WINDOW_MAX) {
+			snprintf(buf, sizeof(buf), "%u", p->window);
+			say("window: not a number of samples from 1 to " TLP_STR(TLP_WINDOW_MAX) " (" TLP_WINDOW_COST "):",
+			    buf);
+			return 0;
+		}
 		return p->window;
 	}
 	n = strtoul(v, &end, 10);
-	if (*v < '0' || *v > '9' || *end || n == 0 || n > 1000000000) {
-		say("window: not a number of samples from 1 to 1000000000:", v);
+	if (*v < '0' || *v > '9' || *end || n == 0 || n > TLP_WINDOW_MAX) {
+		say("window: not a number of samples from 1 to " TLP_STR(TLP_WINDOW_MAX) " (" TLP_WINDOW_COST "):", v);
 		return 0;
 	}
 	return (uint32_t)n;

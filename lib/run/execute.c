@@ -593,6 +593,8 @@ int tl_execute(const struct tl_plan *plan, const struct tl_execute_opts *o, stru
 
 		if (r > 0)
 			warning("a tierlab that died left kernel tiering settings changed: put back as they were");
+		else if (r == -EINVAL || r == -EPERM || r == -ELOOP)
+			warning("%s", why);	/* not tierlab's journal: nothing was written */
 		else if (r < 0)
 			warning("a tierlab that died left kernel tiering settings changed, and not all could be "
 				"put back: %s", why);

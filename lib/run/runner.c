@@ -37,6 +37,7 @@
 #include <unistd.h>
 #include "util/fs.h"
 #include "util/nodeset.h"
+#include "run/capture.h"
 #include "run/runner-child.h"
 
 /* The run in progress, for tl_runner_kill_current from a signal handler. */
@@ -47,6 +48,7 @@ struct run {
 	const struct tl_run_request *req;
 	struct tl_run_result *res;
 	struct tl_child_setup cs;
+	struct tl_capture out, err;	/* stdout.txt, stderr.txt */
 	struct bitmask *cpus, *mems;
 	pid_t pid;
 	int pidfd;
@@ -119,19 +121,6 @@ static int above_stdio(int fd)
 	return high;
 }
 
-static int open_output(struct run *r, const char *name, int *fd)
-{
-	char path[PATH_MAX];
-
-	if (snprintf(path, sizeof(path), "%s/%s", r->req->out_dir, name) >= (int)sizeof(path))
-		return fail(r->res, -ENAMETOOLONG, "cannot create '%s/%s': %s", r->req->out_dir, name,
-			    strerror(ENAMETOOLONG));
-	*fd = above_stdio(open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
-	if (*fd < 0)
-		return fail(r->res, -errno, "cannot create '%s': %s", path, strerror(errno));
-	return 0;
-}
-
 /*
  * The CPUs of the nodes in `text` (numactl --cpunodebind); NULL when none.
  * numa_run_on_node_mask would do this in the child, but it allocates.
@@ -192,11 +181,15 @@ static int prepare(struct run *r)
 		return fail(r->res, -EINVAL, "cannot bind memory to nodes '%s' on this machine",
 			    req->mem_nodes);
 
-	rc = open_output(r, "stdout.txt", &cs->stdout_fd);
+	rc = tl_capture_open(&r->out, req->out_dir, "stdout.txt", &cs->stdout_fd, r->res->error,
+			     sizeof(r->res->error));
 	if (!rc)
-		rc = open_output(r, "stderr.txt", &cs->stderr_fd);
-	if (rc)
+		rc = tl_capture_open(&r->err, req->out_dir, "stderr.txt", &cs->stderr_fd, r->res->error,
+				     sizeof(r->res->error));
+	if (rc) {
+		r->res->status = TL_STATUS_FAILED;
 		return rc;
+	}
 	/*
 	 * The child leads a background process group: reading the terminal
 	 * would stop it (SIGTTIN) until the timeout, so it reads nothing.
@@ -399,8 +392,16 @@ static void wait_loop(struct run *r)
 
 	while (!leader_exited(r->pid)) {
 		double now = mono(), next;
-		struct pollfd pfd = { .fd = r->pidfd, .events = POLLIN };
+		struct pollfd pfd[3] = {
+			{ .fd = r->pidfd, .events = POLLIN },
+			{ .fd = tl_capture_fd(&r->out), .events = POLLIN },
+			{ .fd = tl_capture_fd(&r->err), .events = POLLIN },
+		};
 		int ms;
+
+		/* the output first: a program waiting on a full pipe must not wait for a tick */
+		tl_capture_pump(&r->out);
+		tl_capture_pump(&r->err);
 
 		if (now >= next_tick) {
 			h->tick(r->pid, h->arg);
@@ -425,7 +426,8 @@ static void wait_loop(struct run *r)
 		ms = isinf(next) ? -1 : (int)fmin(ceil((next - now) * 1000), 1e9);
 		if (r->pidfd < 0 && (ms < 0 || ms > 10))
 			ms = 10;
-		poll(&pfd, r->pidfd >= 0, ms);
+		/* poll skips the negative fds: a pipe that ended, no pidfd */
+		poll(pfd, 3, ms);
 	}
 	r->t1 = mono();
 	r->res->ended_at = wall_clock();
@@ -535,6 +537,9 @@ static void finish(struct run *r)
 	sweep_orphans(r);
 	stop_guard(r);
 	close_fd(&r->pidfd);
+	/* every writer is gone: the rest of the pipes, then the files */
+	tl_capture_close(&r->out);
+	tl_capture_close(&r->err);
 }
 
 static const char *stage_error(const struct run *r, char *buf, size_t len)
@@ -561,6 +566,28 @@ static const char *stage_error(const struct run *r, char *buf, size_t len)
 		break;
 	}
 	return buf;
+}
+
+/*
+ * An output not captured whole fails an ok run, whose figure of merit
+ * would come from what is left of it; another status keeps its own
+ * reason, with this one after it.
+ */
+static void classify_capture(struct run *r, const struct tl_capture *c)
+{
+	struct tl_run_result *res = r->res;
+	char why[sizeof(res->error)];
+	size_t n;
+
+	if (!tl_capture_failed(c, why, sizeof(why)))
+		return;
+	if (res->status == TL_STATUS_OK) {
+		fail(res, 0, "%s", why);
+		return;
+	}
+	n = strlen(res->error);
+	if (!strstr(res->error, "output not captured whole") && n + 3 < sizeof(res->error))
+		snprintf(res->error + n, sizeof(res->error) - n, "; %.*s", (int)(sizeof(res->error) - n - 3), why);
 }
 
 static void classify(struct run *r)
@@ -599,10 +626,14 @@ static void classify(struct run *r)
 		else
 			snprintf(res->error, sizeof(res->error), "killed by signal %d", res->signal);
 	}
+	classify_capture(r, &r->out);
+	classify_capture(r, &r->err);
 }
 
 static void release(struct run *r)
 {
+	tl_capture_close(&r->out);
+	tl_capture_close(&r->err);
 	close_fd(&r->cs.stdin_fd);
 	close_fd(&r->cs.stdout_fd);
 	close_fd(&r->cs.stderr_fd);
@@ -625,6 +656,8 @@ int tl_runner_run(const struct tl_run_request *req, struct tl_run_result *res)
 		.res = res,
 		.pidfd = -1,
 		.guard_wr = -1,
+		.out = { .rd = -1, .file = -1 },
+		.err = { .rd = -1, .file = -1 },
 		.cs = {
 			.stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1,
 			.cork_rd = -1, .cork_wr = -1, .err_rd = -1, .err_wr = -1,

@@ -4,7 +4,9 @@
  * the parent has done its set-up (counters, recording), then execs the
  * argv directly (never a shell). The child leads its own process group so
  * a timeout can end it and everything it started: SIGTERM to the group,
- * then SIGKILL after a grace period. stdout and stderr go to files.
+ * then SIGKILL after a grace period. stdout and stderr go through pipes
+ * into files (capture.h): an output not captured whole (a full disk) fails
+ * the run.
  *
  * Every error path kills and reaps the child: tl_runner_run never leaves a
  * process behind. To reap the workload's orphans too (and find daemons

@@ -14,6 +14,7 @@
 #include "simulate/replay.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -420,6 +421,10 @@ int tl_sim_replay(const struct tl_trace *t, const struct tl_sim_config *c, const
 	memset(res, 0, sizeof(*res));
 	if (!c->pol || !TLP_HAS(c->pol, on_alloc) || !c->pol->on_alloc)
 		return snprintf(why, whylen, "policy without on_alloc"), -EINVAL;
+	/* every chunk id, length and sample's chunk divides by it: whoever filled c, it must be a chunk size */
+	if (!c->chunk_size || c->chunk_size % PAGE)
+		return snprintf(why, whylen, "chunk size %" PRIu64 ": not a multiple of 4096 above 0", c->chunk_size),
+		       -EINVAL;
 	for (size_t i = 0; i < t->nprocs; i++) {
 		if (!t->procs[i].nev)
 			continue;

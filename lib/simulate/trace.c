@@ -10,18 +10,24 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "policies/param-bounds.h"
 #include "simulate/replay.h"
 #include "util/fields.h"
+#include "util/units.h"
 
 #define PAGE 4096ULL
 #define UNIT (2ULL << 20)	/* TLRT_UNIT: regions are whole units */
 #define MAX_FIELDS 14
+#define MAX_RESERVE (1ULL << 47)	/* a user address space: the runtime reserves 1 TiB at most */
+#define MAX_CHUNKS (1U << 24)		/* TLRT_MAX_CHUNKS */
 
 /* What loading one process needs besides the trace: the live allocations by address. */
 struct loader {
@@ -31,6 +37,7 @@ struct loader {
 	size_t capev, capmoves, capallocs;
 	uint64_t cur_bytes;
 	uint64_t drain_ns;	/* the last D record's time */
+	size_t line;		/* of the text being read, from 1: errors name it */
 	char *why;
 	size_t whylen;
 };
@@ -120,16 +127,68 @@ static size_t live_after(const struct loader *ld, uint64_t addr)
 	return lo;
 }
 
-static int params_line(struct tl_trace_params *pp, const struct tl_field *f, int n)
+/* -EINVAL after writing "line N: P record: <what>" to why. */
+static int bad_params(struct loader *ld, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int bad_params(struct loader *ld, const char *fmt, ...)
 {
-	uint64_t v[6];
+	va_list ap;
+	int n = snprintf(ld->why, ld->whylen, "line %zu: P record: ", ld->line);
+
+	va_start(ap, fmt);
+	if (n >= 0 && (size_t)n < ld->whylen)
+		vsnprintf(ld->why + n, ld->whylen - (size_t)n, fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/*
+ * What the runtime could have written (record.c, options.c): anything else
+ * is a damaged or made-up log, and a replay of it would divide by a chunk
+ * size of 0 or set up a window of 10^9 samples. Refused whole, naming the
+ * field, rather than replayed as something the run never was.
+ */
+static int params_check(struct loader *ld, const uint64_t *v, const double *d, uint64_t threshold)
+{
+	if (!v[0] || v[0] % UNIT || v[0] > MAX_RESERVE)
+		return bad_params(ld, "reserve_bytes %" PRIu64 ": not a multiple of 2 MiB from 2 MiB to 128 TiB", v[0]);
+	if (v[1] != v[0] / UNIT)
+		return bad_params(ld, "units %" PRIu64 ": not reserve_bytes / 2 MiB (%" PRIu64 ")", v[1], (uint64_t)(v[0] / UNIT));
+	if (!v[2] || v[2] > MAX_CHUNKS)
+		return bad_params(ld, "max_chunks %" PRIu64 ": not from 1 to %u", v[2], MAX_CHUNKS);
+	if (!v[3] || v[3] % PAGE || v[3] > v[0])
+		return bad_params(ld, "chunk_size %" PRIu64 ": not a multiple of 4096 from 4096 to reserve_bytes", v[3]);
+	if (v[4] > UINT32_MAX)
+		return bad_params(ld, "budget_chunks %" PRIu64 ": above 4294967295 (none)", v[4]);
+	if (!(d[0] >= 0 && d[0] <= 1))
+		return bad_params(ld, "dynamic_fraction %g: not in [0, 1]", d[0]);
+	if (!v[5] || v[5] > TLP_WINDOW_MAX)
+		return bad_params(ld, "window %" PRIu64 ": not from 1 to %d", v[5], TLP_WINDOW_MAX);
+	if (!(d[1] >= 0 && d[1] <= TL_RATE_MAX_HZ))
+		return bad_params(ld, "rate_hz %g: not from 0 to %g", d[1], TL_RATE_MAX_HZ);
+	if (!threshold)
+		return bad_params(ld, "threshold 0: not a positive size");
+	return 0;
+}
+
+static int params_line(struct loader *ld, const struct tl_field *f, int n)
+{
+	struct tl_trace_params *pp = &ld->p->p;
+	uint64_t v[6], threshold;
 	double d[2];
 	bool none;
+	int rc;
 
 	if (n < 13 || !number(&f[1], &v[0]) || !number(&f[2], &v[1]) || !number(&f[3], &v[2]) ||
 	    !number(&f[4], &v[3]) || !number(&f[5], &v[4]) || !real(&f[6], &d[0]) || !number(&f[7], &v[5]) ||
-	    !real(&f[8], &d[1]) || !number(&f[9], &pp->threshold))
-		return 0;
+	    !real(&f[8], &d[1]) || !number(&f[9], &threshold))
+		return bad_params(ld, "not 13 tab-separated fields (reserve_bytes units max_chunks chunk_size "
+				  "budget_chunks dynamic_fraction window rate_hz threshold policy policy_args "
+				  "fractions), numbers where numbers go");
+	if ((rc = params_check(ld, v, d, threshold)))
+		return rc;
+	if (!f[10].n)
+		return bad_params(ld, "no policy");
+	pp->threshold = threshold;
 	pp->reserve_bytes = v[0];
 	pp->nunits = (uint32_t)v[1];
 	pp->max_chunks = (uint32_t)v[2];
@@ -156,8 +215,11 @@ static int params_line(struct tl_trace_params *pp, const struct tl_field *f, int
 			const char *comma = memchr(s, ',', (size_t)(end - s));
 			struct tl_field one = { s, (size_t)((comma ? comma : end) - s) };
 
-			if (real(&one, &pp->fractions[pp->nfractions]))
-				pp->nfractions++;
+			if (!real(&one, &pp->fractions[pp->nfractions]) || !(pp->fractions[pp->nfractions] >= 0) ||
+			    pp->fractions[pp->nfractions] > 1)
+				return bad_params(ld, "fractions: '%.*s' is not a fraction in [0, 1]",
+						  (int)(one.n < 40 ? one.n : 40), one.s);
+			pp->nfractions++;
 			s = comma ? comma + 1 : end;
 		}
 	}
@@ -178,8 +240,8 @@ static int alloc_line(struct loader *ld, const struct tl_field *f, int n)
 	    !number(&f[4], &v[3]) || !number(&f[5], &v[4]) || !number(&f[6], &v[5]))
 		return 0;
 	if (v[1] < p->nallocs || v[1] >= TL_TRACE_MAX_ALLOCS)
-		return snprintf(ld->why, ld->whylen, "allocation %" PRIu64 " out of order (expected %u)", v[1],
-				p->nallocs), -EINVAL;
+		return snprintf(ld->why, ld->whylen, "line %zu: allocation %" PRIu64 " out of order (expected %u)",
+				ld->line, v[1], p->nallocs), -EINVAL;
 	if (grow((void **)&p->allocs, &ld->capallocs, v[1] + 1, sizeof(*p->allocs)))
 		return -ENOMEM;
 	/* a fork child's seqs go on from its parent's: the ones before it are not its own */
@@ -295,7 +357,7 @@ static int line(struct loader *ld, const char *s, const char *end)
 		return 0;
 	switch (f[0].s[0]) {
 	case 'P':
-		return params_line(&ld->p->p, f, n);
+		return params_line(ld, f, n);
 	case 'A':
 		return alloc_line(ld, f, n);
 	case 'F':
@@ -338,6 +400,8 @@ static int read_lines(struct loader *ld, const char **pos, const char *end, bool
 		if (stop_at_t && le - p > 1 && p[0] == 'T' && p[1] == '\t')
 			break;
 		rc = line(ld, p, le);
+		if (!nul && nl)
+			ld->line++;
 		p = nul ? nul : nl ? nl + 1 : end;
 	}
 	*pos = p;
@@ -348,7 +412,7 @@ static int read_lines(struct loader *ld, const char **pos, const char *end, bool
 
 int tl_trace_add_log(struct tl_trace *t, int pid, const char *text, size_t len, char *why, size_t whylen)
 {
-	struct loader ld = { .why = why, .whylen = whylen };
+	struct loader ld = { .why = why, .whylen = whylen, .line = 1 };
 	const char *pos = text;
 
 	if (!(ld.p = new_proc(t, pid)))
@@ -381,6 +445,17 @@ static int map_file(const char *path, const char **text, size_t *len, char *why,
 	return 0;
 }
 
+/* "'path': " before a loader's "line N: ..." */
+static void prefix_path(char *why, size_t whylen, const char *path)
+{
+	char *copy = strdup(why);
+
+	if (copy) {
+		snprintf(why, whylen, "'%s': %s", path, copy);
+		free(copy);
+	}
+}
+
 int tl_trace_load_file(struct tl_trace *t, const char *path, char *why, size_t whylen)
 {
 	const char *text = NULL, *pos, *end;
@@ -392,9 +467,11 @@ int tl_trace_load_file(struct tl_trace *t, const char *path, char *why, size_t w
 	pos = text;
 	end = text + len;
 	if (len >= strlen(TL_TRACE_MAGIC) && !memcmp(text, TL_TRACE_MAGIC, strlen(TL_TRACE_MAGIC))) {
+		size_t lineno = 1;
+
 		while (pos < end && !rc) {
 			const char *nl = memchr(pos, '\n', (size_t)(end - pos));
-			struct loader ld = { .why = why, .whylen = whylen };
+			struct loader ld = { .why = why, .whylen = whylen, .line = lineno + 1 };
 
 			if (end - pos > 2 && pos[0] == 'T' && pos[1] == '\t') {
 				if (!(ld.p = new_proc(t, atoi(pos + 2)))) {
@@ -403,8 +480,10 @@ int tl_trace_load_file(struct tl_trace *t, const char *path, char *why, size_t w
 				}
 				pos = nl ? nl + 1 : end;
 				rc = read_lines(&ld, &pos, end, true);
+				lineno = ld.line;
 			} else {
 				pos = nl ? nl + 1 : end;
+				lineno++;
 			}
 		}
 	} else {
@@ -412,6 +491,8 @@ int tl_trace_load_file(struct tl_trace *t, const char *path, char *why, size_t w
 	}
 	if (text)
 		munmap((void *)text, len);
+	if (rc == -EINVAL)
+		prefix_path(why, whylen, path);
 	if (!rc && !t->nprocs)
 		return snprintf(why, whylen, "'%s': no process in the trace", path), -EINVAL;
 	return rc;
@@ -471,6 +552,8 @@ int tl_trace_load_dir(struct tl_trace *t, const char *dir, char *why, size_t why
 			rc = tl_trace_add_log(t, pids[i], text ? text : "", len, why, whylen);
 			if (text)
 				munmap((void *)text, len);
+			if (rc == -EINVAL)
+				prefix_path(why, whylen, path);
 		}
 	}
 	free(pids);

@@ -290,6 +290,33 @@ static char *immutable_uri(const char *path)
 }
 
 /*
+ * A writer needs the file and its directory: SQLite makes its journal (or
+ * WAL) beside the database. Said here, in words, before SQLite's "unable
+ * to open database file" can be all a user sees.
+ */
+static int check_writable(struct tl_store *st, bool exists)
+{
+	if (exists && access(st->path, W_OK)) {
+		if (errno == EROFS)
+			return tl_store_fail(st, -EROFS, "on a read-only file system: runs cannot be stored in it "
+					     "(tierlab report, show and export can read it)");
+		return tl_store_fail(st, -errno, "cannot write it: %s", strerror(errno));
+	}
+	if (access(st->dir, W_OK)) {
+		int err = errno;
+
+		if (err == EROFS)
+			return tl_store_fail(st, -EROFS, "its directory '%s' is on a read-only file system: %s", st->dir,
+					     exists ? "runs cannot be stored (SQLite writes its journal there)"
+						    : "a new database cannot be made there");
+		return tl_store_fail(st, -err, "its directory '%s' is read-only to you (%s): %s", st->dir,
+				     strerror(err), exists ? "runs cannot be stored (SQLite writes its journal there)"
+							   : "a new database cannot be made there");
+	}
+	return 0;
+}
+
+/*
  * The checks before SQLite opens anything, then the connection. A reader
  * that cannot read a WAL database (a read-only directory, where SQLite
  * cannot make the -shm file) opens it immutable: nobody can be writing it
@@ -300,6 +327,7 @@ static int open_connection(struct tl_store *st, bool create, bool *had_wal, bool
 	const char *path = st->path;
 	bool memory = !strcmp(path, ":memory:");
 	struct stat sb;
+	bool found = false;
 	int rc, flags = SQLITE_OPEN_NOMUTEX;
 
 	*had_wal = exists(path, "-wal");
@@ -307,6 +335,7 @@ static int open_connection(struct tl_store *st, bool create, bool *had_wal, bool
 	if (memory) {
 		rc = 0;
 	} else if (stat(path, &sb) == 0) {
+		found = true;
 		rc = S_ISDIR(sb.st_mode) ? tl_store_fail(st, -EISDIR, "is a directory")
 					 : check_header(st, &sb);
 	} else if (errno != ENOENT) {
@@ -320,6 +349,8 @@ static int open_connection(struct tl_store *st, bool create, bool *had_wal, bool
 		return rc;
 	if (!memory && !(st->dir = dir_of(path)))
 		return tl_store_fail(st, -errno, "%s", strerror(errno));
+	if (!memory && !st->readonly && (rc = check_writable(st, found)))
+		return rc;
 
 	/* one thread per connection: no mutex around every call (a tenth of a bulk write) */
 	flags |= st->readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);

@@ -113,8 +113,10 @@ static void activate(void)
 
 	if (tlrt_nodes_init(why, sizeof(why)))
 		goto aside;
-	if (tlrt_region_reserve() || tlrt_chunks_init()) {
-		snprintf(why, sizeof(why), "cannot reserve address space for managed memory");
+	if (tlrt_region_reserve(why, sizeof(why)))
+		goto aside;
+	if (tlrt_chunks_init()) {
+		tlrt_region_explain(errno ? errno : ENOMEM, why, sizeof(why));
 		goto aside;
 	}
 	tlrt_cache_init();

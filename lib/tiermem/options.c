@@ -359,7 +359,8 @@ static int parse_one(struct tlrt_options *o, enum tlrt_opt id, char *const *envp
 		return 0;
 	case TLRT_OPT_WINDOW:
 		if (parse_uint(val, &u) || !in_bounds(id, (double)u))
-			return bad(why, len, var, val, "not a positive number of samples");
+			return bad(why, len, var, val, "not a number of samples from 1 to " TLP_STR(TLP_WINDOW_MAX) " ("
+						       TLP_WINDOW_COST ")");
 		o->window = (uint32_t)u;
 		return 0;
 	case TLRT_OPT_FRACTIONS:

@@ -14,6 +14,7 @@
  * at exit it is cut to its length. After a crash it ends in NUL bytes:
  * readers stop at the first NUL.
  */
+#include "tiermem/keepfd.h"
 #include "tiermem/rt.h"
 #include "tiermem/rt-rank.h"
 
@@ -43,6 +44,7 @@ static size_t hdr_len;
 static uint64_t own_stats[RT_STAT__COUNT];	/* after the file is closed */
 
 static int log_fd = -1;
+static struct tlrt_fdid log_id;	/* what log_fd names (keepfd.h) */
 static char *log_win;
 static uint64_t log_off;	/* file offset of the window */
 static size_t log_pos;		/* within the window */
@@ -123,6 +125,9 @@ static int open_log(void)
 	log_fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (log_fd < 0)
 		return -errno;
+	log_fd = tlrt_fd_keep(log_fd, &log_id);
+	if (log_fd < 0)
+		return -EBADF;
 	log_win = NULL;
 	log_off = 0;
 	log_pos = 0;
@@ -155,6 +160,33 @@ void tlrt_record_header(void)
 	hdr->same_node = (uint32_t)tlrt.same_node;
 }
 
+/*
+ * Whether log_fd still names the log. The program may have closed it (a
+ * daemon closes 3 and up) and reused the number: then the log is opened
+ * again by its name, if that is still the same file, and the old number,
+ * the program's now, is left alone.
+ */
+static int log_fd_ok(void)
+{
+	char path[640];
+	struct tlrt_fdid id;
+	int fd;
+
+	if (log_fd < 0)
+		return 0;
+	if (tlrt_fd_is(log_fd, &log_id))
+		return 1;
+	log_fd = -1;
+	if (out_path(path, sizeof(path), "log") || (fd = tlrt_fd_keep(open(path, O_RDWR | O_CLOEXEC), &id)) < 0)
+		return 0;
+	if (id.dev != log_id.dev || id.ino != log_id.ino) {
+		close(fd);	/* ours, just opened: another file of that name */
+		return 0;
+	}
+	log_fd = fd;
+	return 1;
+}
+
 static void log_write(const char *buf, size_t n)
 {
 	while (n) {
@@ -169,7 +201,7 @@ static void log_write(const char *buf, size_t n)
 				log_pos = 0;
 				log_win = NULL;
 			}
-			if (ftruncate(log_fd, (off_t)(log_off + LOG_WINDOW)))
+			if (!log_fd_ok() || ftruncate(log_fd, (off_t)(log_off + LOG_WINDOW)))
 				return;
 			w = mmap(NULL, LOG_WINDOW, PROT_READ | PROT_WRITE, MAP_SHARED, log_fd, (off_t)log_off);
 			if (w == MAP_FAILED)
@@ -299,10 +331,12 @@ static void close_log(int cut)
 		return;
 	if (log_win)
 		munmap(log_win, LOG_WINDOW);
-	if (cut && ftruncate(log_fd, (off_t)(log_off + log_pos))) {
-		/* the tail stays NUL-padded; readers stop at the first NUL */
+	if (log_fd_ok()) {
+		if (cut && ftruncate(log_fd, (off_t)(log_off + log_pos))) {
+			/* the tail stays NUL-padded; readers stop at the first NUL */
+		}
+		close(log_fd);
 	}
-	close(log_fd);
 	log_fd = -1;
 	log_win = NULL;
 }
@@ -350,8 +384,7 @@ void tlrt_record_child(void)
 	if (log_fd >= 0) {
 		if (log_win)
 			munmap(log_win, LOG_WINDOW);
-		close(log_fd);
-		log_fd = -1;
+		tlrt_fd_drop(&log_fd, &log_id);
 		log_win = NULL;
 	}
 	if (hdr) {

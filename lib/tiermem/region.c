@@ -30,9 +30,13 @@
 #include <errno.h>
 #include <numaif.h>
 #include <string.h>
+#include <stdio.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#include "util/units.h"
 
 #define RESERVE_MAX (1ULL << 40)
 #define RESERVE_MIN (1ULL << 30)
@@ -51,12 +55,36 @@ static void *map_side(size_t bytes)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-int tlrt_region_reserve(void)
+/*
+ * Why no reservation fits. A limit on address space (ulimit -v) is the
+ * usual cause, and counts the reservation though nothing backs it: say so,
+ * with the limit, rather than leave the user to guess.
+ */
+void tlrt_region_explain(int err, char *why, size_t len)
+{
+	struct rlimit rl;
+	char lim[32], need[32];
+
+	tl_format_size(need, sizeof(need), RESERVE_MIN + ARENA_STEP);
+	if (!getrlimit(RLIMIT_AS, &rl) && rl.rlim_cur != RLIM_INFINITY) {
+		tl_format_size(lim, sizeof(lim), (uint64_t)rl.rlim_cur);
+		snprintf(why, len, "cannot reserve address space for managed memory: RLIMIT_AS (ulimit -v) is %llu "
+			 "bytes (%s), and the runtime reserves at least %s of address space (PROT_NONE, no memory "
+			 "behind it) besides the program's own: raise the limit (ulimit -v unlimited)",
+			 (unsigned long long)rl.rlim_cur, lim, need);
+		return;
+	}
+	snprintf(why, len, "cannot reserve address space for managed memory (%s at least, PROT_NONE): %s", need,
+		 strerror(err));
+}
+
+int tlrt_region_reserve(char *why, size_t len)
 {
 	uint64_t size = RESERVE_MAX;
 	uint64_t chunk = tlrt.opt.chunk_size;
 	void *p = MAP_FAILED;
 	uintptr_t base;
+	int err = ENOMEM;
 
 	/* keep the chunk table within TLRT_MAX_CHUNKS ids */
 	while (size > RESERVE_MIN && size / chunk + (size >> TLRT_UNIT_SHIFT) > TLRT_MAX_CHUNKS)
@@ -66,9 +94,12 @@ int tlrt_region_reserve(void)
 			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 		if (p != MAP_FAILED)
 			break;
+		err = errno;
 	}
-	if (p == MAP_FAILED)
-		return -ENOMEM;
+	if (p == MAP_FAILED) {
+		tlrt_region_explain(err, why, len);
+		return -err;
+	}
 	/* trim to a 1 GiB-aligned start (the arena moves by whole page-directory entries); the slack goes back */
 	base = ((uintptr_t)p + ARENA_STEP - 1) & ~(uintptr_t)(ARENA_STEP - 1);
 	if (base > (uintptr_t)p)
@@ -81,6 +112,7 @@ int tlrt_region_reserve(void)
 	tlrt.owner = map_side((size_t)tlrt.nunits * sizeof(*tlrt.owner));
 	tlrt.unit_state = map_side(tlrt.nunits);
 	if (!tlrt.regions || !tlrt.owner || !tlrt.unit_state || tlrt_bitmap_init(&tlrt.units_map, tlrt.nunits)) {
+		tlrt_region_explain(errno ? errno : ENOMEM, why, len);
 		munmap((void *)base, size);
 		return -ENOMEM;
 	}

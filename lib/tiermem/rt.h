@@ -167,7 +167,10 @@ void tlrt_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* region.c */
 /* madvise(2) itself, never the madvise() the runtime exports to the program (advise.c). */
 int tlrt_madvise(void *addr, size_t len, int advice);
-int tlrt_region_reserve(void);
+/* The reservation; on failure -errno and why (naming RLIMIT_AS and its value when one is set). */
+int tlrt_region_reserve(char *why, size_t len);
+/* Why address space for managed memory (or its tables) could not be mapped, err being the mmap's errno. */
+void tlrt_region_explain(int err, char *why, size_t len);
 /* A region of at least `bytes`, aligned to `align` (power of two), mapped read-write. */
 struct tlrt_region *tlrt_region_alloc(uint64_t bytes, size_t align);
 /* Faults [addr, addr + len) in for writing, each page under the policy in force there. */

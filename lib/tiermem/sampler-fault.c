@@ -35,7 +35,20 @@
  * comes back unregistered: nothing faults into us between samples, unless
  * the core asked us to watch it (watch()), when it is registered again
  * and a first touch between samples goes to env->first_touch.
+ *
+ * Descriptors. The program owns its descriptor table and may close any
+ * number (a daemon closes 3 and up after its first large allocation, then
+ * takes the lowest numbers for its own pipe). The handlers therefore wait
+ * in a descriptor table of their own (unshare(CLONE_FILES)) that holds
+ * only the userfaultfd and the wake pipe's read end: whatever the program
+ * closes, they still read faults and put memory back, and they never
+ * touch a descriptor of the program's. What threads of the program's
+ * table use (the ticking thread's ioctls, the wake pipe's write end, the
+ * /proc files it rereads) is moved high and checked before each use
+ * (keepfd.h); once the program has closed the userfaultfd there, arming
+ * stops (said once on stderr), and what is armed is put back by a handler.
  */
+#include "tiermem/keepfd.h"
 #include "tiermem/rt-sampler.h"
 #include "tiermem/sampler-fault.h"
 #include "tiermem/sampler-uffd.h"
@@ -48,7 +61,6 @@
 #include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -74,6 +86,8 @@
 #define RETRY_GIVE_UP_NS 50000000ULL
 /* Without schedstat (CONFIG_SCHED_INFO off) a wake-up is taken as made good after this. */
 #define RETRY_GRACE_NS 1000000ULL
+/* Handlers look at `stopping` and `restore_asked` at least this often, should the wake pipe be gone. */
+#define WAKE_MS 100
 
 enum arm_state {
 	IDLE,		/* nothing armed; the memory is where the program left it */
@@ -81,17 +95,40 @@ enum arm_state {
 	ARMED,		/* moved out: the next access is the sample */
 };
 
+/* An open /proc/self/task/TID file. */
 struct tid_fd {
 	pid_t tid;
 	int fd;
+	struct tlrt_fdid id;
 };
+
+/*
+ * The /proc files open in one descriptor table: the program's (0, for the
+ * ticking thread and the program's threads) or a handler's own (1 + its
+ * index). A number means something only in its table.
+ */
+struct fdcache {
+	struct tid_fd sys[NTIDFD];	/* TID/syscall, for the PC */
+	unsigned next;
+	struct tid_fd sched;		/* TID/schedstat of the last sampled thread */
+};
+
+/* Which table this thread's descriptors live in (see struct fdcache). */
+static __thread int my_table __attribute__((tls_model("initial-exec")));
 
 static struct {
 	const struct rt_sampler_env *env;
 	pthread_mutex_t lock;
 	pthread_cond_t settled;	/* signalled when ARMING ends */
 	int fd;			/* the userfaultfd; -1 when off */
-	int wake;		/* eventfd: stop the handlers */
+	struct tlrt_fdid fd_id;
+	int wake_rd, wake_wr;	/* a pipe to wake the handlers; its read end is in their tables only */
+	struct tlrt_fdid wake_id;
+	int lost;		/* the program closed (or reused) F.fd in its table: no more arming */
+	int said_lost;
+	int restore_asked;	/* a thread of the program's table needs the armed memory back */
+	pthread_cond_t ready;	/* signalled as each handler has its own table (or could not) */
+	int handlers_up, handlers_own;
 	pthread_t threads[MAX_PINNED];
 	int nthreads;		/* handler threads running */
 	_Atomic int stopping;
@@ -110,7 +147,6 @@ static struct {
 	 */
 	struct {
 		pid_t tid;
-		int fd;
 		int waiting;
 		uint64_t runs, t_ns;
 	} last;
@@ -118,15 +154,15 @@ static struct {
 	int paused;		/* between fork prepare and parent */
 	int restart;		/* forked child: start afresh at the next tick */
 	int said;		/* the span could not be armed: said once */
-	struct tid_fd tids[NTIDFD];
-	unsigned tid_next;
+	struct fdcache caches[1 + MAX_PINNED];
 	struct tlrt_fault_counts c;
 } F = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.settled = PTHREAD_COND_INITIALIZER,
+	.ready = PTHREAD_COND_INITIALIZER,
 	.fd = -1,
-	.wake = -1,
-	.last.fd = -1,
+	.wake_rd = -1,
+	.wake_wr = -1,
 };
 
 /*
@@ -165,43 +201,64 @@ static void copy_back(uintptr_t dst, uintptr_t src, size_t len)
 	madvise((void *)src, len, MADV_DONTNEED);
 }
 
-static int tid_fd(pid_t tid, int fresh)
+/*
+ * Lock held. The open /proc/self/task/TID/<leaf> of this thread's table
+ * in *e, opened afresh when e holds another thread's, when asked
+ * (`fresh`), or when the number is no longer ours (the program closed it).
+ */
+static int task_file(struct tid_fd *e, pid_t tid, const char *leaf, int fresh)
 {
 	char path[64];
 	size_t at;
+
+	if (!fresh && e->tid == tid && e->fd >= 0 && tlrt_fd_is(e->fd, &e->id))
+		return e->fd;
+	tlrt_fd_drop(&e->fd, &e->id);
+	at = tlrt_fmt_str(path, sizeof(path), 0, "/proc/self/task/");
+	at = tlrt_fmt_ulong(path, sizeof(path), at, (unsigned long)tid);
+	tlrt_fmt_str(path, sizeof(path), at, leaf);
+	e->tid = tid;
+	e->fd = tlrt_fd_keep(open(path, O_RDONLY | O_CLOEXEC), &e->id);
+	return e->fd;
+}
+
+static int tid_fd(pid_t tid, int fresh)
+{
+	struct fdcache *c = &F.caches[my_table];
 	unsigned i;
 
 	for (i = 0; i < NTIDFD; i++)
-		if (F.tids[i].tid == tid && F.tids[i].fd >= 0) {
-			if (!fresh)
-				return F.tids[i].fd;
-			close(F.tids[i].fd);
+		if (c->sys[i].tid == tid && c->sys[i].fd >= 0)
 			break;
-		}
 	if (i == NTIDFD) {
-		i = F.tid_next;
-		F.tid_next = (i + 1) % NTIDFD;
-		if (F.tids[i].fd >= 0 && F.tids[i].tid)
-			close(F.tids[i].fd);
+		i = c->next;
+		c->next = (i + 1) % NTIDFD;
 	}
-	at = tlrt_fmt_str(path, sizeof(path), 0, "/proc/self/task/");
-	at = tlrt_fmt_ulong(path, sizeof(path), at, (unsigned long)tid);
-	tlrt_fmt_str(path, sizeof(path), at, "/syscall");
-	F.tids[i] = (struct tid_fd){ .tid = tid, .fd = open(path, O_RDONLY | O_CLOEXEC) };
-	return F.tids[i].fd;
+	return task_file(&c->sys[i], tid, "/syscall", fresh);
+}
+
+/*
+ * Lock held. Closes a table's files: the program's (checked: a number the
+ * program took over stays its own), or only forgets those of a handler's
+ * table, which went with the handler.
+ */
+static void cache_reset(struct fdcache *c, int close_them)
+{
+	for (unsigned i = 0; i < NTIDFD; i++) {
+		if (close_them)
+			tlrt_fd_drop(&c->sys[i].fd, &c->sys[i].id);
+		c->sys[i] = (struct tid_fd){ .tid = 0, .fd = -1 };
+	}
+	if (close_them)
+		tlrt_fd_drop(&c->sched.fd, &c->sched.id);
+	c->sched = (struct tid_fd){ .tid = 0, .fd = -1 };
+	c->next = 0;
 }
 
 static void tid_fds_close(void)
 {
-	for (unsigned i = 0; i < NTIDFD; i++) {
-		if (F.tids[i].tid && F.tids[i].fd >= 0)
-			close(F.tids[i].fd);
-		F.tids[i] = (struct tid_fd){ .tid = 0, .fd = -1 };
-	}
-	if (F.last.fd >= 0)
-		close(F.last.fd);
+	cache_reset(&F.caches[0], 1);
 	F.last.tid = 0;
-	F.last.fd = -1;
 	F.last.waiting = 0;
 }
 
@@ -253,21 +310,11 @@ static int64_t sched_runs(pid_t tid)
 {
 	char buf[96], *p;
 	ssize_t n;
-	int field = 0;
+	int field = 0, fd;
 	uint64_t v = 0;
 
-	if (F.last.fd < 0 || F.last.tid != tid) {
-		size_t at;
-
-		if (F.last.fd >= 0)
-			close(F.last.fd);
-		at = tlrt_fmt_str(buf, sizeof(buf), 0, "/proc/self/task/");
-		at = tlrt_fmt_ulong(buf, sizeof(buf), at, (unsigned long)tid);
-		tlrt_fmt_str(buf, sizeof(buf), at, "/schedstat");
-		F.last.fd = open(buf, O_RDONLY | O_CLOEXEC);
-		F.last.tid = tid;
-	}
-	if (F.last.fd < 0 || (n = pread(F.last.fd, buf, sizeof(buf) - 1, 0)) <= 0)
+	fd = task_file(&F.caches[my_table].sched, tid, "/schedstat", 0);
+	if (fd < 0 || (n = pread(fd, buf, sizeof(buf) - 1, 0)) <= 0)
 		return -1;
 	buf[n] = '\0';
 	for (p = buf; *p && field < 2; p++)
@@ -321,6 +368,56 @@ static int move_vma(uintptr_t to, uintptr_t from, size_t len)
 	return p == MAP_FAILED ? -errno : 0;
 }
 
+/* One line on stderr, in the program's table (a handler's has no stderr). */
+static void say(const char *what, const char *detail)
+{
+	char line[256];
+	size_t at;
+
+	at = tlrt_fmt_str(line, sizeof(line), 0, "tiermem: fault sampler: ");
+	at = tlrt_fmt_str(line, sizeof(line), at, what);
+	at = tlrt_fmt_str(line, sizeof(line), at, detail);
+	at = tlrt_fmt_str(line, sizeof(line), at, "\n");
+	if (write(STDERR_FILENO, line, at) < 0) {
+		/* nowhere to say it */
+	}
+}
+
+/*
+ * Lock held. Whether this thread may use F.fd: a handler always (its own
+ * table holds the userfaultfd); a thread of the program's table only while
+ * the number still names it there. Once the program has closed it (or
+ * reused the number), never again: arming stops, said once.
+ */
+static int fd_usable(void)
+{
+	char num[24];
+
+	if (my_table)
+		return 1;
+	if (F.fd < 0 || F.lost)
+		return 0;
+	if (tlrt_fd_is(F.fd, &F.fd_id))
+		return 1;
+	F.lost = 1;
+	F.c.fd_lost++;
+	if (!F.said_lost++) {
+		tlrt_fmt_ulong(num, sizeof(num), 0, (unsigned long)F.fd);
+		say("the program closed its userfaultfd (or reused the number) and sampling stops: descriptor ", num);
+	}
+	return 0;
+}
+
+/* Wakes the handlers, through the pipe while its write end is still ours; else their WAKE_MS timeout will. */
+static void kick(void)
+{
+	char one = 1;
+
+	if (F.wake_wr >= 0 && tlrt_fd_is(F.wake_wr, &F.wake_id) && write(F.wake_wr, &one, 1) < 0) {
+		/* a full pipe wakes them just as well */
+	}
+}
+
 /*
  * The memory back where the program has it. Lock held, state ARMED. The
  * move leaves an empty VMA behind in the stash, so the reservation stays
@@ -352,13 +449,25 @@ static void restore(void)
 	F.state = IDLE;
 }
 
-/* Lock held. Waits out an arming in progress; 1 if the memory was armed and is now back. */
+/*
+ * Lock held. Waits out an arming in progress; 1 if the memory was armed
+ * and is now back, for the caller to wake whoever waits on it. A thread
+ * whose table lost the userfaultfd has a handler put it back and wake
+ * them (0).
+ */
 static int disarm(void)
 {
 	while (F.state == ARMING)
 		pthread_cond_wait(&F.settled, &F.lock);
 	if (F.state != ARMED)
 		return 0;
+	if (!fd_usable()) {
+		F.restore_asked = 1;
+		kick();
+		while (F.state == ARMED && F.nthreads)
+			pthread_cond_wait(&F.settled, &F.lock);
+		return 0;
+	}
 	restore();
 	F.c.expired++;
 	return 1;
@@ -407,6 +516,7 @@ static void take_sample(const struct uffd_msg *m, uint32_t flags)
 	 */
 	F.last.waiting = 0;
 	if (read_pc(s.tid, &s) && s.tid && (runs = F.schedstat ? sched_runs(s.tid) : 0) >= 0) {
+		F.last.tid = s.tid;
 		F.last.runs = (uint64_t)runs;
 		F.last.t_ns = s.t_ns;
 		F.last.waiting = 1;
@@ -456,11 +566,45 @@ static void on_fault(const struct uffd_msg *m)
 	pthread_mutex_unlock(&F.lock);
 }
 
+/*
+ * In a handler's own table: everything closed but the userfaultfd and the
+ * wake pipe's read end, so that it holds no file of the program's open
+ * (a pipe the program closes must reach its end of file).
+ */
+static int own_table(void)
+{
+	unsigned a = (unsigned)(F.fd < F.wake_rd ? F.fd : F.wake_rd);
+	unsigned b = (unsigned)(F.fd < F.wake_rd ? F.wake_rd : F.fd);
+
+	if (unshare(CLONE_FILES))
+		return 0;
+	if ((a > 0 && close_range(0, a - 1, 0)) || (b > a + 1 && close_range(a + 1, b - 1, 0)) ||
+	    close_range(b + 1, ~0U, 0))
+		return 0;
+	return 1;
+}
+
+/* Lock held, in a handler. A thread of the program's table lost the userfaultfd there and needs the memory back. */
+static void restore_for_them(void)
+{
+	struct rt_block b = F.armed;
+
+	F.restore_asked = 0;
+	if (F.state != ARMED)
+		return;
+	restore();
+	F.c.expired++;
+	pthread_cond_broadcast(&F.settled);
+	pthread_mutex_unlock(&F.lock);
+	wake_range(F.fd, b.addr, b.len);
+	pthread_mutex_lock(&F.lock);
+}
+
 static void *handler(void *arg)
 {
 	struct uffd_msg msgs[16];
-	struct pollfd p[2] = { { .fd = F.fd, .events = POLLIN }, { .fd = F.wake, .events = POLLIN } };
-	int cpu = (int)(intptr_t)arg;
+	struct pollfd p[2] = { { .fd = F.fd, .events = POLLIN }, { .fd = F.wake_rd, .events = POLLIN } };
+	int cpu = (int)((intptr_t)arg & 0xffff) - 1, table = (int)((intptr_t)arg >> 16), own;
 
 	if (cpu >= 0) {
 		cpu_set_t one;
@@ -470,10 +614,30 @@ static void *handler(void *arg)
 		/* refused (a cpuset changed meanwhile): it still works, only not locally */
 		sched_setaffinity(0, sizeof(one), &one);
 	}
+	own = own_table();
+	pthread_mutex_lock(&F.lock);
+	F.handlers_up++;
+	F.handlers_own += own;
+	pthread_cond_broadcast(&F.ready);
+	pthread_mutex_unlock(&F.lock);
+	if (!own)
+		return NULL;	/* a handler in the program's table could read the program's descriptors */
+	my_table = table;
 	while (!atomic_load(&F.stopping)) {
 		ssize_t n;
+		int r = poll(p, 2, WAKE_MS);
+		char drain[64];
 
-		if (poll(p, 2, -1) < 0 || atomic_load(&F.stopping))
+		if (atomic_load(&F.stopping))
+			break;
+		if (r > 0 && (p[1].revents & POLLIN))
+			while (read(p[1].fd, drain, sizeof(drain)) > 0)
+				;
+		pthread_mutex_lock(&F.lock);
+		if (F.restore_asked)
+			restore_for_them();
+		pthread_mutex_unlock(&F.lock);
+		if (r <= 0 || !(p[0].revents & POLLIN))
 			continue;
 		/*
 		 * Every handler is woken; those not on the faulting CPU mostly
@@ -489,15 +653,18 @@ static void *handler(void *arg)
 	return NULL;
 }
 
+/* Lock held on entry and return (released while joining); `stopping` set. */
 static void handlers_join(void)
 {
-	uint64_t one = 1;
-	/* a full eventfd counter (EAGAIN) wakes the polls just as well */
-	ssize_t w = write(F.wake, &one, sizeof(one));
-
-	(void)w;
-	while (F.nthreads > 0)
-		pthread_join(F.threads[--F.nthreads], NULL);
+	kick();
+	pthread_mutex_unlock(&F.lock);
+	for (int i = F.nthreads; i > 0; i--)
+		pthread_join(F.threads[i - 1], NULL);
+	pthread_mutex_lock(&F.lock);
+	F.nthreads = 0;
+	/* their tables went with them, and the files in them */
+	for (int t = 1; t <= MAX_PINNED; t++)
+		cache_reset(&F.caches[t], 0);
 }
 
 /*
@@ -524,30 +691,42 @@ static int handlers_start(void)
 	pthread_attr_setstacksize(&attr, 128 * 1024);
 	/* the handlers inherit a full mask: no signal of the program lands on them */
 	pthread_sigmask(SIG_SETMASK, &all, &old);
+	F.handlers_up = F.handlers_own = 0;
+	/* arg: its table (1 + index) above 16 bits, its CPU + 1 (0: unpinned) below */
 	if (n < 2 || n > MAX_PINNED) {
-		if (!(err = pthread_create(&F.threads[0], &attr, handler, (void *)(intptr_t)-1)))
+		if (!(err = pthread_create(&F.threads[0], &attr, handler, (void *)(intptr_t)(1 << 16))))
 			F.nthreads = 1;
 	} else {
 		for (int c = 0; c < CPU_SETSIZE && F.nthreads < n && !err; c++)
 			if (CPU_ISSET(c, &cpus) &&
-			    !(err = pthread_create(&F.threads[F.nthreads], &attr, handler, (void *)(intptr_t)c)))
+			    !(err = pthread_create(&F.threads[F.nthreads], &attr, handler,
+						   (void *)(intptr_t)((F.nthreads + 1) << 16 | (c + 1)))))
 				F.nthreads++;
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	pthread_attr_destroy(&attr);
 	for (int i = 0; i < F.nthreads; i++)
 		pthread_setname_np(F.threads[i], "tiermem-fault");
+	/* each copies the table as it is now: the read end leaves ours only once all have theirs */
+	while (F.handlers_up < F.nthreads)
+		pthread_cond_wait(&F.ready, &F.lock);
+	if (F.wake_rd >= 0)
+		close(F.wake_rd);
+	if (F.nthreads && !F.handlers_own) {
+		atomic_store(&F.stopping, 1);
+		handlers_join();
+		return -ENOSYS;
+	}
 	/* short of threads, those running serve every CPU, only not locally */
 	return F.nthreads ? 0 : -err;
 }
 
+/* Lock held. What is open in the program's table, checked: a number the program took over stays its own. */
 static void close_all(void)
 {
-	if (F.fd >= 0)
-		close(F.fd);
-	if (F.wake >= 0)
-		close(F.wake);
-	F.fd = F.wake = -1;
+	tlrt_fd_drop(&F.fd, &F.fd_id);
+	tlrt_fd_drop(&F.wake_wr, &F.wake_id);
+	F.wake_rd = -1;		/* only the handlers' tables had it */
 	tid_fds_close();
 }
 
@@ -557,6 +736,8 @@ static int start_locked(char *why, size_t whylen)
 	uint64_t got;
 	int err;
 
+	int p[2];
+
 	F.fd = tlrt_uffd_open(UFFD_FEATURE_THREAD_ID | UFFD_FEATURE_EVENT_REMAP,
 			      UFFD_FEATURE_EXACT_ADDRESS | UFFD_FEATURE_MOVE, &got, why, whylen);
 	if (F.fd < 0) {
@@ -564,22 +745,35 @@ static int start_locked(char *why, size_t whylen)
 		F.fd = -1;
 		return err;
 	}
+	F.fd = tlrt_fd_keep(F.fd, &F.fd_id);
+	F.lost = F.said_lost = F.restore_asked = 0;
 	F.can_move = !!(got & UFFD_FEATURE_MOVE);
 	tid_fds_close();
+	for (int t = 1; t <= MAX_PINNED; t++)
+		cache_reset(&F.caches[t], 0);
 	/* the calling thread has been scheduled in at least once: a count of 0 means none is kept */
 	F.schedstat = sched_runs((pid_t)gettid()) > 0;
 	tid_fds_close();
 	F.state = IDLE;
 	F.have_pending = 0;
 	F.paused = 0;
-	if ((F.wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0) {
+	/* a pipe, not an eventfd: its inode is its own, so a number the program reused is told apart */
+	if (F.fd < 0 || pipe2(p, O_CLOEXEC | O_NONBLOCK)) {
 		err = -errno;
-		tlrt_fmt_str(why, whylen, 0, "eventfd failed");
+		tlrt_fmt_str(why, whylen, 0, "cannot make the fault handler's wake pipe");
+		goto fail;
+	}
+	F.wake_rd = tlrt_fd_keep(p[0], &F.wake_id);
+	F.wake_wr = tlrt_fd_keep(p[1], &F.wake_id);
+	if (F.wake_rd < 0 || F.wake_wr < 0) {
+		err = -EBADF;
+		tlrt_fmt_str(why, whylen, 0, "cannot make the fault handler's wake pipe");
 		goto fail;
 	}
 	atomic_store(&F.stopping, 0);
 	if ((err = handlers_start())) {
-		tlrt_fmt_str(why, whylen, 0, "cannot start the fault handler thread");
+		tlrt_fmt_str(why, whylen, 0, err == -ENOSYS ? "unshare(CLONE_FILES) refused: the fault handler "
+				     "cannot have a descriptor table of its own" : "cannot start the fault handler thread");
 		goto fail;
 	}
 	return 0;
@@ -610,14 +804,10 @@ static void say_once(const char *what, int err)
 
 	if (F.said++)
 		return;
-	at = tlrt_fmt_str(line, sizeof(line), 0, "tiermem: fault sampler: ");
-	at = tlrt_fmt_str(line, sizeof(line), at, what);
+	at = tlrt_fmt_str(line, sizeof(line), 0, what);
 	at = tlrt_fmt_str(line, sizeof(line), at, ": ");
-	at = tlrt_fmt_str(line, sizeof(line), at, strerror(-err));
-	at = tlrt_fmt_str(line, sizeof(line), at, "\n");
-	if (write(STDERR_FILENO, line, at) < 0) {
-		/* nowhere to say it */
-	}
+	tlrt_fmt_str(line, sizeof(line), at, strerror(-err));
+	say(line, "");
 }
 
 /*
@@ -641,7 +831,7 @@ static int fault_tick(void)
 			F.watch.len = 0;
 	}
 	/* still armed from an earlier tick: the program has not touched its memory since */
-	if (F.fd < 0 || F.paused || F.state != IDLE || atomic_load(&F.stopping))
+	if (F.fd < 0 || F.paused || F.state != IDLE || atomic_load(&F.stopping) || !fd_usable())
 		goto out;
 	if (!sampled_thread_ran(rt_now_ns())) {
 		F.c.not_yet++;
@@ -686,9 +876,14 @@ static int fault_tick(void)
 	pthread_cond_broadcast(&F.settled);
 	if (F.have_pending) {
 		F.have_pending = 0;
-		take_sample(&F.pending, RT_SAMPLE_ARMING);
-		errno = saved;
-		return 0;
+		if (fd_usable()) {
+			take_sample(&F.pending, RT_SAMPLE_ARMING);
+			errno = saved;
+			return 0;
+		}
+		/* lost meanwhile: a handler puts the memory back and wakes the thread */
+		F.restore_asked = 1;
+		kick();
 	}
 out:
 	pthread_mutex_unlock(&F.lock);
@@ -726,13 +921,12 @@ static void fault_stop(void)
 	b = F.armed;
 	if (disarm())
 		wake_range(F.fd, b.addr, b.len);
-	if (F.watch.len)
+	/* lost: the registration goes with the userfaultfd, when the handlers' tables close it */
+	if (F.watch.len && fd_usable())
 		tlrt_uffd_unregister(F.fd, F.watch.addr, F.watch.len);
 	F.watch.len = 0;
 	atomic_store(&F.stopping, 1);
-	pthread_mutex_unlock(&F.lock);
 	handlers_join();
-	pthread_mutex_lock(&F.lock);
 	if (F.stash)
 		munmap((void *)F.stash, F.stash_len);
 	F.stash = 0;
@@ -775,7 +969,10 @@ static void fault_atfork_child(void)
 	 */
 	pthread_mutex_init(&F.lock, NULL);
 	pthread_cond_init(&F.settled, NULL);
+	pthread_cond_init(&F.ready, NULL);
 	close_all();
+	for (int t = 1; t <= MAX_PINNED; t++)
+		cache_reset(&F.caches[t], 0);	/* the handlers' tables are not the child's */
 	F.nthreads = 0;
 	F.state = IDLE;
 	F.have_pending = 0;
@@ -790,10 +987,10 @@ static int fault_watch(uintptr_t addr, size_t len)
 	int err = -1;
 
 	pthread_mutex_lock(&F.lock);
-	if (F.fd >= 0 && F.env->first_touch && F.can_move && F.state == IDLE &&
+	if (F.fd >= 0 && fd_usable() && F.env->first_touch && F.can_move && F.state == IDLE &&
 	    !(err = tlrt_uffd_register(F.fd, addr, len, UFFDIO_REGISTER_MODE_MISSING, NULL))) {
 		F.watch = (struct rt_block){ addr, len };
-	} else if (F.fd >= 0 && F.watch.len) {
+	} else if (F.fd >= 0 && F.watch.len && fd_usable()) {
 		/* watching only part of a grown arena would split it at the next restore: watch none */
 		tlrt_uffd_unregister(F.fd, addr, len);
 		F.watch.len = 0;

@@ -19,6 +19,7 @@ struct tlrt_fault_counts {
 	uint64_t first_touch;	/* first touches of watched memory, placed by the core */
 	uint64_t not_yet;	/* ticks that waited: the last sample's thread had not made its access yet */
 	uint64_t gave_up;	/* waits given up (the thread stayed off its CPU RETRY_GIVE_UP_NS) */
+	uint64_t fd_lost;	/* the program closed the userfaultfd in its table (or reused the number): 0 or 1 */
 };
 
 void tlrt_sampler_fault_counts(struct tlrt_fault_counts *out);

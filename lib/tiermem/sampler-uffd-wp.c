@@ -19,6 +19,7 @@
  * release_range() has nothing to undo. Whole 2 MiB THPs are protected as
  * one PMD and never split.
  */
+#include "tiermem/keepfd.h"
 #include "tiermem/rt-sampler.h"
 #include "tiermem/sampler-uffd.h"
 
@@ -36,6 +37,7 @@ static struct {
 	pthread_mutex_t lock;
 	int fd;			/* userfaultfd, -1 when off */
 	int pagemap;
+	struct tlrt_fdid fd_id, pm_id;	/* what they name: the program may close and reuse the numbers (keepfd.h) */
 	int paused;
 	int restart;
 	struct rt_block watched;	/* registered and protected; len 0 = nothing */
@@ -115,11 +117,13 @@ static int wp_start_locked(char *why, size_t whylen)
 		W.fd = -1;
 		return err;
 	}
-	if ((W.pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC)) < 0) {
+	W.fd = tlrt_fd_keep(W.fd, &W.fd_id);
+	W.pagemap = tlrt_fd_keep(open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC), &W.pm_id);
+	if (W.fd < 0 || W.pagemap < 0) {
 		err = -errno;
 		tlrt_fmt_str(why, whylen, 0, "cannot open /proc/self/pagemap");
-		close(W.fd);
-		W.fd = -1;
+		tlrt_fd_drop(&W.fd, &W.fd_id);
+		tlrt_fd_drop(&W.pagemap, &W.pm_id);
 		return err;
 	}
 	W.watched.len = 0;
@@ -156,6 +160,18 @@ static int wp_tick(void)
 	}
 	if (W.fd < 0 || W.paused || W.env->span(&b))
 		goto out;
+	if (!tlrt_fd_is(W.fd, &W.fd_id) || !tlrt_fd_is(W.pagemap, &W.pm_id)) {
+		static const char msg[] = "tiermem: uffd-wp sampler: the program closed its descriptors (or reused "
+					  "the numbers): sampling stops\n";
+
+		/* the numbers are the program's now: never used or closed again */
+		W.fd = W.pagemap = -1;
+		W.watched.len = 0;
+		if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0) {
+			/* nowhere to say it */
+		}
+		goto out;
+	}
 	/* the span grew (or is new): its new part was never protected, so nothing to report yet */
 	if (b.addr != W.watched.addr || b.len != W.watched.len) {
 		watch(&b);
@@ -186,9 +202,8 @@ static void wp_stop(void)
 		if (W.watched.len)
 			tlrt_uffd_unregister(W.fd, W.watched.addr, W.watched.len);
 		W.watched.len = 0;
-		close(W.fd);
-		close(W.pagemap);
-		W.fd = W.pagemap = -1;
+		tlrt_fd_drop(&W.fd, &W.fd_id);
+		tlrt_fd_drop(&W.pagemap, &W.pm_id);
 	}
 	pthread_mutex_unlock(&W.lock);
 	errno = saved;
@@ -216,8 +231,8 @@ static void wp_atfork_child(void)
 	/* the fd names the parent's address space; the child's VMAs lost the registration */
 	pthread_mutex_init(&W.lock, NULL);
 	if (was_on) {
-		close(W.fd);
-		close(W.pagemap);
+		tlrt_fd_drop(&W.fd, &W.fd_id);
+		tlrt_fd_drop(&W.pagemap, &W.pm_id);
 	}
 	W.fd = W.pagemap = -1;
 	W.watched.len = 0;

@@ -188,4 +188,14 @@ sed 's/memory_fraction: 0.9/memory_fraction: 1.5/' "$MODEL" >"$scratch/bad.yaml"
 expect_exit 2 "$TIERLAB" simulate --no-store --model "$scratch/bad.yaml" "$key" "$scratch/sim.yaml"
 expect_contains "$out" "bad.yaml:"
 expect_contains "$out" "estimate.memory_fraction: '1.5': expected a number in [0, 1]"
+
+# issue 27: a P record with a chunk size of 0 (or all zero) was a SIGFPE in --verify; refused, naming file and line
+for f in p-chunk-size-zero p-all-zero; do
+	expect_exit 2 "$TIERLAB" simulate --verify --trace "$top/tests/fuzz/regress/trace/$f"
+	expect_contains "$out" "error: '$top/tests/fuzz/regress/trace/$f': line 1: P record: "
+done
+expect_contains "$out" "reserve_bytes 0: not a multiple of 2 MiB"
+printf '# tierlab trace 1\nT\t5\nP\t1073741824\t512\t1024\t4096\t8\t0\t1000000000\t10\t1\twindow\t-\t-\n' >"$scratch/w.trace"
+expect_exit 2 "$TIERLAB" simulate --verify --trace "$scratch/w.trace"
+expect_contains "$out" "w.trace': line 3: P record: window 1000000000: not from 1 to 1000000"
 echo ok

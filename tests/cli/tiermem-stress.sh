@@ -1,7 +1,7 @@
 # libtiermem under LD_PRELOAD: the multi-threaded allocation stress
 # (tests/tiermem/stress.c) on one node (fast = slow = node 0), the
-# counters and log files it leaves, standing aside on bad values and
-# without a policy, and TIERLAB_STRICT.
+# counters and log files it leaves, standing aside on bad values, without
+# a policy and under RLIMIT_AS, and TIERLAB_STRICT.
 . "$(dirname "$0")/lib.sh"
 SO="$B/lib/tierlab/libtiermem.so"
 T="$B/tests/tiermem"
@@ -101,6 +101,12 @@ expect_exit 0 env LD_PRELOAD="$SO" SHAMBLES_PLUGIN=/nonexistent.so SHAMBLES_FAST
 	SHAMBLES_SLOW_NODEMASK=1 "$T/stress" 2 100
 expect_contains "$out" "tiermem: policy '/nonexistent.so':"
 # standing aside at the first managed allocation leaves no files either (tierlab then fails the run)
+[ -z "$(ls)" ] || fail "files written by a runtime that stood aside: $(ls)"
+# issue 27: under a limit on address space the reservation fails; the reason names RLIMIT_AS and its value
+expect_exit 0 bash -c "ulimit -v 2097152 && exec env LD_PRELOAD='$SO' TIERLAB_POLICY=lru TIERLAB_FAST_NODES=0 \
+	TIERLAB_SLOW_NODES=0 '$T/stress' 2 100"
+expect_contains "$out" "tiermem: cannot reserve address space for managed memory: RLIMIT_AS (ulimit -v) is 2147483648 bytes (2GiB)"
+expect_contains "$out" "0 failures"
 [ -z "$(ls)" ] || fail "files written by a runtime that stood aside: $(ls)"
 # no policy: silent, nothing written, and no thread of ours in a program that never allocates big
 expect_exit 0 env LD_PRELOAD="$SO" "$T/stress" 2 100

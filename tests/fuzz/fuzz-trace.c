@@ -1,7 +1,7 @@
 /*
  * Fuzz target: the trace loader (lib/simulate/trace.c) on any text, and
  * the replay (lib/simulate/replay.c) of whatever it loaded, through lru
- * at two chunk sizes and thinned in time. A trace comes from files users
+ * at two chunk sizes, thinned in time, and at its P record's chunk size. A trace comes from files users
  * pass around (tierlab simulate --trace, --import). Besides the
  * sanitizers, it checks what the replay promises: hits + misses = samples
  * in managed memory <= samples, the fast tier never above the budget, no
@@ -46,6 +46,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (chunks < (1u << 22)) {
 			replay(&t, 1 << 21, 0);
 			replay(&t, 1 << 12, 100);
+			/* the trace's own chunk size, as simulate --verify replays it (a P of chunk size 0 was SIGFPE) */
+			if (t.procs[0].p.known)
+				replay(&t, t.procs[0].p.chunk_size, 0);
 		}
 	}
 	tl_trace_release(&t);

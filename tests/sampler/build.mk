@@ -6,8 +6,8 @@
 SAMPLER_SRC := $(wildcard lib/tiermem/sampler-fault.c lib/tiermem/sampler-uffd-wp.c \
 	lib/tiermem/sampler-none.c lib/tiermem/sampler-uffd.c lib/tiermem/sampler-perf.c \
 	lib/tiermem/perf-ring.c lib/tiermem/perf-spe.c lib/tiermem/perf-pmu.c \
-	lib/tiermem/sampler-damon.c lib/tiermem/damon-sysfs.c lib/tiermem/damon-pick.c)
-SAMPLER_HDR := lib/tiermem/rt-sampler.h $(wildcard lib/tiermem/sampler-*.h lib/tiermem/perf-*.h lib/tiermem/damon*.h tests/sampler/*.h)
+	lib/tiermem/sampler-damon.c lib/tiermem/damon-sysfs.c lib/tiermem/damon-pick.c lib/tiermem/keepfd.c)
+SAMPLER_HDR := lib/tiermem/rt-sampler.h lib/tiermem/keepfd.h $(wildcard lib/tiermem/sampler-*.h lib/tiermem/perf-*.h lib/tiermem/damon*.h tests/sampler/*.h)
 SAMPLER_LIBS := -lpfm -lnuma -lpthread -lm
 SAMPLER_DEFS := -DPERF_FIXTURE='"$(abspath tests/sampler/perf-ring-pagefaults.bin)"'
 SAMPLER_TESTS := $(patsubst tests/sampler/%.c,$(B)/tests/%,$(wildcard tests/sampler/test_*.c))

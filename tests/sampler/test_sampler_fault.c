@@ -3,7 +3,8 @@
  * right address, PC, thread and flags; the first access anywhere after a
  * tick is the one sample; the program's errno and system calls are
  * exactly as without sampling; fork, holes, COW-shared pages, split
- * mappings, racing threads and THPs are handled.
+ * mappings, racing threads and THPs are handled; so is a program that
+ * closes every descriptor and reuses the numbers.
  */
 #include "harness.h"
 #include "tiermem/sampler-fault.h"
@@ -21,6 +22,7 @@
 #include <dirent.h>
 #include <sched.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
 
@@ -485,6 +487,93 @@ static void every_cpu(void **state)
 	assert_int_equal(sched_setaffinity(0, sizeof(all), &all), 0);
 }
 
+/* The program fills 3..1023 with copies of its own pipe's write end (p[0] apart), as a daemon's next opens would. */
+static void take_every_number(const int *p)
+{
+	for (int fd = 3; fd < 1024; fd++)
+		if (fd != p[0] && fd != p[1])
+			assert_true(dup2(p[1], fd) == fd);
+}
+
+/* Every number 3..1023 is still the program's pipe, and nothing but the program wrote into it. */
+static void numbers_untouched(const int *p)
+{
+	struct stat want, st;
+	char c;
+
+	assert_int_equal(fstat(p[1], &want), 0);
+	for (int fd = 3; fd < 1024; fd++) {
+		assert_int_equal(fstat(fd, &st), 0);
+		assert_true(st.st_ino == want.st_ino);
+	}
+	assert_int_equal(fcntl(p[0], F_SETFL, O_NONBLOCK), 0);
+	assert_int_equal(read(p[0], &c, 1), -1);
+	assert_int_equal(errno, EAGAIN);
+}
+
+/*
+ * Issue 27: a program that closes every descriptor from 3 up (a daemon)
+ * and reuses the numbers. Armed at that moment, its next access is still
+ * a sample and its memory comes back (the handlers wait in a descriptor
+ * table of their own); a release from the program's table has a handler
+ * put the memory back; no arming follows (said once); stop() returns at
+ * once instead of waiting for ever on handlers polling a closed
+ * descriptor; and no number of the program's is read, written or closed.
+ */
+static void program_closes_descriptors(void **state)
+{
+	struct tlrt_fault_counts c0, c1;
+	struct timespec t0, t1;
+	char why[256];
+	int p[2];
+
+	(void)state;
+	/* armed, then everything closed and taken: the access is a sample all the same */
+	h_reset_samples();
+	arm();
+	assert_int_equal(close_range(3, ~0U, 0), 0);
+	assert_int_equal(pipe(p), 0);
+	take_every_number(p);
+	touch_read((volatile uint8_t *)(H.base + 2 * H_BLOCK + 5));
+	wait_samples(1);
+	assert_int_equal(h_nsamples(), 1);
+	for (size_t b = 0; b < NBLOCKS; b++)
+		assert_true(h_check(b));
+	/* no arming any more: the tick finds the userfaultfd gone from the program's table */
+	tlrt_sampler_fault_counts(&c0);
+	assert_int_equal(ops->tick(), 0);
+	tlrt_sampler_fault_counts(&c1);
+	assert_int_equal(c1.armed, c0.armed);
+	assert_int_equal(c1.fd_lost, 1);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ops->stop();
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	assert_true(t1.tv_sec - t0.tv_sec < 2);
+	numbers_untouched(p);
+
+	/* again, armed when the program closes everything, and released from its table */
+	assert_int_equal(close_range(3, ~0U, 0), 0);
+	assert_int_equal(ops->start(&H.env, why, sizeof(why)), 0);
+	arm();
+	assert_int_equal(close_range(3, ~0U, 0), 0);
+	assert_int_equal(pipe(p), 0);
+	take_every_number(p);
+	tlrt_sampler_fault_counts(&c0);
+	ops->release_range(H.base, H_ARENA);
+	tlrt_sampler_fault_counts(&c1);
+	assert_int_equal(c1.expired, c0.expired + 1);
+	for (size_t b = 0; b < NBLOCKS; b++)
+		assert_true(h_check(b));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ops->stop();
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	assert_true(t1.tv_sec - t0.tv_sec < 2);
+	numbers_untouched(p);
+	assert_int_equal(close_range(3, ~0U, 0), 0);
+	/* for teardown's stop */
+	assert_int_equal(ops->start(&H.env, why, sizeof(why)), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -500,6 +589,7 @@ int main(void)
 		cmocka_unit_test(split_mapping_not_armed),
 		cmocka_unit_test(threads_race),
 		cmocka_unit_test(every_cpu),
+		cmocka_unit_test(program_closes_descriptors),	/* last: it closes the process's descriptors */
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -20,6 +20,10 @@ $(TMT)/stress: tests/tiermem/stress.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -pthread -o $@ $< -ldl -lm
 
+$(TMT)/daemon: tests/tiermem/daemon.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $<
+
 $(TMT)/advise: tests/tiermem/advise.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $<
@@ -40,5 +44,5 @@ $(TMT)/core-tsan: $(TIERMEM_CORE_DEPS) $(TIERMEM_TEST_POLICY)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -O1 -fsanitize=thread -DTEST_POLICY='"$(abspath $(TIERMEM_TEST_POLICY))"' -pthread -o $@ tests/tiermem/core-test.c $(TIERMEM_CORE_SRC) -ldl -lnuma -lpfm -lcmocka -lm
 
-TARGETS += $(TIERMEM_TEST_POLICY) $(TMT)/early-wrap.so $(TMT)/stress $(TMT)/advise $(TMT)/counters-dump $(TMT)/core-asan $(TMT)/core-tsan
+TARGETS += $(TIERMEM_TEST_POLICY) $(TMT)/early-wrap.so $(TMT)/stress $(TMT)/daemon $(TMT)/advise $(TMT)/counters-dump $(TMT)/core-asan $(TMT)/core-tsan
 TEST_BINS += $(B)/tests/test_rt_core

@@ -147,7 +147,7 @@ static void test_canonical(void **state)
 		const char *in, *out;
 	} good[] = {
 		{ TL_AXIS_THREADS, "2", "2" }, { TL_AXIS_THREADS, " 08 ", "8" }, { TL_AXIS_CHUNKS, "64", "64" },
-		{ TL_AXIS_WINDOW, "1000000000", "1000000000" },
+		{ TL_AXIS_WINDOW, "1000000", "1000000" },
 		{ TL_AXIS_THRESHOLD, "32M", "32MiB" }, { TL_AXIS_THRESHOLD, "1048576B", "1MiB" },
 		{ TL_AXIS_THRESHOLD, "1B", "1B" }, { TL_AXIS_THRESHOLD, "1.5 GiB", "1.5GiB" },
 		{ TL_AXIS_RATE, "10.0Hz", "10Hz" }, { TL_AXIS_RATE, "1kHz", "1000Hz" }, { TL_AXIS_RATE, "0.5Hz", "0.5Hz" },
@@ -182,6 +182,10 @@ static void test_canonical(void **state)
 		{ TL_AXIS_CHUNKS, "1000000001", "'1000000001' is too large (at most 1000000000)" },
 		{ TL_AXIS_CHUNKS, "99999999999999999999999", "'99999999999999999999999' is too large" },
 		{ TL_AXIS_WINDOW, "16x", "'16x' is not a positive integer" },
+		/* issue 27: the bound is what a window costs in the program, for the axis and policy_args alike */
+		{ TL_AXIS_WINDOW, "1000000000", "'1000000000' is too large (at most 1000000)" },
+		{ TL_AXIS_POLICY_ARGS, "window=1000001", "parameter window: '1000001' is too large (at most 1000000)" },
+		{ TL_AXIS_POLICY_ARGS, "window=0", "parameter window: '0' is not a positive integer" },
 		{ TL_AXIS_CHUNKS, "", "empty value" },
 		{ TL_AXIS_CHUNKS, "  ", "empty value" },
 		{ TL_AXIS_THRESHOLD, "32 parsecs", "'32 parsecs' is not a size" },

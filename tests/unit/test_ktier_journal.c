@@ -7,8 +7,15 @@
  * alone and a second run is refused; an unchanged value leaves no entry;
  * a kdamond is stopped only while it runs with the pid journaled; and the
  * policy arguments and the kernel-policy classes of the axis table.
+ * Hostile journals (issue 27, the state directory may be shared): an entry
+ * naming anything but a known tiering setting, a journal that is a
+ * symbolic link, a hard link, someone else's or writable by others: none
+ * is replayed or used, nothing is written or truncated, and each says why.
+ * The settings are plain files under a directory standing for /
+ * (tl_ktier_settings_root).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -24,6 +31,7 @@
 
 #include "axis/axis.h"
 #include "ktier/ktier.h"
+#include "ktier/settings.h"
 
 static char dir[64], jpath[128], a[128], b[128];
 
@@ -51,9 +59,14 @@ static int setup(void **state)
 	(void)state;
 	snprintf(dir, sizeof(dir), "/tmp/tierlab-journal.XXXXXX");
 	assert_non_null(mkdtemp(dir));
+	char cmd[256];
+
 	snprintf(jpath, sizeof(jpath), "%s/state/ktier.journal", dir);
-	snprintf(a, sizeof(a), "%s/numa_balancing", dir);
-	snprintf(b, sizeof(b), "%s/demotion_enabled", dir);
+	snprintf(a, sizeof(a), "%s" TL_KS_NUMA_BALANCING, dir);
+	snprintf(b, sizeof(b), "%s" TL_KS_DEMOTION, dir);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/proc/sys/kernel' '%s/sys/kernel/mm/numa'", dir, dir);
+	assert_int_equal(system(cmd), 0);
+	tl_ktier_settings_root(dir);
 	put(a, "0\n");
 	put(b, "false\n");
 	return 0;
@@ -192,7 +205,7 @@ static void fake_kdamond(char *kd, size_t len)
 {
 	char p[256];
 
-	snprintf(kd, len, "%s/kdamonds", dir);
+	snprintf(kd, len, "%s" TL_KS_KDAMONDS, dir);
 	snprintf(p, sizeof(p), "mkdir -p '%s/0'", kd);
 	assert_int_equal(system(p), 0);
 	snprintf(p, sizeof(p), "%s/nr_kdamonds", kd);
@@ -232,6 +245,176 @@ static void test_kdamond_only_ours(void **state)
 	assert_string_equal(get(p), "0");
 }
 
+/* The journal as someone else could leave it in a shared state directory. */
+static void put_journal(const char *text)
+{
+	char state[160];
+
+	snprintf(state, sizeof(state), "%s/state", dir);
+	mkdir(state, 0700);
+	put(jpath, text);
+	assert_int_equal(chmod(jpath, 0600), 0);
+}
+
+static off_t size_of(const char *path)
+{
+	struct stat st;
+
+	assert_int_equal(lstat(path, &st), 0);
+	return st.st_size;
+}
+
+/* Issue 27: a W entry wrote whatever path it named, as root, at every tierlab start. */
+static void test_unknown_path_not_replayed(void **state)
+{
+	struct tl_journal j;
+	char victim[128], text[512], want[600], why[1024] = "";
+	off_t len;
+
+	(void)state;
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	put(victim, "precious\n");
+	put(a, "2\n");
+	snprintf(text, sizeof(text), "W %s 0\nW %s 0\n", a, victim);
+	put_journal(text);
+	len = size_of(jpath);
+	assert_int_equal(tl_journal_replay(jpath, why, sizeof(why)), -EINVAL);
+	snprintf(want, sizeof(want), "settings journal %s: line 2: '%s' is not a kernel setting tierlab changes: "
+		 "not replayed", jpath, victim);
+	assert_non_null(strstr(why, want));
+	assert_null(strchr(why, '\n'));
+	/* nothing at all: not even the valid entry, and the journal is kept as it was */
+	assert_string_equal(get(victim), "precious");
+	assert_string_equal(get(a), "2");
+	assert_int_equal(size_of(jpath), len);
+	assert_int_equal(tl_journal_begin(&j, jpath, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, want));
+	assert_string_equal(get(victim), "precious");
+	assert_int_equal(size_of(jpath), len);
+
+	/* the same for a kdamonds directory, a value or a line that is not tierlab's */
+	snprintf(text, sizeof(text), "D %s 12\n", dir);
+	put_journal(text);
+	assert_int_equal(tl_journal_replay(jpath, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "line 1: '"));
+	assert_non_null(strstr(why, "' is not DAMON's kdamonds directory"));
+	snprintf(text, sizeof(text), "W %s \x1b[2J\n", a);
+	put_journal(text);
+	assert_int_equal(tl_journal_replay(jpath, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "is not a setting's value"));
+	put_journal("rm -rf /\n");
+	assert_int_equal(tl_journal_replay(jpath, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "line 1: not an entry (W path value, or D dir pid)"));
+	assert_string_equal(get(a), "2");
+
+	/* and a run never journals (nor writes) a path outside the list */
+	assert_int_equal(unlink(jpath), 0);
+	assert_int_equal(tl_journal_begin(&j, jpath, why, sizeof(why)), 0);
+	assert_int_equal(tl_journal_set(&j, victim, "0", why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "not a kernel setting tierlab changes"));
+	assert_string_equal(get(victim), "precious");
+	assert_int_equal(tl_journal_end(&j, why, sizeof(why)), 0);
+	put(a, "0\n");
+}
+
+/* Issue 27: a journal that was a symbolic link had its target truncated to 0 bytes. */
+static void test_journal_file_checked(void **state)
+{
+	struct tl_journal j;
+	char target[128], other[160], want[600], why[1024] = "";
+	int fd;
+
+	(void)state;
+	snprintf(target, sizeof(target), "%s/target", dir);
+	put(target, "precious\n");
+	put_journal("");
+	assert_int_equal(unlink(jpath), 0);
+	assert_int_equal(symlink(target, jpath), 0);
+	assert_int_equal(tl_journal_replay(jpath, why, sizeof(why)), -ELOOP);
+	snprintf(want, sizeof(want), "settings journal %s is a symbolic link; it must be a regular file of yours that "
+		 "only you can write: not used", jpath);
+	assert_non_null(strstr(why, want));
+	assert_int_equal(tl_journal_begin(&j, jpath, why, sizeof(why)), -ELOOP);
+	assert_non_null(strstr(why, want));
+	assert_string_equal(get(target), "precious");
+	assert_int_equal(size_of(target), 9);
+	assert_int_equal(unlink(jpath), 0);
+
+	/* a hard link: another name for a file the journal does not own */
+	assert_int_equal(link(target, jpath), 0);
+	assert_int_equal(chmod(target, 0600), 0);
+	assert_int_equal(tl_journal_begin(&j, jpath, why, sizeof(why)), -EPERM);
+	assert_non_null(strstr(why, "has 2 links"));
+	assert_string_equal(get(target), "precious");
+	assert_int_equal(unlink(jpath), 0);
+
+	/* writable by others, and not a regular file */
+	put_journal("");
+	assert_int_equal(chmod(jpath, 0622), 0);
+	assert_int_equal(tl_journal_begin(&j, jpath, why, sizeof(why)), -EPERM);
+	assert_non_null(strstr(why, "is writable by others (mode 0622)"));
+	assert_int_equal(unlink(jpath), 0);
+	assert_int_equal(mkfifo(jpath, 0600), 0);
+	assert_int_equal(tl_journal_replay(jpath, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "is not a regular file"));
+	assert_int_equal(unlink(jpath), 0);
+
+	/* someone else's (as root, the only one who can give a file away) */
+	if (geteuid() == 0) {
+		char text[200];
+
+		put(a, "2\n");
+		snprintf(text, sizeof(text), "W %s 0\n", a);
+		put_journal(text);
+		assert_int_equal(chown(jpath, 65534, 65534), 0);
+		assert_int_equal(tl_journal_replay(jpath, why, sizeof(why)), -EPERM);
+		assert_non_null(strstr(why, "is owned by uid 65534, not by you (uid 0)"));
+		assert_string_equal(get(a), "2");
+		assert_int_equal(tl_journal_begin(&j, jpath, why, sizeof(why)), -EPERM);
+		assert_non_null(strstr(why, "is owned by uid 65534, not by you (uid 0)"));
+		assert_int_equal(unlink(jpath), 0);
+		put(a, "0\n");
+	}
+	/* no journal at all: nothing to do, nothing said */
+	why[0] = '\0';
+	assert_int_equal(tl_journal_replay(jpath, why, sizeof(why)), 0);
+	assert_string_equal(why, "");
+	snprintf(other, sizeof(other), "%s/state/missing/ktier.journal", dir);
+	assert_int_equal(tl_journal_replay(other, why, sizeof(why)), 0);
+	fd = open(target, O_RDONLY);
+	assert_true(fd >= 0);
+	close(fd);
+}
+
+static void test_known_settings(void **state)
+{
+	char p[256];
+
+	(void)state;
+	tl_ktier_settings_root(NULL);
+	assert_true(tl_ktier_setting_known("/proc/sys/kernel/numa_balancing"));
+	assert_true(tl_ktier_setting_known("/sys/kernel/debug/sched/numa_balancing/hot_threshold_ms"));
+	assert_true(tl_ktier_setting_known("/sys/devices/system/node/node12/hugepages/hugepages-2048kB/nr_hugepages"));
+	assert_false(tl_ktier_setting_known("/sys/devices/system/node/node01/hugepages/hugepages-2048kB/nr_hugepages"));
+	assert_false(tl_ktier_setting_known("/sys/devices/system/node/node/hugepages/hugepages-2048kB/nr_hugepages"));
+	assert_false(tl_ktier_setting_known("/sys/devices/system/node/node1/../../../../etc/passwd"));
+	assert_false(tl_ktier_setting_known("/proc/sys/kernel/numa_balancing/../../../etc/passwd"));
+	assert_false(tl_ktier_setting_known("/proc/sys/kernel/core_pattern"));
+	assert_false(tl_ktier_setting_known("proc/sys/kernel/numa_balancing"));
+	assert_true(tl_ktier_kdamonds_known("/sys/kernel/mm/damon/admin/kdamonds"));
+	assert_false(tl_ktier_kdamonds_known("/sys/kernel/mm/damon/admin/kdamonds/0"));
+	assert_true(tl_ktier_value_ok("2"));
+	assert_false(tl_ktier_value_ok(""));
+	assert_false(tl_ktier_value_ok("a b"));
+	/* under a root standing for / only what is under it */
+	tl_ktier_settings_root("/tmp/x");
+	snprintf(p, sizeof(p), "/tmp/x%s", TL_KS_DEMOTION);
+	assert_true(tl_ktier_setting_known(p));
+	assert_false(tl_ktier_setting_known(TL_KS_DEMOTION));
+	assert_false(tl_ktier_setting_known("/tmp/xy" TL_KS_DEMOTION));
+	tl_ktier_settings_root(NULL);
+}
+
 static void test_args_and_classes(void **state)
 {
 	char v[32];
@@ -266,6 +449,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_sigkill_then_next_run, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_live_holder_left_alone, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kdamond_only_ours, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unknown_path_not_replayed, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_journal_file_checked, setup, teardown),
+		cmocka_unit_test(test_known_settings),
 		cmocka_unit_test(test_args_and_classes),
 	};
 

@@ -31,6 +31,7 @@
 #include <cmocka.h>
 
 #include "policies/chunk-list.h"
+#include "policies/param-bounds.h"
 #include "policies/policies.h"
 #include "policies/tierlab-policy.h"
 
@@ -1029,6 +1030,20 @@ static void test_policy_args(void **state)
 	assert_null(tlp_policy_window()->init(&p));
 	p.args = "window=0";
 	assert_null(tlp_policy_window()->init(&p));
+	/* issue 27: 10^9 was taken, 24 GB inside the program; the bound is what it costs (param-bounds.h) */
+	p.args = "window=1000000000";
+	assert_null(tlp_policy_window()->init(&p));
+	p.args = "window=1000001";
+	assert_null(tlp_policy_window()->init(&p));
+	p.args = NULL;
+	p.window = 1000000000;
+	assert_null(tlp_policy_window()->init(&p));
+	assert_int_equal(outstanding, 0);
+	p.window = TLP_WINDOW_MAX;
+	st = tlp_policy_window()->init(&p);
+	assert_non_null(st);
+	assert_int_equal(tlp_window_length(st), TLP_WINDOW_MAX);
+	tlp_policy_window()->fini(st);
 	assert_int_equal(outstanding, 0);
 }
 

@@ -151,8 +151,11 @@ static void test_bad_values(void **state)
 		{ "TIERLAB_CHUNKS=1000000001", "TIERLAB_CHUNKS='1000000001': not a positive chunk count" },
 		{ "TIERLAB_THRESHOLD=big", "TIERLAB_THRESHOLD='big': not a positive size (e.g. 1MiB, 32M)" },
 		{ "TIERLAB_THRESHOLD=0", "TIERLAB_THRESHOLD='0': not a positive size (e.g. 1MiB, 32M)" },
-		{ "TIERLAB_WINDOW=0", "TIERLAB_WINDOW='0': not a positive number of samples" },
-		{ "TIERLAB_WINDOW=1.5", "TIERLAB_WINDOW='1.5': not a positive number of samples" },
+		{ "TIERLAB_WINDOW=0", "TIERLAB_WINDOW='0': not a number of samples from 1 to 1000000 (24 bytes each in the program, 24 MB at most)" },
+		/* issue 27: 10^9, inside the old bound, took 24 GB and never finished in the program */
+		{ "TIERLAB_WINDOW=1000000000", "TIERLAB_WINDOW='1000000000': not a number of samples from 1 to 1000000 (24 bytes each in the program, 24 MB at most)" },
+		{ "TIERLAB_WINDOW=1000001", "TIERLAB_WINDOW='1000001': not a number of samples from 1 to 1000000 (24 bytes each in the program, 24 MB at most)" },
+		{ "TIERLAB_WINDOW=1.5", "TIERLAB_WINDOW='1.5': not a number of samples from 1 to 1000000 (24 bytes each in the program, 24 MB at most)" },
 		{ "TIERLAB_FRACTIONS=1,2", "TIERLAB_FRACTIONS='1,2': not a comma list of fractions in [0, 1] (e.g. 1,0.5,0)" },
 		{ "TIERLAB_FRACTIONS=1,,0", "TIERLAB_FRACTIONS='1,,0': not a comma list of fractions in [0, 1] (e.g. 1,0.5,0)" },
 		{ "TIERLAB_SAMPLER=pebs", "TIERLAB_SAMPLER='pebs': not a sampler (fault, uffd-wp, perf, damon, none)" },
@@ -169,7 +172,7 @@ static void test_bad_values(void **state)
 		{ "SHAMBLES_FAST_NODEMASK=two", "SHAMBLES_FAST_NODEMASK='two': not a node bitmask (e.g. 0x2)" },
 		{ "SHAMBLES_SLOW_NODEMASK=0", "SHAMBLES_SLOW_NODEMASK='0': not a node bitmask (e.g. 0x2)" },
 		{ "SHAMBLES_SIZE_THRESHOLD=x", "SHAMBLES_SIZE_THRESHOLD='x': not a positive size (e.g. 1MiB, 32M)" },
-		{ "SHAMBLES_WINDOW_SIZE=-3", "SHAMBLES_WINDOW_SIZE='-3': not a positive number of samples" },
+		{ "SHAMBLES_WINDOW_SIZE=-3", "SHAMBLES_WINDOW_SIZE='-3': not a number of samples from 1 to 1000000 (24 bytes each in the program, 24 MB at most)" },
 		/* a bare number for a size, budget or rate: 40 what? (issue 26: budget 40 was 40 bytes) */
 		{ "TIERLAB_FAST_MEM=40", "TIERLAB_FAST_MEM='40': no unit (write 40% of the footprint, or a size: "
 					 "40MiB, 40GiB, 40B for bytes)" },

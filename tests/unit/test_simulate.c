@@ -6,7 +6,8 @@
  *     allocation, an address past the page-rounded size but in the last
  *     2 MiB unit, managed or not by the chunk size as the runtime decides,
  *     outside memory),
- *     malformed lines skipped, reading stopping at a NUL;
+ *     malformed lines skipped, reading stopping at a NUL; a P record the
+ *     runtime could not have written refused, naming line and field;
  *   - the replay engine on random streams (allocations and frees of random
  *     sizes at reused addresses, skewed samples) against a naive LRU model
  *     written from the policy's rule (the sampled chunk to the head and
@@ -24,6 +25,7 @@
  *   - the advisor's knapsack on allocations of known densities;
  *   - the tier model's estimate at hit rates 1 and 0 and with migration.
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -214,6 +216,79 @@ static void model_sample(struct model *m, int a, uint32_t c)
 	m->stamp[a][c] = ++m->clock;
 	m->fast++;
 	m->promoted++;
+}
+
+/*
+ * Issue 27: a P record the runtime could not have written is refused at
+ * load, naming its line and field (a chunk size of 0 was a SIGFPE in the
+ * replay, a window of 10^9 24 GB); the replay refuses a chunk size of 0
+ * whoever built its configuration.
+ */
+static void test_hostile_params(void **state)
+{
+#define GOOD_P "P\t1073741824\t512\t1024\t2097152\t8\t0\t16\t1000\t1048576\tlru\t-\t-\n"
+	static const struct {
+		const char *p, *msg;
+	} rows[] = {
+		{ "P\t1073741824\t512\t1024\t0\t8\t0\t16\t1000\t1048576\tlru\t-\t-\n",
+		  "line 2: P record: chunk_size 0: not a multiple of 4096 from 4096 to reserve_bytes" },
+		{ "P\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\t0\n",
+		  "line 2: P record: reserve_bytes 0: not a multiple of 2 MiB from 2 MiB to 128 TiB" },
+		{ "P\t1073741824\t512\t1024\t6000\t8\t0\t16\t1000\t1048576\tlru\t-\t-\n",
+		  "line 2: P record: chunk_size 6000: not a multiple of 4096 from 4096 to reserve_bytes" },
+		{ "P\t1073741824\t511\t1024\t2097152\t8\t0\t16\t1000\t1048576\tlru\t-\t-\n",
+		  "line 2: P record: units 511: not reserve_bytes / 2 MiB (512)" },
+		{ "P\t1073741824\t512\t0\t2097152\t8\t0\t16\t1000\t1048576\tlru\t-\t-\n",
+		  "line 2: P record: max_chunks 0: not from 1 to 16777216" },
+		{ "P\t1073741824\t512\t1024\t2097152\t8\tnan\t16\t1000\t1048576\tlru\t-\t-\n",
+		  "line 2: P record: dynamic_fraction nan: not in [0, 1]" },
+		{ "P\t1073741824\t512\t1024\t2097152\t8\t0\t1000000000\t1000\t1048576\twindow\t-\t-\n",
+		  "line 2: P record: window 1000000000: not from 1 to 1000000" },
+		{ "P\t1073741824\t512\t1024\t2097152\t8\t0\t16\t-5\t1048576\tlru\t-\t-\n",
+		  "line 2: P record: rate_hz -5: not from 0 to 1e+06" },
+		{ "P\t1073741824\t512\t1024\t2097152\t8\t0\t16\t1000\t0\tlru\t-\t-\n",
+		  "line 2: P record: threshold 0: not a positive size" },
+		{ "P\t1073741824\t512\t1024\t2097152\t8\t0\t16\t1000\t1048576\tstatic\t-\t1,7\n",
+		  "line 2: P record: fractions: '7' is not a fraction in [0, 1]" },
+		{ "P\t1073741824\t512\n", "line 2: P record: not 13 tab-separated fields" },
+	};
+	char why[512];
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct text x = { 0 };
+		struct tl_trace t = { 0 };
+
+		put(&x, "D\t1\n%sA\t100\t0\t0x40000000\t4194304\t0\t2\t0x1\t-+0x1\n", rows[i].p);
+		put(&x, "S\t200\t0x40000010\t0x1\t1\t0\t0\t0\n");
+		why[0] = '\0';
+		assert_int_equal(tl_trace_add_log(&t, 7, x.s, x.n, why, sizeof(why)), -EINVAL);
+		if (strncmp(why, rows[i].msg, strlen(rows[i].msg)))
+			fail_msg("row %zu: '%s', expected '%s'", i, why, rows[i].msg);
+		assert_null(strchr(why, '\n'));
+		tl_trace_release(&t);
+		free(x.s);
+	}
+	{
+		/* a good P loads; replayed at a chunk size of 0 (from anywhere), refused, not a SIGFPE */
+		struct text x = { 0 };
+		struct tl_trace t = { 0 };
+		struct tl_sim_config c = { .pol = tlp_policy_find("lru"), .chunk_size = 0, .budget_chunks = 1,
+					   .window = 16 };
+		struct tl_sim_result r;
+
+		put(&x, GOOD_P "A\t100\t0\t0x40000000\t4194304\t0\t2\t0x1\t-+0x1\n");
+		put(&x, "S\t200\t0x40000010\t0x1\t1\t0\t0\t0\n");
+		assert_int_equal(tl_trace_add_log(&t, 7, x.s, x.n, why, sizeof(why)), 0);
+		assert_int_equal(tl_sim_replay(&t, &c, NULL, &r, why, sizeof(why)), -EINVAL);
+		assert_string_equal(why, "chunk size 0: not a multiple of 4096 above 0");
+		c.chunk_size = t.procs[0].p.chunk_size;
+		assert_int_equal(tl_sim_replay(&t, &c, NULL, &r, why, sizeof(why)), 0);
+		assert_int_equal(r.samples_managed, 1);
+		tl_trace_release(&t);
+		free(x.s);
+	}
+#undef GOOD_P
 }
 
 static void test_replay_vs_model(void **state)
@@ -448,6 +523,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_trace_parse),
+		cmocka_unit_test(test_hostile_params),
 		cmocka_unit_test(test_replay_vs_model),
 		cmocka_unit_test(test_thinning),
 		cmocka_unit_test(test_moves_take_time),
