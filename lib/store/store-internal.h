@@ -121,6 +121,32 @@ off_t tl_store_file_size(const char *path);
  */
 int tl_store_check_objects(struct tl_store *st, const char *schema, const char *who);
 
+/*
+ * What a column read from the store may hold (store-check.c), NULL or:
+ * TEXT text; NUMBER a finite number; AMOUNT a finite number >= 0 (times,
+ * bytes); FRACTION a finite number in [0, 1] (a hit rate); INTEGER an
+ * integer (an address); COUNT an integer >= 0; REP an integer >= 1; EXIT
+ * an integer 0..255; SIGNAL an integer 1..64; FLAG the integer 0 or 1.
+ * not_null: NULL is not allowed either.
+ */
+enum tl_check {
+	TL_CHECK_TEXT, TL_CHECK_NUMBER, TL_CHECK_AMOUNT, TL_CHECK_FRACTION, TL_CHECK_INTEGER,
+	TL_CHECK_COUNT, TL_CHECK_REP, TL_CHECK_EXIT, TL_CHECK_SIGNAL, TL_CHECK_FLAG,
+};
+struct tl_value_check {
+	int column;		/* in the statement's result */
+	const char *name;	/* as the schema names it: "fom", "hit_rate" */
+	enum tl_check rule;
+	bool not_null;
+};
+/*
+ * 0 when the current row of s holds what each check allows; else 1, with
+ * why set to "its fom is text 'abc', not a number" (one line: text from
+ * the store is made visible and cut short).
+ */
+int tl_store_check_values(sqlite3_stmt *s, const struct tl_value_check *checks, size_t n, char *why,
+			  size_t len);
+
 /* Prints "database 'PATH': MESSAGE" and returns err. */
 int tl_store_fail(struct tl_store *st, int err, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -365,6 +365,110 @@ static void test_merge_without_indexes(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/*
+ * Each value a run row may not hold: the run is left out of a list with
+ * one warning naming it and the column, and asking for it is an error.
+ */
+static void test_bad_values(void **state)
+{
+	static const struct {
+		const char *sql, *said;
+	} cases[] = {
+		{ "UPDATE runs SET fom = 'abc'", "its fom is text 'abc', not a number" },
+		{ "UPDATE runs SET fom = x'0102'", "its fom is a blob of 2 bytes, not a number" },
+		{ "UPDATE runs SET fom = 9e999", "its fom is inf, not a number" },
+		{ "UPDATE metrics SET value = 5 WHERE name = 'hit_rate'",
+		  "its metric hit_rate is 5, not a fraction from 0 to 1" },
+		{ "UPDATE metrics SET value = -0.5 WHERE name = 'hit_rate'",
+		  "its metric hit_rate is -0.5, not a fraction from 0 to 1" },
+		{ "UPDATE metrics SET value = 'lots' WHERE name = 'migrated_bytes'",
+		  "its metric migrated_bytes is text 'lots', not a number from 0 up" },
+		{ "UPDATE runs SET maxrss_kb = -1", "its maxrss_kb is -1, not a whole number from 0 up" },
+		{ "UPDATE runs SET maxrss_kb = 1.5", "its maxrss_kb is 1.5, not a whole number from 0 up" },
+		{ "UPDATE runs SET wall_s = -3", "its wall_s is -3, not a number from 0 up" },
+		{ "UPDATE runs SET exit_code = 300", "its exit_code is 300, not an exit status from 0 to 255" },
+		{ "UPDATE runs SET signal = 0", "its signal is 0, not a signal number from 1 to 64" },
+		{ "UPDATE runs SET policy = x'41'", "its policy is a blob of 1 bytes, not text" },
+		{ "PRAGMA ignore_check_constraints = 1; UPDATE runs SET higher_is_better = 2",
+		  "its higher_is_better is 2, not 0 or 1" },
+		{ "PRAGMA ignore_check_constraints = 1; UPDATE runs SET rep = 0", "its rep is 0, not a whole number from 1 up" },
+		{ "PRAGMA ignore_check_constraints = 1; UPDATE runs SET status = 'great'",
+		  "its status is 'great', not one of ok, failed, timeout, crashed" },
+		/* the message stays one line that cannot clear a screen */
+		{ "UPDATE runs SET fom = 'a\nb\x1b[2J'", "its fom is text 'a\\nb\\x1b[2J', not a number" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char name[32], sql[256], want[256];
+		struct tl_run_row *rows, row;
+		struct tl_store *st;
+		const char *path, *err;
+		size_t n;
+		int rc[3];
+
+		snprintf(name, sizeof(name), "b%zu.db", i);
+		path = make_db(name, 2);
+		/* the first run only */
+		snprintf(sql, sizeof(sql), "%s %s", cases[i].sql,
+			 strstr(cases[i].sql, "WHERE") ? "AND run_id = 1" : "WHERE id = 1");
+		sql_exec(path, sql);
+		assert_int_equal(tl_store_open_existing(path, &st), 0);
+		capture_begin();
+		rc[0] = tl_store_query_runs(st, NULL, &rows, &n);
+		rc[1] = tl_store_get_run(st, "k1", &row);
+		rc[2] = tl_store_get_run(st, "k2", &row);
+		err = capture_end();
+		if (rc[0] || rc[1] != -EIO || rc[2] || n != 1)
+			fail_msg("case %zu: %d %d %d, %zu runs: %s", i, rc[0], rc[1], rc[2], n, err);
+		assert_string_equal(rows[0].run_key, "k2");
+		tl_run_rows_free(rows, n);
+		tl_run_row_release(&row);
+		assert_int_equal(count_lines(err), 2);
+		snprintf(want, sizeof(want), "warning: database '%s': run 1 (k1) left out: %s\n", path, cases[i].said);
+		if (strncmp(err, want, strlen(want)))
+			fail_msg("case %zu: expected\n%s in\n%s", i, want, err);
+		snprintf(want, sizeof(want), "error: database '%s': run 1 (k1): %s (the database was changed by hand, "
+			 "or is damaged)\n", path, cases[i].said);
+		if (!strstr(err, want))
+			fail_msg("case %zu: expected\n%s in\n%s", i, want, err);
+		tl_store_close(st);
+	}
+}
+
+/* A good database reads without a word; many bad runs give ten warnings and one line of the rest. */
+static void test_bad_values_counted(void **state)
+{
+	const char *path = make_db("many.db", 30);
+	struct tl_run_row *rows;
+	struct tl_store *st;
+	const char *err;
+	size_t n;
+
+	(void)state;
+	assert_int_equal(tl_store_open_existing(path, &st), 0);
+	capture_begin();
+	assert_int_equal(tl_store_query_runs(st, NULL, &rows, &n), 0);
+	err = capture_end();
+	assert_string_equal(err, "");
+	assert_int_equal(n, 30);
+	tl_run_rows_free(rows, n);
+	tl_store_close(st);
+
+	sql_exec(path, "UPDATE runs SET fom = 'x' WHERE id > 5");
+	assert_int_equal(tl_store_open_existing(path, &st), 0);
+	capture_begin();
+	assert_int_equal(tl_store_query_runs(st, NULL, &rows, &n), 0);
+	err = capture_end();
+	assert_int_equal(n, 5);
+	assert_int_equal(count_lines(err), 11);
+	assert_non_null(strstr(err, "run 15 (k15) left out: its fom is text 'x', not a number\n"));
+	assert_null(strstr(err, "run 16 (k16)"));
+	assert_non_null(strstr(err, "': 15 more runs left out for values the schema does not allow\n"));
+	tl_run_rows_free(rows, n);
+	tl_store_close(st);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -374,6 +478,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_views_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_merge_refuses_views, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_merge_without_indexes, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_values, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_bad_values_counted, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
