@@ -22,10 +22,10 @@
 
 /*
  * The time budget of a reading connection or a merge (store-budget.c): 60 s
- * and 60 s per GiB of the files read, unless TIERLAB_DB_TIMEOUT says.
+ * and 5 minutes per GiB of the files read, unless TIERLAB_DB_TIMEOUT says.
  */
 #define TL_STORE_BUDGET_BASE_S 60.0
-#define TL_STORE_BUDGET_PER_GIB_S 60.0
+#define TL_STORE_BUDGET_PER_GIB_S 300.0
 
 struct tl_store_budget {
 	double limit_s;		/* 0: no limit */
@@ -146,6 +146,8 @@ struct tl_value_check {
  */
 int tl_store_check_values(sqlite3_stmt *s, const struct tl_value_check *checks, size_t n, char *why,
 			  size_t len);
+/* The same for one value already read: its SQLite type and, as the type has it, integer or double. */
+bool tl_store_value_allowed(const struct tl_value_check *c, int type, int64_t i, double d);
 
 /* Prints "database 'PATH': MESSAGE" and returns err. */
 int tl_store_fail(struct tl_store *st, int err, const char *fmt, ...)

@@ -60,15 +60,11 @@ static const struct tl_value_check checks[TL_LOG__COUNT][10] = {
 #undef OPT
 
 /* 0, or an error line naming the run, the table and the value when the row holds what the schema does not allow. */
-static int check_row(struct tl_store *st, sqlite3_stmt *s, enum tl_log_table table, int64_t run_id, int n)
+static int check_row(struct tl_store *st, sqlite3_stmt *s, enum tl_log_table table, int64_t run_id,
+		     const struct tl_value_check *c, int n)
 {
-	struct tl_value_check c[10];
 	char why[256];
 
-	for (int i = 0; i < n; i++) {
-		c[i] = checks[table][i];
-		c[i].column = i;
-	}
 	if (!tl_store_check_values(s, c, (size_t)n, why, sizeof(why)))
 		return 0;
 	return tl_store_fail(st, -EIO, "run %lld: a row of %s: %s (the database was changed by hand, or is damaged)",
@@ -97,6 +93,7 @@ int tl_store_log_each(struct tl_store *st, enum tl_log_table table, int64_t run_
 {
 	char sql[512], what[64];
 	struct tl_value v[16];
+	struct tl_value_check c[16];
 	sqlite3_stmt *s;
 	int rc, step, n;
 
@@ -115,14 +112,18 @@ int tl_store_log_each(struct tl_store *st, enum tl_log_table table, int64_t run_
 		    strcmp(checks[table][i].name, columns[table][i]))
 			BUG("%s: column %d is '%s', the list says '%s'", tl_log_table_names[table], i,
 			    sqlite3_column_name(s, i), columns[table][i] ? columns[table][i] : "(end)");
+	for (int i = 0; i < n; i++) {
+		c[i] = checks[table][i];
+		c[i].column = i;
+	}
 	rc = 0;
 	while (!rc && (step = sqlite3_step(s)) == SQLITE_ROW) {
-		if ((rc = check_row(st, s, table, run_id, n)))
-			break;
-		for (int i = 0; i < n; i++) {
+		for (int i = 0; i < n && !rc; i++) {
+			int type = sqlite3_column_type(s, i);
+
 			memset(&v[i], 0, sizeof(v[i]));
-			v[i].name = sqlite3_column_name(s, i);
-			switch (sqlite3_column_type(s, i)) {
+			v[i].name = columns[table][i];
+			switch (type) {
 			case SQLITE_INTEGER:
 				v[i].type = TL_VALUE_INT;
 				v[i].i = sqlite3_column_int64(s, i);
@@ -141,8 +142,10 @@ int tl_store_log_each(struct tl_store *st, enum tl_log_table table, int64_t run_
 				if (!v[i].s)
 					v[i].type = TL_VALUE_NULL;
 			}
+			if (!tl_store_value_allowed(&c[i], type, v[i].i, v[i].d))
+				rc = check_row(st, s, table, run_id, c, n);
 		}
-		rc = fn(arg, v, (size_t)n);
+		rc = rc ?: fn(arg, v, (size_t)n);
 	}
 	if (!rc && step != SQLITE_DONE)
 		rc = tl_store_sqlerr(st, step, what);

@@ -217,7 +217,7 @@ static void test_budget_setting(void **state)
 	assert_int_equal(tl_store_budget_limit(st, 0, &limit), 0);
 	assert_true(limit == 60);
 	assert_int_equal(tl_store_budget_limit(st, (off_t)3 << 30, &limit), 0);
-	assert_true(limit == 240);
+	assert_true(limit == 960);
 	assert_true(st->budget.limit_s > 60 && st->budget.limit_s < 61);
 	setenv("TIERLAB_DB_TIMEOUT", "2m", 1);
 	assert_int_equal(tl_store_budget_limit(st, (off_t)3 << 30, &limit), 0);
