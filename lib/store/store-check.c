@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "util/array.h"
 #include "util/visible.h"
 
 /* The rule's words in "its NAME is VALUE, not WHAT". */
@@ -28,6 +29,7 @@ static const char *const wanted[] = {
 	[TL_CHECK_SIGNAL] = "a signal number from 1 to 64",
 	[TL_CHECK_FLAG] = "0 or 1",
 };
+_Static_assert(ARRAY_SIZE(wanted) == TL_CHECK_FLAG + 1, "words for every rule");
 
 static bool in_range(enum tl_check rule, double d)
 {
