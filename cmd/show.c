@@ -235,7 +235,10 @@ int cmd_show(int argc, const char **argv)
 	print_time("started", r.started_at);
 	print_time("ended", r.ended_at);
 	field("files", r.out_dir);
-	if (!tl_store_run_metrics(st, r.id, &m, &nm) && nm) {
+	/* a store that fails part way (too slow, damaged) fails the command, after what it printed */
+	if (tl_store_run_metrics(st, r.id, &m, &nm))
+		goto out;
+	if (nm) {
 		printf("metrics:\n");
 		for (size_t i = 0; i < nm; i++) {
 			char *name = tl_visible(m[i].name, 0);
@@ -248,12 +251,11 @@ int cmd_show(int argc, const char **argv)
 	}
 	int header = 0;
 	int64_t exp_id;
-	tl_store_counters_each(st, r.id, print_counter, &header);
-	if (!tl_store_run_experiment(st, r.id, &exp_id)) {
-		header = 0;
-		tl_store_env_each(st, exp_id, 0, print_env, &header);
-		tl_store_env_each(st, exp_id, r.id, print_env, &header);
-	}
+	if (tl_store_counters_each(st, r.id, print_counter, &header) || tl_store_run_experiment(st, r.id, &exp_id))
+		goto out;
+	header = 0;
+	if (tl_store_env_each(st, exp_id, 0, print_env, &header) || tl_store_env_each(st, exp_id, r.id, print_env, &header))
+		goto out;
 	if (r.status != TL_STATUS_OK && r.out_dir)
 		print_tail(r.out_dir, "stderr.txt", 15);
 	ret = 0;

@@ -9,6 +9,7 @@
 #include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <sys/types.h>
 #include <sqlite3.h>
 #include "store/query.h"
 #include "store/store.h"
@@ -18,6 +19,22 @@
 
 /* Stamped into the header by migration 1 (PRAGMA application_id): "TLAB". */
 #define TL_STORE_APPLICATION_ID 0x544c4142
+
+/*
+ * The time budget of a reading connection or a merge (store-budget.c): 60 s
+ * and 5 minutes per GiB of the files read, unless TIERLAB_DB_TIMEOUT says.
+ */
+#define TL_STORE_BUDGET_BASE_S 60.0
+#define TL_STORE_BUDGET_PER_GIB_S 300.0
+
+struct tl_store_budget {
+	double limit_s;		/* 0: no limit */
+	double used_s;		/* time SQLite worked so far */
+	double last;		/* the last event counted (CLOCK_MONOTONIC, s) */
+	bool in_sqlite;		/* since then SQLite worked: no row or end was handed back */
+	bool spent;		/* a statement was interrupted for the budget */
+	bool said;		/* and the error line was printed */
+};
 
 struct tl_store {
 	sqlite3 *db;
@@ -35,6 +52,7 @@ struct tl_store {
 	/* tl_store_wait_for_lock: wait for another process's write lock until *stop is set. */
 	bool wait_for_lock;
 	const volatile sig_atomic_t *stop;
+	struct tl_store_budget budget;
 };
 
 /*
@@ -78,6 +96,58 @@ int tl_store_add_axis_columns(struct tl_store *st);
 int tl_store_read_axis_columns(struct tl_store *st);
 /* The same for a database that has a schema already (a new one has none yet); writes nothing. */
 int tl_store_check_tables(struct tl_store *st);
+
+/*
+ * The budget (store-budget.c). tl_store_budget_limit: TIERLAB_DB_TIMEOUT,
+ * else the default for a database of `bytes` (-EINVAL with an error line
+ * for a value that is no duration). tl_store_budget_start: from now on a
+ * statement is interrupted once SQLite has worked limit_s seconds on this
+ * connection in all (no limit when 0); _stop: no longer.
+ * tl_store_budget_spent: rc is the interruption of a spent budget.
+ */
+int tl_store_budget_limit(struct tl_store *st, off_t bytes, double *limit_s);
+void tl_store_budget_start(struct tl_store *st, double limit_s);
+void tl_store_budget_stop(struct tl_store *st);
+bool tl_store_budget_spent(struct tl_store *st, int rc);
+/* A file's size in bytes; 0 when it cannot be read (or path is NULL). */
+off_t tl_store_file_size(const char *path);
+
+/*
+ * Refuses (-EPROTO, with an error line) a database of schema `schema`
+ * ("main", or an attached shard's name) where one of the tables the schema
+ * defines is a view, a virtual table or anything but a plain table: a
+ * reader's query over it could run forever, or show anything. who: how
+ * the error names the database ("shard 'X'"), NULL for the store's own.
+ */
+int tl_store_check_objects(struct tl_store *st, const char *schema, const char *who);
+
+/*
+ * What a column read from the store may hold (store-check.c), NULL or:
+ * TEXT text; NUMBER a finite number; AMOUNT a finite number >= 0 (times,
+ * bytes); FRACTION a finite number in [0, 1] (a hit rate); INTEGER an
+ * integer (an address); COUNT an integer >= 0; REP an integer >= 1; EXIT
+ * an integer 0..255; SIGNAL an integer 1..64; FLAG the integer 0 or 1.
+ * not_null: NULL is not allowed either.
+ */
+enum tl_check {
+	TL_CHECK_TEXT, TL_CHECK_NUMBER, TL_CHECK_AMOUNT, TL_CHECK_FRACTION, TL_CHECK_INTEGER,
+	TL_CHECK_COUNT, TL_CHECK_REP, TL_CHECK_EXIT, TL_CHECK_SIGNAL, TL_CHECK_FLAG,
+};
+struct tl_value_check {
+	int column;		/* in the statement's result */
+	const char *name;	/* as the schema names it: "fom", "hit_rate" */
+	enum tl_check rule;
+	bool not_null;
+};
+/*
+ * 0 when the current row of s holds what each check allows; else 1, with
+ * why set to "its fom is text 'abc', not a number" (one line: text from
+ * the store is made visible and cut short).
+ */
+int tl_store_check_values(sqlite3_stmt *s, const struct tl_value_check *checks, size_t n, char *why,
+			  size_t len);
+/* The same for one value already read: its SQLite type and, as the type has it, integer or double. */
+bool tl_store_value_allowed(const struct tl_value_check *c, int type, int64_t i, double d);
 
 /* Prints "database 'PATH': MESSAGE" and returns err. */
 int tl_store_fail(struct tl_store *st, int err, const char *fmt, ...)

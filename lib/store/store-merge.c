@@ -16,6 +16,16 @@
  * made relative to the main database's. A shard is any file someone hands
  * over: its experiment's name must pass the spec's rule (util/name.h) and
  * no run directory may leave the shard's directory.
+ *
+ * The shard is only read, and needs none of its indexes: the latest row
+ * of each key is found by one GROUP BY, and each table of a run's rows is
+ * copied by one statement that joins it with a temporary table of the
+ * runs copied (shard id to main id), which SQLite reads once whatever the
+ * shard's indexes. Looking a shard's rows up run by run took 24 s for a
+ * shard of 30,000 runs whose run-key index was dropped (0.6 s with it).
+ * The merge is bounded in time as a reader is (store-budget.c), for the
+ * files of both databases, and a shard whose tables are views or
+ * anything but tables is refused before any of it is read.
  */
 #include "store/store-internal.h"
 
@@ -30,6 +40,8 @@
 #include "util/name.h"
 
 #define SHARD "shard"
+/* The runs a merge copies: their id in the shard and in the main database. */
+#define IDS "merge_ids"
 
 /* The tables a run owns rows of (besides environment, whose experiment_id is remapped too). */
 static const char *const run_tables[] = {
@@ -40,7 +52,7 @@ struct merge {
 	struct tl_store *st;
 	const char *shard;
 	char *prefix;			/* what a relative run directory of the shard gets in front */
-	sqlite3_stmt *latest, *insert_run, *children[ARRAY_SIZE(run_tables)], *env;
+	sqlite3_stmt *latest, *insert_run, *insert_id, *children[ARRAY_SIZE(run_tables)], *env;
 };
 
 /*
@@ -128,27 +140,31 @@ static int prepare_all(struct merge *m)
 	sql = NULL;
 	if (rc)
 		return rc;
+	rc = prepare(m, &m->insert_id, "INSERT INTO temp." IDS " (shard_id, main_id) VALUES (?1, ?2)");
 	for (size_t t = 0; t < ARRAY_SIZE(run_tables) && !rc; t++) {
 		rc = common_columns(m->st, run_tables[t], "run_id", false, &cols);
 		if (rc)
 			break;
-		/* ?1 the new run id, ?2 the shard's */
-		if (asprintf(&sql, "INSERT INTO main.%s (run_id, %s) SELECT ?1, %s FROM " SHARD ".%s WHERE run_id = ?2",
-			     run_tables[t], cols, cols, run_tables[t]) < 0)
+		/* every row of the runs copied, in one pass over the shard's table */
+		if (asprintf(&sql, "INSERT INTO main.%s (run_id, %s) SELECT i.main_id, %s FROM " SHARD ".%s"
+			     " JOIN temp." IDS " i ON i.shard_id = run_id", run_tables[t], cols, cols, run_tables[t]) < 0)
 			sql = NULL;
 		free(cols);
 		rc = sql ? prepare(m, &m->children[t], sql) : tl_store_fail(m->st, -ENOMEM, "out of memory");
 		free(sql);
 	}
+	/* ?1 the experiment */
 	return rc ?: prepare(m, &m->env,
 			     "INSERT INTO main.environment (experiment_id, run_id, key, value)"
-			     " SELECT ?1, ?2, key, value FROM " SHARD ".environment WHERE run_id = ?3");
+			     " SELECT ?1, i.main_id, key, value FROM " SHARD ".environment"
+			     " JOIN temp." IDS " i ON i.shard_id = run_id");
 }
 
 static void finalize_all(struct merge *m)
 {
 	sqlite3_finalize(m->latest);
 	sqlite3_finalize(m->insert_run);
+	sqlite3_finalize(m->insert_id);
 	for (size_t t = 0; t < ARRAY_SIZE(run_tables); t++)
 		sqlite3_finalize(m->children[t]);
 	sqlite3_finalize(m->env);
@@ -315,13 +331,17 @@ static int target_experiment(struct merge *m, const struct tl_merge_expect *want
 	return rc == SQLITE_DONE ? 0 : tl_store_sqlerr(m->st, rc, "cannot copy the experiment's environment");
 }
 
-/* The latest row of each run key of the shard, in the order they were stored. */
+/*
+ * The latest row of each run key of the shard, in the order they were
+ * stored: each run row that is not here yet, then the rows of every table
+ * that belong to them.
+ */
 static int copy_runs(struct merge *m, const struct tl_merge_expect *want, int64_t exp_id,
 		     struct tl_merge_stats *stats)
 {
 	static const char sql[] =
-		"SELECT id, run_key, started_at FROM " SHARD ".runs r"
-		" WHERE id = (SELECT max(id) FROM " SHARD ".runs WHERE run_key = r.run_key) ORDER BY id";
+		"SELECT r.id, r.run_key, r.started_at FROM " SHARD ".runs r"
+		" JOIN (SELECT max(id) AS id FROM " SHARD ".runs GROUP BY run_key) k ON k.id = r.id ORDER BY r.id";
 	sqlite3_stmt *s;
 	int rc;
 
@@ -353,13 +373,8 @@ static int copy_runs(struct merge *m, const struct tl_merge_expect *want, int64_
 		if ((rc = run_step(m, m->insert_run)))
 			break;
 		new_id = sqlite3_last_insert_rowid(m->st->db);
-		for (size_t t = 0; t < ARRAY_SIZE(run_tables) && !rc; t++) {
-			tl_store_bind(m->children[t], 1, "II", new_id, old);
-			rc = run_step(m, m->children[t]);
-		}
-		tl_store_bind(m->env, 1, "III", exp_id, new_id, old);
-		rc = rc ?: run_step(m, m->env);
-		if (rc)
+		tl_store_bind(m->insert_id, 1, "II", old, new_id);
+		if ((rc = run_step(m, m->insert_id)))
 			break;
 		stats->added++;
 	}
@@ -368,7 +383,10 @@ static int copy_runs(struct merge *m, const struct tl_merge_expect *want, int64_
 		rc = 0;
 	else if (rc > 0)
 		rc = tl_store_sqlerr(m->st, rc, "cannot read the shard's runs");
-	return rc;
+	for (size_t t = 0; t < ARRAY_SIZE(run_tables) && !rc; t++)
+		rc = run_step(m, m->children[t]);
+	tl_store_bind(m->env, 1, "I", exp_id);
+	return rc ?: run_step(m, m->env);
 }
 
 /* "shards/x/" when the shard's directory is under the main database's, else its absolute path and "/". */
@@ -394,16 +412,24 @@ int tl_store_merge(struct tl_store *st, const char *shard, struct tl_merge_expec
 		   struct tl_merge_stats *stats)
 {
 	struct merge m = { .st = st, .shard = shard };
+	char who[PATH_MAX + 16];
 	sqlite3_stmt *s;
 	int64_t exp_id = 0;
+	bool made_ids = false;
+	double limit;
 	int rc;
 
 	memset(stats, 0, sizeof(*stats));
 	if (access(shard, R_OK))
 		return tl_store_fail(st, -errno, "shard '%s': %s", shard, strerror(errno));
+	rc = tl_store_budget_limit(st, tl_store_file_size(shard) + tl_store_file_size(st->path), &limit);
+	if (rc)
+		return rc;
 	m.prefix = dir_prefix(st, shard);
 	if (!m.prefix)
 		return tl_store_fail(st, -ENOMEM, "out of memory");
+	/* from the attach on, which reads the shard's schema */
+	tl_store_budget_start(st, limit);
 	rc = sqlite3_prepare_v2(st->db, "ATTACH DATABASE ?1 AS " SHARD, -1, &s, NULL);
 	if (rc == SQLITE_OK) {
 		tl_store_bind_text(s, 1, shard);
@@ -411,7 +437,9 @@ int tl_store_merge(struct tl_store *st, const char *shard, struct tl_merge_expec
 		sqlite3_finalize(s);
 	}
 	if (rc != SQLITE_OK && rc != SQLITE_DONE) {
-		rc = tl_store_fail(st, -EIO, "shard '%s': %s", shard, sqlite3_errmsg(st->db));
+		rc = tl_store_budget_spent(st, rc) ? tl_store_sqlerr(st, rc, "cannot attach the shard")
+						    : tl_store_fail(st, -EIO, "shard '%s': %s", shard, sqlite3_errmsg(st->db));
+		tl_store_budget_stop(st);
 		free(m.prefix);
 		return rc;
 	}
@@ -420,7 +448,9 @@ int tl_store_merge(struct tl_store *st, const char *shard, struct tl_merge_expec
 		rc = tl_store_sqlerr(st, rc, "cannot begin the merge");
 		goto detach;
 	}
-	rc = check_shard(&m, want);
+	snprintf(who, sizeof(who), "shard '%s'", shard);
+	rc = tl_store_check_objects(st, SHARD, who);
+	rc = rc ?: check_shard(&m, want);
 	rc = rc ?: check_run_dirs(&m);
 	if (!rc) {
 		long long nexp;
@@ -429,18 +459,29 @@ int tl_store_merge(struct tl_store *st, const char *shard, struct tl_merge_expec
 		if (!rc && !nexp)
 			goto commit;	/* a task that stopped before it stored anything */
 	}
+	/* a rollback drops it with the rest; the commit below, after dropping it */
+	if (!rc && (rc = sqlite3_exec(st->db, "CREATE TEMP TABLE " IDS " (shard_id INTEGER PRIMARY KEY,"
+				      " main_id INTEGER NOT NULL)", NULL, NULL, NULL)) != SQLITE_OK)
+		rc = tl_store_sqlerr(st, rc, "cannot begin the merge");
+	else if (!rc)
+		made_ids = true;
 	rc = rc ?: prepare_all(&m);
 	rc = rc ?: target_experiment(&m, want, &exp_id);
 	rc = rc ?: copy_runs(&m, want, exp_id, stats);
 commit:
 	finalize_all(&m);
+	if (!rc && made_ids && (rc = sqlite3_exec(st->db, "DROP TABLE temp." IDS, NULL, NULL, NULL)) != SQLITE_OK)
+		rc = tl_store_sqlerr(st, rc, "cannot commit the merge");
 	if (!rc && (rc = sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL)) != SQLITE_OK)
 		rc = tl_store_sqlerr(st, rc, "cannot commit the merge");
+	/* undoing and detaching must not be cut short by the budget */
+	tl_store_budget_stop(st);
 	if (rc) {
 		sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
 		stats->added = stats->present = 0;
 	}
 detach:
+	tl_store_budget_stop(st);
 	sqlite3_exec(st->db, "DETACH DATABASE " SHARD, NULL, NULL, NULL);
 	free(m.prefix);
 	return rc;

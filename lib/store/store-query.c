@@ -13,8 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "util/array.h"
 #include "util/error.h"
 #include "util/strings.h"
+#include "util/visible.h"
 
 /* Column positions of row_select(): fixed ones, the axes, then the rest. */
 enum {
@@ -113,20 +115,77 @@ static char *run_dir(const struct tl_store *st, const char *stored, bool *oom)
 	return path;
 }
 
-/* One run row; 0, -ENOMEM (the caller reports it), or -EIO after reporting a damaged row. */
-static int read_row(struct tl_store *st, sqlite3_stmt *s, struct tl_run_row *row)
+/* What each column of a run row may hold (the axes are text, checked in check_row). */
+static const struct tl_value_check row_checks[] = {
+	{ C_EXPERIMENT, "experiment", TL_CHECK_TEXT, true },
+	{ C_RUN_KEY, "run_key", TL_CHECK_TEXT, true },
+	{ C_CONFIG_KEY, "config_key", TL_CHECK_TEXT, true },
+	{ C_REP, "rep", TL_CHECK_REP, true },
+	{ C_EXIT_CODE, "exit_code", TL_CHECK_EXIT, false },
+	{ C_SIGNAL, "signal", TL_CHECK_SIGNAL, false },
+	{ C_FOM, "fom", TL_CHECK_NUMBER, false },
+	{ C_FOM_UNIT, "fom_unit", TL_CHECK_TEXT, false },
+	{ C_HIGHER_IS_BETTER, "higher_is_better", TL_CHECK_FLAG, true },
+	{ C_WALL, "wall_s", TL_CHECK_AMOUNT, false },
+	{ C_USER, "user_s", TL_CHECK_AMOUNT, false },
+	{ C_SYS, "sys_s", TL_CHECK_AMOUNT, false },
+	{ C_MAXRSS, "maxrss_kb", TL_CHECK_COUNT, false },
+	{ C_STARTED, "started_at", TL_CHECK_AMOUNT, false },
+	{ C_ENDED, "ended_at", TL_CHECK_AMOUNT, false },
+	{ C_ERROR, "error", TL_CHECK_TEXT, false },
+	{ C_OUT_DIR, "out_dir", TL_CHECK_TEXT, false },
+	{ C_COMMAND, "command", TL_CHECK_TEXT, false },
+	{ C_HIT_RATE, "metric hit_rate", TL_CHECK_FRACTION, false },
+	{ C_MIGRATED, "metric migrated_bytes", TL_CHECK_AMOUNT, false },
+	{ C_SAMPLES, "metric rt.samples", TL_CHECK_AMOUNT, false },
+	{ C_TICKS, "metric rt.ticks", TL_CHECK_AMOUNT, false },
+	{ C_RUN_NS, "metric rt.run_ns", TL_CHECK_AMOUNT, false },
+	{ C_TO_FAST, "metric rt.bytes_slow_to_fast", TL_CHECK_AMOUNT, false },
+	{ C_TO_SLOW, "metric rt.bytes_fast_to_slow", TL_CHECK_AMOUNT, false },
+	{ C_SIMULATED, "simulated", TL_CHECK_FLAG, true },
+};
+
+/* 0 when the run row holds what the schema allows, else 1 with why; *status its status. */
+static int check_row(sqlite3_stmt *s, int *status, char *why, size_t len)
 {
-	const char *status = (const char *)sqlite3_column_text(s, C_STATUS);
+	const char *text = (const char *)sqlite3_column_text(s, C_STATUS);
+	int k;
+
+	if (tl_store_check_values(s, row_checks, ARRAY_SIZE(row_checks), why, len))
+		return 1;
+	for (int a = 0; a < TL_AXIS__COUNT; a++) {
+		struct tl_value_check axis = { C_AXES + a, tl_axes[a].name, TL_CHECK_TEXT, false };
+
+		if (tl_store_check_values(s, &axis, 1, why, len))
+			return 1;
+	}
+	for (k = 0; k < TL_STATUS__COUNT; k++)
+		if (sqlite3_column_type(s, C_STATUS) == SQLITE_TEXT && !strcmp(text, tl_status_names[k]))
+			break;
+	if (k == TL_STATUS__COUNT) {
+		struct tl_value_check st = { C_STATUS, "status", TL_CHECK_TEXT, true };
+
+		/* the check's own words would say "not text" of a text */
+		if (!tl_store_check_values(s, &st, 1, why, len))
+			snprintf(why, len, "its status is '%.40s', not one of ok, failed, timeout, crashed", text);
+		return 1;
+	}
+	*status = k;
+	return 0;
+}
+
+/*
+ * One run row; 0, -ENOMEM (the caller reports it), or 1 with why set when
+ * a value is not what the schema allows (nothing of the row is copied).
+ */
+static int read_row(struct tl_store *st, sqlite3_stmt *s, struct tl_run_row *row, char *why, size_t len)
+{
 	bool oom = false;
 	int k;
 
 	memset(row, 0, sizeof(*row));
-	for (k = 0; k < TL_STATUS__COUNT; k++)
-		if (status && !strcmp(status, tl_status_names[k]))
-			break;
-	if (k == TL_STATUS__COUNT)
-		return tl_store_fail(st, -EIO, "run %lld has an unknown status '%s'",
-				     (long long)sqlite3_column_int64(s, C_ID), status ? status : "");
+	if (check_row(s, &k, why, len))
+		return 1;
 	row->status = k;
 	row->id = sqlite3_column_int64(s, C_ID);
 	row->experiment = column_dup(s, C_EXPERIMENT, &oom);
@@ -161,7 +220,7 @@ static int read_row(struct tl_store *st, sqlite3_stmt *s, struct tl_run_row *row
 	row->samples = sqlite3_column_double(s, C_SAMPLES);
 	row->ticks = sqlite3_column_double(s, C_TICKS);
 	row->run_ns = sqlite3_column_double(s, C_RUN_NS);
-	row->simulated = sqlite3_column_int(s, C_SIMULATED) != 0;
+	row->simulated = sqlite3_column_int(s, C_SIMULATED) == 1;
 	row->has_directions = sqlite3_column_type(s, C_TO_FAST) != SQLITE_NULL &&
 			      sqlite3_column_type(s, C_TO_SLOW) != SQLITE_NULL;
 	row->to_fast_bytes = sqlite3_column_double(s, C_TO_FAST);
@@ -296,13 +355,37 @@ int tl_store_run_done(struct tl_store *st, const char *experiment, const char *r
 	return rc;
 }
 
-/* Rows appended to a growing array of `size`-byte elements by fill(st, slot, s). */
+/*
+ * Rows appended to a growing array of `size`-byte elements by fill(r,
+ * slot, s), which may return LEFT_OUT for a row it did not copy.
+ */
 struct rows {
 	struct tl_store *st;
 	void **v;
 	size_t *n, cap, size;
-	int (*fill)(struct tl_store *st, void *slot, sqlite3_stmt *s);
+	int (*fill)(struct rows *r, void *slot, sqlite3_stmt *s);
+	int64_t run_id;		/* whose rows (metrics), for a warning */
+	size_t left_out;	/* rows left out for a bad value */
 };
+
+#define LEFT_OUT 2
+
+/* At most this many warnings of rows left out, then one line of how many more. */
+#define MAX_WARNINGS 10
+
+/* A run whose row holds a bad value is left out of a list, with a warning while they are few. */
+static void left_out(struct rows *r, const char *what, const char *why)
+{
+	if (r->left_out++ < MAX_WARNINGS)
+		warning("database '%s': %s left out: %s", r->st->path, what, why);
+}
+
+static void left_out_total(struct rows *r, const char *what)
+{
+	if (r->left_out > MAX_WARNINGS)
+		warning("database '%s': %zu more %s left out for values the schema does not allow", r->st->path,
+			r->left_out - MAX_WARNINGS, what);
+}
 
 static int add_row(void *arg, sqlite3_stmt *s)
 {
@@ -318,14 +401,46 @@ static int add_row(void *arg, sqlite3_stmt *s)
 		*r->v = grown;
 		r->cap = cap;
 	}
-	rc = r->fill(r->st, (char *)*r->v + *r->n * r->size, s);
+	rc = r->fill(r, (char *)*r->v + *r->n * r->size, s);
+	if (rc == LEFT_OUT)
+		return 0;
 	(*r->n)++;	/* counted even when a copy failed, so the caller's release frees what was copied */
 	return rc;
 }
 
-static int fill_run(struct tl_store *st, void *slot, sqlite3_stmt *s)
+/* "run 12 (k1-r1)": a run named in a message, by its id and key (made visible). */
+static void run_name(sqlite3_stmt *s, int id_col, int key_col, char *buf, size_t len)
 {
-	return read_row(st, s, slot);
+	char *key = sqlite3_column_type(s, key_col) == SQLITE_TEXT ?
+		    tl_visible((const char *)sqlite3_column_text(s, key_col), 0) : NULL;
+
+	snprintf(buf, len, "run %lld (%.80s)", (long long)sqlite3_column_int64(s, id_col), key ? key : "no key");
+	free(key);
+}
+
+/* A run of a list: one with a bad value is left out, with a warning. */
+static int fill_run(struct rows *r, void *slot, sqlite3_stmt *s)
+{
+	char why[256], name[128];
+	int rc = read_row(r->st, s, slot, why, sizeof(why));
+
+	if (rc != 1)
+		return rc;
+	run_name(s, C_ID, C_RUN_KEY, name, sizeof(name));
+	left_out(r, name, why);
+	return LEFT_OUT;
+}
+
+/* The one run asked for: a bad value is an error. */
+static int fill_one_run(struct rows *r, void *slot, sqlite3_stmt *s)
+{
+	char why[256], name[128];
+	int rc = read_row(r->st, s, slot, why, sizeof(why));
+
+	if (rc != 1)
+		return rc;
+	run_name(s, C_ID, C_RUN_KEY, name, sizeof(name));
+	return tl_store_fail(r->st, -EIO, "%s: %s (the database was changed by hand, or is damaged)", name, why);
 }
 
 int tl_store_query_runs(struct tl_store *st, const char *experiment, struct tl_run_row **rows,
@@ -338,7 +453,7 @@ int tl_store_query_runs(struct tl_store *st, const char *experiment, struct tl_r
 		"      JOIN experiments ON experiments.id = runs.experiment_id"
 		"      WHERE experiments.name = ?1 GROUP BY runs.run_key) k ON r.id = k.last_id "
 		"ORDER BY k.first_id";
-	struct rows r = { st, (void **)rows, n, 0, sizeof(**rows), fill_run };
+	struct rows r = { st, (void **)rows, n, 0, sizeof(**rows), fill_run, 0, 0 };
 	sqlite3_stmt *s;
 	char *latest = NULL;
 	int rc = 0;
@@ -351,6 +466,7 @@ int tl_store_query_runs(struct tl_store *st, const char *experiment, struct tl_r
 		return 0;
 	rc = query(st, &s, what, true, tail, "t", experiment ? experiment : latest);
 	rc = rc ?: each_row(st, s, add_row, &r, what);
+	left_out_total(&r, "runs");
 	if (rc) {
 		tl_run_rows_free(*rows, *n);
 		*rows = NULL;
@@ -374,9 +490,9 @@ int tl_store_experiment_baseline(struct tl_store *st, const char *experiment, ch
 		     "") ?: text_of(st, s, out, what);
 }
 
-static int fill_name(struct tl_store *st, void *slot, sqlite3_stmt *s)
+static int fill_name(struct rows *r, void *slot, sqlite3_stmt *s)
 {
-	(void)st;
+	(void)r;
 	const char *name = (const char *)sqlite3_column_text(s, 0);
 
 	return (*(char **)slot = strdup(name ? name : "")) ? 0 : -ENOMEM;
@@ -385,7 +501,7 @@ static int fill_name(struct tl_store *st, void *slot, sqlite3_stmt *s)
 int tl_store_experiments(struct tl_store *st, char ***names, size_t *n)
 {
 	static const char what[] = "cannot list experiments";
-	struct rows r = { st, (void **)names, n, 0, sizeof(**names), fill_name };
+	struct rows r = { st, (void **)names, n, 0, sizeof(**names), fill_name, 0, 0 };
 	sqlite3_stmt *s;
 	int rc;
 
@@ -409,7 +525,7 @@ static int run_where(struct tl_store *st, struct tl_run_row *row, const char *wh
 {
 	struct tl_run_row *rows = NULL;
 	size_t n = 0;
-	struct rows r = { st, (void **)&rows, &n, 0, sizeof(*rows), fill_run };
+	struct rows r = { st, (void **)&rows, &n, 0, sizeof(*rows), fill_one_run, 0, 0 };
 	sqlite3_stmt *s;
 	int rc;
 
@@ -503,12 +619,39 @@ int tl_store_get_run(struct tl_store *st, const char *which, struct tl_run_row *
 			     total > MAX_CANDIDATES ? ", ..." : "");
 }
 
-static int fill_metric(struct tl_store *st, void *slot, sqlite3_stmt *s)
+/* What a metric may hold: a finite number or NULL; a hit rate a fraction, migrated bytes not below 0. */
+static int check_metric(sqlite3_stmt *s, char *why, size_t len)
+{
+	const char *name = (const char *)sqlite3_column_text(s, 0);
+	struct tl_value_check c[] = {
+		{ 0, "name", TL_CHECK_TEXT, true },
+		{ 2, "unit", TL_CHECK_TEXT, false },
+		{ 1, "value", TL_CHECK_NUMBER, false },
+	};
+
+	if (sqlite3_column_type(s, 0) == SQLITE_TEXT && !strcmp(name, "hit_rate"))
+		c[2].rule = TL_CHECK_FRACTION;
+	else if (sqlite3_column_type(s, 0) == SQLITE_TEXT && !strcmp(name, "migrated_bytes"))
+		c[2].rule = TL_CHECK_AMOUNT;
+	return tl_store_check_values(s, c, ARRAY_SIZE(c), why, len);
+}
+
+/* A metric with a bad value is left out, with a warning naming the run and the metric. */
+static int fill_metric(struct rows *r, void *slot, sqlite3_stmt *s)
 {
 	struct tl_metric *m = slot;
+	char why[256], what[160];
 	bool oom = false;
 
-	(void)st;
+	if (check_metric(s, why, sizeof(why))) {
+		char *name = sqlite3_column_type(s, 0) == SQLITE_TEXT ?
+			     tl_visible((const char *)sqlite3_column_text(s, 0), 0) : NULL;
+
+		snprintf(what, sizeof(what), "metric '%.60s' of run %lld", name ? name : "?", (long long)r->run_id);
+		free(name);
+		left_out(r, what, why);
+		return LEFT_OUT;
+	}
 	m->name = column_dup(s, 0, &oom);
 	m->value = sqlite3_column_type(s, 1) == SQLITE_NULL ? NAN : sqlite3_column_double(s, 1);
 	m->unit = column_dup(s, 2, &oom);
@@ -518,7 +661,7 @@ static int fill_metric(struct tl_store *st, void *slot, sqlite3_stmt *s)
 int tl_store_run_metrics(struct tl_store *st, int64_t run_id, struct tl_metric **m, size_t *n)
 {
 	static const char what[] = "cannot read metrics";
-	struct rows r = { st, (void **)m, n, 0, sizeof(**m), fill_metric };
+	struct rows r = { st, (void **)m, n, 0, sizeof(**m), fill_metric, run_id, 0 };
 	sqlite3_stmt *s;
 	int rc;
 
@@ -527,6 +670,7 @@ int tl_store_run_metrics(struct tl_store *st, int64_t run_id, struct tl_metric *
 	rc = query(st, &s, what, false, "SELECT name, value, unit FROM metrics WHERE run_id = ?1 ORDER BY name", "I",
 		   run_id);
 	rc = rc ?: each_row(st, s, add_row, &r, what);
+	left_out_total(&r, "metrics");
 	if (rc) {
 		tl_metrics_free(*m, *n);
 		*m = NULL;
@@ -585,6 +729,9 @@ struct each {
 			const char *reason);
 	void *arg;
 	struct tl_env *into;
+	struct tl_store *st;
+	int64_t run_id;
+	size_t left_out;
 };
 
 static int each_env(void *arg, sqlite3_stmt *s)
@@ -598,11 +745,31 @@ static int each_env(void *arg, sqlite3_stmt *s)
 	return 0;
 }
 
+/* What a counter row may hold: its count a number from 0 up, or NULL (not counted). */
+static const struct tl_value_check counter_checks[] = {
+	{ 0, "event", TL_CHECK_TEXT, true },
+	{ 1, "value", TL_CHECK_AMOUNT, false },
+	{ 2, "status", TL_CHECK_TEXT, true },
+	{ 3, "reason", TL_CHECK_TEXT, false },
+};
+
+/* A counter with a bad value is left out, with a warning naming the run and the event. */
 static int each_counter(void *arg, sqlite3_stmt *s)
 {
 	struct each *e = arg;
 	double v = sqlite3_column_double(s, 1);
+	char why[256];
 
+	if (tl_store_check_values(s, counter_checks, ARRAY_SIZE(counter_checks), why, sizeof(why))) {
+		char *event = sqlite3_column_type(s, 0) == SQLITE_TEXT ?
+			      tl_visible((const char *)sqlite3_column_text(s, 0), 0) : NULL;
+
+		if (e->left_out++ < MAX_WARNINGS)
+			warning("database '%s': counter '%.60s' of run %lld left out: %s", e->st->path,
+				event ? event : "?", (long long)e->run_id, why);
+		free(event);
+		return 0;
+	}
 	e->counter(e->arg, (const char *)sqlite3_column_text(s, 0), sqlite3_column_type(s, 1) == SQLITE_NULL ?
 		   NULL : &v, (const char *)sqlite3_column_text(s, 2), (const char *)sqlite3_column_text(s, 3));
 	return 0;
@@ -625,7 +792,7 @@ int tl_store_counters_each(struct tl_store *st, int64_t run_id,
 				      const char *status, const char *reason), void *arg)
 {
 	static const char what[] = "reading counters";
-	struct each e = { .counter = fn, .arg = arg };
+	struct each e = { .counter = fn, .arg = arg, .st = st, .run_id = run_id };
 	sqlite3_stmt *s;
 
 	return query(st, &s, what, false, "SELECT event, value, status, reason FROM counters WHERE run_id = ?1"

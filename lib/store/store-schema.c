@@ -356,13 +356,59 @@ static int missing_table(struct tl_store *st, const char *table)
 	return tl_store_fail(st, -EPROTO, "not a tierlab database (it has no table %s)", table);
 }
 
+/* The tables the migrations create: the names a query of the store reads. */
+static const char *const schema_tables[] = {
+	"experiments", "runs", "metrics", "counters", "process_stats", "allocations", "samples",
+	"migrations", "environment", "machine_profiles",
+};
+
+int tl_store_check_objects(struct tl_store *st, const char *schema, const char *who)
+{
+	char sql[512], *p = sql;
+	sqlite3_stmt *s;
+	int rc;
+
+	/* names are case-blind in SQL: a view "RUNS" answers for runs */
+	p += snprintf(p, sizeof(sql), "SELECT name, type, sql LIKE 'CREATE VIRTUAL%%' FROM \"%s\".sqlite_schema"
+		      " WHERE (type <> 'table' OR sql NOT LIKE 'CREATE TABLE%%') AND lower(name) IN (", schema);
+	for (size_t i = 0; i < ARRAY_SIZE(schema_tables); i++)
+		p += snprintf(p, sizeof(sql) - (size_t)(p - sql), "%s'%s'", i ? ", " : "", schema_tables[i]);
+	if ((size_t)snprintf(p, sizeof(sql) - (size_t)(p - sql), ") LIMIT 1") >= sizeof(sql) - (size_t)(p - sql))
+		BUG("the schema check does not fit its buffer");
+	rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
+	if (rc != SQLITE_OK)
+		return tl_store_sqlerr(st, rc, "cannot read the schema");
+	rc = sqlite3_step(s);
+	if (rc == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(s, 0);
+		const char *type = (const char *)sqlite3_column_text(s, 1);
+		const char *kind = sqlite3_column_int(s, 2) ? "a virtual table" : !type ? "something" :
+				   !strcmp(type, "index") ? "an index" : type;
+
+		if (!strcmp(kind, "view") || !strcmp(kind, "trigger"))
+			kind = !strcmp(kind, "view") ? "a view" : "a trigger";
+		rc = who ? tl_store_fail(st, -EPROTO, "%s refused: its '%s' is %s, not a table", who,
+					 name ? name : "", kind)
+			 : tl_store_fail(st, -EPROTO, "refused: its '%s' is %s, not a table (a tierlab database "
+					 "holds its results in plain tables)", name ? name : "", kind);
+	} else if (rc == SQLITE_DONE) {
+		rc = 0;
+	} else {
+		rc = tl_store_sqlerr(st, rc, "cannot read the schema");
+	}
+	sqlite3_finalize(s);
+	return rc;
+}
+
 int tl_store_read_axis_columns(struct tl_store *st)
 {
 	bool have_runs;
 	sqlite3_stmt *s;
 	int rc;
 
-	rc = axis_columns(st, st->has_axis, &have_runs);
+	/* before pragma_table_info, which would read a view's columns as a table's */
+	rc = tl_store_check_objects(st, "main", NULL);
+	rc = rc ?: axis_columns(st, st->has_axis, &have_runs);
 	if (rc)
 		return rc;
 	if (!have_runs)

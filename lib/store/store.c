@@ -69,6 +69,16 @@ int tl_store_sqlerr(struct tl_store *st, int rc, const char *what)
 {
 	const char *msg = sqlite3_errstr(rc);
 
+	if (tl_store_budget_spent(st, rc)) {
+		/* every statement after the first one interrupted fails too: one line says why */
+		if (!st->budget.said)
+			error("database '%s' is too slow or hostile: %s (gave up after %g s; "
+			      "TIERLAB_DB_TIMEOUT=SECONDS allows longer)", st->path, what ? what : "reading it",
+			      st->budget.limit_s);
+		st->budget.said = true;
+		return -ETIMEDOUT;
+	}
+
 	if ((rc & 0xff) == SQLITE_NOTADB || (rc & 0xff) == SQLITE_CORRUPT)
 		st->bad_file = true;
 
@@ -322,7 +332,7 @@ static int check_writable(struct tl_store *st, bool exists)
  * cannot make the -shm file) opens it immutable: nobody can be writing it
  * there.
  */
-static int open_connection(struct tl_store *st, bool create, bool *had_wal, bool *had_shm)
+static int open_connection(struct tl_store *st, bool create, double limit, bool *had_wal, bool *had_shm)
 {
 	const char *path = st->path;
 	bool memory = !strcmp(path, ":memory:");
@@ -355,8 +365,10 @@ static int open_connection(struct tl_store *st, bool create, bool *had_wal, bool
 	/* one thread per connection: no mutex around every call (a tenth of a bulk write) */
 	flags |= st->readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | (create ? SQLITE_OPEN_CREATE : 0);
 	rc = sqlite3_open_v2(path, &st->db, flags, NULL);
-	if (rc == SQLITE_OK)
+	if (rc == SQLITE_OK) {
 		sqlite3_busy_timeout(st->db, TL_STORE_BUSY_TIMEOUT_MS);
+		tl_store_budget_start(st, limit);
+	}
 	if (rc == SQLITE_OK && st->readonly && !*had_wal && access(st->dir, W_OK) &&
 	    sqlite3_exec(st->db, "SELECT count(*) FROM sqlite_schema", NULL, NULL, NULL) != SQLITE_OK) {
 		char *uri = immutable_uri(path);
@@ -365,6 +377,8 @@ static int open_connection(struct tl_store *st, bool create, bool *had_wal, bool
 		st->db = NULL;
 		rc = uri ? sqlite3_open_v2(uri, &st->db, flags | SQLITE_OPEN_URI, NULL) : SQLITE_NOMEM;
 		sqlite3_free(uri);
+		if (rc == SQLITE_OK)
+			tl_store_budget_start(st, limit);
 	}
 	return rc == SQLITE_OK ? 0 : tl_store_sqlerr(st, rc, NULL);
 }
@@ -406,7 +420,7 @@ int tl_store_open_with(const char *path, bool create, const char *const *migrati
 	*out = NULL;
 	if (!st)
 		return path && *path ? -ENOMEM : -EINVAL;
-	rc = open_connection(st, create, &had_wal, &had_shm);
+	rc = open_connection(st, create, 0, &had_wal, &had_shm);
 	/* Refuse a newer, foreign or damaged schema before the journal mode changes a byte. */
 	rc = rc ?: tl_store_check_version(st, n);
 	rc = rc ?: tl_store_check_tables(st);
@@ -430,13 +444,16 @@ int tl_store_open_existing(const char *path, struct tl_store **out)
 {
 	struct tl_store *st = new_store(path);
 	bool had_wal = false, had_shm = false;
+	double limit;
 	int rc;
 
 	*out = NULL;
 	if (!st)
 		return path && *path ? -ENOMEM : -EINVAL;
 	st->readonly = true;
-	rc = open_connection(st, false, &had_wal, &had_shm);
+	rc = tl_store_budget_limit(st, tl_store_file_size(path), &limit);
+	/* a reader is bounded from its first statement on (store-budget.c) */
+	rc = rc ?: open_connection(st, false, limit, &had_wal, &had_shm);
 	rc = rc ?: tl_store_check_readable(st, tl_store_nmigrations);
 	rc = rc ?: tl_store_read_axis_columns(st);
 	if (rc) {
