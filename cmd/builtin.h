@@ -36,6 +36,7 @@ int cmd_help(int argc, const char **argv);
  */
 struct run_options {
 	const char *command;	/* "run" or "sweep", for the command that resumes */
+	char *command_line;	/* the invocation as typed, stored with the session (invocation()) */
 	const char *db;
 	int dry_run, resume, quiet;
 	const char *only, *where;
@@ -47,6 +48,8 @@ struct run_options {
 	struct tl_optlist sbatch_args;
 };
 int run_spec(const char *spec_path, const struct run_options *o, const char *const *axis_lists);
+/* "tierlab run --where policy=lru demo.yaml": a command's argv (argv[0] its name) as a shell line, malloc'd. */
+char *invocation(int argc, const char **argv);
 
 /* The options `run` and `sweep` share, for their option tables (o: a struct run_options). */
 #define RUN_OPTIONS(o) \

@@ -33,6 +33,7 @@ static void field(const char *label, const char *value)
 	putchar('\n');
 }
 
+/* "LABEL          2024-05-01 14:00:03 +0200"; label NULL: the time alone, to end a line begun */
 static void print_time(const char *label, double t)
 {
 	time_t s = (time_t)t;
@@ -41,7 +42,9 @@ static void print_time(const char *label, double t)
 
 	localtime_r(&s, &tm);
 	strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S %z", &tm);
-	printf("%-14s %s\n", label, buf);
+	if (label)
+		printf("%-14s ", label);
+	printf("%s\n", buf);
 }
 
 /* The last `lines` lines of a file, for a failed run's stderr. */
@@ -202,6 +205,10 @@ int cmd_show(int argc, const char **argv)
 	printf("%-14s %lld\n", "run", (long long)r.id);
 	field("key", r.run_key);
 	field("experiment", r.experiment);
+	if (r.session_id) {
+		printf("%-14s %lld, started ", "session", (long long)r.session_id);
+		print_time(NULL, r.session_started);
+	}
 	printf("%-14s ", "configuration");
 	put(r.config_key);
 	printf(" (repetition %d)\n", r.rep);

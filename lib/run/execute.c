@@ -27,6 +27,7 @@
 #include "run/progress.h"
 #include "run/launch.h"
 #include "run/runner.h"
+#include "run/session.h"
 #include "util/version.h"
 
 static volatile sig_atomic_t interrupted;
@@ -433,7 +434,7 @@ static void hook_finished(pid_t pid, void *arg)
  */
 struct run_ctx {
 	struct tl_store *st;
-	int64_t exp_id;
+	int64_t exp_id, session;
 	const char *results_dir;
 };
 
@@ -541,14 +542,15 @@ out:
 }
 
 /* The run's record: what ran, how it ended, and everything measured; stored in one transaction. */
-static int store_one(struct tl_store *st, int64_t exp_id, const struct tl_run *run,
+static int store_one(const struct run_ctx *ctx, const struct tl_run *run,
 		     const char *out_dir, const struct tl_run_result *res, bool has_fom, double fom,
 		     const struct tl_ingest *ing, const struct tl_measure *meas, const struct tl_ktier *kt)
 {
 	const struct tl_config *c = run->config;
 	const struct tl_workload *wl = c->workload;
 	struct tl_run_record r = {
-		.experiment_id = exp_id,
+		.experiment_id = ctx->exp_id,
+		.session_id = ctx->session,
 		.run_key = run->key,
 		.config_key = c->key,
 		.rep = run->rep,
@@ -573,7 +575,7 @@ static int store_one(struct tl_store *st, int64_t exp_id, const struct tl_run *r
 	if (rc)
 		rc = error("cannot record run '%s': %s", run->key, strerror(-rc));
 	else
-		rc = tl_store_add_run(st, &r, NULL);
+		rc = tl_store_add_run(ctx->st, &r, NULL);
 	tl_record_release(&r);
 	free(cmd);
 	return rc;
@@ -634,6 +636,7 @@ int tl_execute(const struct tl_plan *plan, const struct tl_execute_opts *o, stru
 	}
 	/* everything that can be refused is, before the database is made or touched */
 	rc = tl_execute_check(plan, selected);
+	rc = rc ?: tl_session_check();
 	rc = rc ?: tl_measure_init(&meas, plan->spec->events.v, plan->spec->events.n);
 	rc = rc ?: tl_store_open(o->db, &st);
 	if (rc)
@@ -641,12 +644,13 @@ int tl_execute(const struct tl_plan *plan, const struct tl_execute_opts *o, stru
 	catch_stop_signals(old_sa);
 	/* a finished run is stored even if another process holds the database a long while */
 	tl_store_wait_for_lock(st, &interrupted);
-	rc = add_experiment(st, plan->spec, &exp_id);
+	rc = tl_session_begin(st, o->command_line, &sum->session);
+	rc = rc ?: add_experiment(st, plan->spec, &exp_id);
 	if (rc)
 		goto restore;
 	sum->began = true;
 
-	struct run_ctx ctx = { .st = st, .exp_id = exp_id, .results_dir = tl_store_dir(st) };
+	struct run_ctx ctx = { .st = st, .exp_id = exp_id, .session = sum->session, .results_dir = tl_store_dir(st) };
 
 	if (!ctx.results_dir)
 		ctx.results_dir = ".";	/* a database in memory (tests) */
@@ -686,7 +690,7 @@ int tl_execute(const struct tl_plan *plan, const struct tl_execute_opts *o, stru
 			tl_ingest_release(&ing);
 			break;	/* a run cut short by the user is not a result */
 		}
-		rc = store_one(st, exp_id, run, out_dir, &res, has_fom, fom, &ing, &meas, &kt);
+		rc = store_one(&ctx, run, out_dir, &res, has_fom, fom, &ing, &meas, &kt);
 		tl_ingest_release(&ing);
 		if (rc) {
 			tl_progress_finish(&prog);
