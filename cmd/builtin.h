@@ -41,6 +41,7 @@ struct run_options {
 	int dry_run, resume, quiet;
 	const char *only, *where;
 	const char *events;	/* --events: replaces the spec's events */
+	const char *quiet_host;	/* --quiet-host LOAD[:WAIT] (run/quiet-host.h) */
 	/* --slurm: submit to Slurm instead of running here (lib/slurm/slurm.h) */
 	int slurm;
 	const char *partition, *account, *time_limit;
@@ -60,6 +61,7 @@ char *invocation(int argc, const char **argv);
 	OPT_STRING(0, "events", &(o).events, "list", "perf events to count, replacing the spec's: cycles,{instructions,cache-misses}"), \
 	OPT_STRING(0, "db", &(o).db, "file", "results database (default $TIERLAB_DB or results/tierlab.db)"), \
 	OPT_BOOL('q', "quiet", &(o).quiet, "plain progress lines even on a terminal"), \
+	OPT_STRING(0, "quiet-host", &(o).quiet_host, "load[:wait]", "before each run, wait until the 1-minute load is below LOAD (at most WAIT, default 10m)"), \
 	OPT_GROUP("Slurm (see docs/cluster.md)"), \
 	OPT_BOOL(0, "slurm", &(o).slurm, "submit the runs as a Slurm job array and a merge job; with -n print the scripts"), \
 	OPT_STRING(0, "partition", &(o).partition, "name", "sbatch --partition"), \

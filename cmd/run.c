@@ -175,6 +175,10 @@ static void print_resume(const char *spec_path, const struct run_options *o, con
 		argv[n++] = "--events";
 		argv[n++] = o->events;
 	}
+	if (o->quiet_host) {
+		argv[n++] = "--quiet-host";
+		argv[n++] = o->quiet_host;
+	}
 	argv[n++] = spec_path;
 	n = axis_args(argv, n, opts, axis_lists);
 	line = tl_argv_quote((char *const *)argv, n);
@@ -205,6 +209,11 @@ static int submit_slurm(const char *spec_path, const struct run_options *o, cons
 	if (o->events) {
 		argv[n++] = "--events";
 		argv[n++] = o->events;
+	}
+	/* each task waits for a quiet node as a run here would */
+	if (o->quiet_host) {
+		argv[n++] = "--quiet-host";
+		argv[n++] = o->quiet_host;
 	}
 	argv[n++] = spec;
 	n = axis_args(argv, n, opts, axis_lists);
@@ -260,6 +269,10 @@ int run_spec(const char *spec_path, const struct run_options *o, const char *con
 	}
 	if (o->slurm && (o->nodes < 0 || o->ntasks < 0 || o->runs_per_task < 0 || o->array_limit < 0)) {
 		error("--nodes, --ntasks, --runs-per-task and --array-limit take a positive number");
+		goto out;
+	}
+	if (o->quiet_host && tl_quiet_host_parse(o->quiet_host, &xo.quiet, &err)) {
+		error("%s", err.msg);
 		goto out;
 	}
 	if (tl_spec_load(spec_path, tl_path_workloads(), &spec, &err)) {

@@ -5,6 +5,7 @@
  * came from a spec, a workload or the environment is printed made visible
  * (util/visible.h): a workload's stderr may hold escape sequences.
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -161,6 +162,56 @@ static void print_env(void *arg, const char *key, const char *value)
 	free(name);
 }
 
+/* An environment row's value, or what stands in for one a run stored before it was recorded. */
+static const char *env_or(const struct tl_env *env, const char *key, const char *none)
+{
+	const char *v = tl_env_get(env, key);
+
+	return v ? v : none;
+}
+
+/*
+ * What the host was doing around the run and what ran (the run's
+ * provenance, measure/environment.h): its load against the CPUs (the
+ * report's busy host), the clock, the quiet-host wait, the program.
+ */
+static void print_host(const struct tl_run_row *r, const struct tl_env *env)
+{
+	char line[512];
+	double load;
+
+	if (r->has_load) {
+		bool busy = tl_run_busy(r, &load);
+
+		snprintf(line, sizeof(line), "1-minute load %.2f before, %.2f after, %.0f CPUs online%s",
+			 r->load_before, r->load_after, r->cpus,
+			 busy ? ": busy (above the CPUs: the run shared them)" : "");
+		field("host", line);
+		snprintf(line, sizeof(line), "load averages %s before, %s after (1, 5, 15 minutes)",
+			 env_or(env, "host.loadavg_before", "-"), env_or(env, "host.loadavg_after", "-"));
+		field("", line);
+	} else if (!r->simulated) {
+		field("host", "load not recorded (a run stored before tierlab recorded it)");
+	}
+	if (tl_env_get(env, "cpu.freq_mhz")) {
+		const char *mhz = tl_env_get(env, "cpu.freq_mhz");
+
+		/* "2400 (1200-3500 over 8 CPUs)" is in MHz; "unreadable (...)" says why there is none */
+		snprintf(line, sizeof(line), "%s%s, governor %s", mhz, isdigit((unsigned char)mhz[0]) ? " MHz" : "",
+			 env_or(env, "cpu.governor", "-"));
+		field("clock", line);
+	}
+	if (tl_env_get(env, "host.quiet"))
+		field("quiet host", tl_env_get(env, "host.quiet"));
+	if (tl_env_get(env, "workload.program")) {
+		snprintf(line, sizeof(line), "%s, %s %s", env_or(env, "workload.program", "-"),
+			 tl_env_get(env, "workload.build_id") ? "build id" : "sha256",
+			 env_or(env, "workload.build_id", env_or(env, "workload.sha256", "-")));
+		field("program", line);
+		field("compiler", env_or(env, "workload.compiler", "-"));
+	}
+}
+
 int cmd_show(int argc, const char **argv)
 {
 	const char *db = NULL;
@@ -242,6 +293,14 @@ int cmd_show(int argc, const char **argv)
 	print_time("started", r.started_at);
 	print_time("ended", r.ended_at);
 	field("files", r.out_dir);
+	{
+		struct tl_env run_env = { 0 };
+		int64_t eid;
+
+		if (!tl_store_run_experiment(st, r.id, &eid) && !tl_store_env_load(st, eid, r.id, &run_env))
+			print_host(&r, &run_env);
+		tl_env_release(&run_env);
+	}
 	if (!tl_store_run_metrics(st, r.id, &m, &nm) && nm) {
 		printf("metrics:\n");
 		for (size_t i = 0; i < nm; i++) {

@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "plan/plan.h"
+#include "run/quiet-host.h"
 #include "store/query.h"
 
 struct tl_execute_opts {
@@ -19,6 +20,7 @@ struct tl_execute_opts {
 	bool progress_tty;		/* one rewritten progress line instead of plain lines */
 	const char *db;			/* the database; run outputs go beside it, <its dir>/<experiment>/<run key>/ */
 	const char *command_line;	/* the invocation, stored with its session (run/session.h) */
+	struct tl_quiet_host quiet;	/* --quiet-host: wait before each run (load 0: do not) */
 };
 
 struct tl_execute_summary {
