@@ -288,8 +288,15 @@ int cmd_show(int argc, const char **argv)
 		printf("%-14s -\n", "fom");
 	}
 	print_sampling(&r);
-	printf("%-14s wall %.3fs  user %.3fs  sys %.3fs  max rss %ld KiB\n", "rusage", r.wall, r.user,
-	       r.sys, r.maxrss_kb);
+	if (r.simulated)
+		/* its wall_s is the replay's own time: no run of the configuration took it */
+		printf("%-14s %.3fs (how long the replay took, not a run's wall time)\n", "replay", r.wall);
+	else
+		printf("%-14s wall %.3fs  user %.3fs  sys %.3fs  max rss %ld KiB\n", "rusage", r.wall, r.user,
+		       r.sys, r.maxrss_kb);
+	if (r.has_estimate)
+		printf("%-14s %.1f%% of all-fast, the tier model's estimate (not measured)\n", "estimate",
+		       100 * r.estimate);
 	print_time("started", r.started_at);
 	print_time("ended", r.ended_at);
 	field("files", r.out_dir);
