@@ -130,7 +130,7 @@ int cmd_export(int argc, const char **argv)
 	if (tl_store_open_existing(db, &st))
 		return 2;
 	if (run) {
-		if (tl_store_get_run(st, run, &one))
+		if (tl_store_get_run_or_latest(st, run, table >= 0 && table != TL_LOG_COUNTERS, &one))
 			goto out;
 	} else if (tl_runs_load(st, db, experiment, &rows, &n)) {
 		goto out;

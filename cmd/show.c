@@ -240,7 +240,7 @@ int cmd_show(int argc, const char **argv)
 		db = tl_path_default_db();
 	if (tl_store_open_existing(db, &st))
 		return 2;
-	if (tl_store_get_run(st, argv[0], &r))
+	if (tl_store_get_run_or_latest(st, argv[0], allocations, &r))
 		goto out;
 	if (allocations) {
 		int64_t t0 = -1;

@@ -66,7 +66,7 @@ static char *run_dir(const char *db, const char *which, char **key, int64_t *id)
 
 	if (tl_store_open_existing(db, &st))
 		return NULL;
-	if (!tl_store_get_run(st, which, &r)) {
+	if (!tl_store_get_run_or_latest(st, which, true, &r)) {
 		if (r.out_dir) {
 			dir = strdup(r.out_dir);
 			if (key)

@@ -128,6 +128,13 @@ void tl_run_row_release(struct tl_run_row *row);
  * error line listing up to 5 candidates.
  */
 int tl_store_get_run(struct tl_store *st, const char *which, struct tl_run_row *row);
+/*
+ * As tl_store_get_run, and "latest": the run stored last; with logged,
+ * the last one recorded with `log: log` and run, not replayed (what a
+ * timeline, a replay or a log export needs). -ENOENT with an error line
+ * when there is none.
+ */
+int tl_store_get_run_or_latest(struct tl_store *st, const char *which, bool logged, struct tl_run_row *row);
 
 /*
  * 1 when a run with this key is stored with status ok under an experiment

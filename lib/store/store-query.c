@@ -638,6 +638,35 @@ int tl_store_get_run(struct tl_store *st, const char *which, struct tl_run_row *
 			     total > MAX_CANDIDATES ? ", ..." : "");
 }
 
+int tl_store_get_run_or_latest(struct tl_store *st, const char *which, bool logged, struct tl_run_row *row)
+{
+	static const char what[] = "cannot read the latest run";
+	struct tl_run_row *rows = NULL;
+	size_t n = 0;
+	struct rows r = { st, (void **)&rows, &n, 0, sizeof(*rows), fill_run };
+	char tail[160];
+	sqlite3_stmt *s;
+	int rc;
+
+	if (!which || strcmp(which, "latest"))
+		return tl_store_get_run(st, which, row);
+	memset(row, 0, sizeof(*row));
+	/* an older database may lack the columns: a run of it was not replayed, its log mode unknown */
+	snprintf(tail, sizeof(tail), "%s%s ORDER BY r.id DESC LIMIT 1",
+		 logged && st->has_axis[TL_AXIS_LOG] ? "WHERE r.\"log\" = 'log'" : "WHERE 1",
+		 logged && st->has_simulated ? " AND r.simulated = 0" : "");
+	rc = query(st, &s, what, true, tail, "");
+	rc = rc ?: each_row(st, s, add_row, &r, what);
+	if (!rc && !n)
+		rc = tl_store_fail(st, -ENOENT, "no run%s to be the latest", logged ? " recorded with log: log" : "");
+	if (!rc) {
+		*row = rows[0];
+		memset(&rows[0], 0, sizeof(rows[0]));
+	}
+	tl_run_rows_free(rows, n);
+	return rc;
+}
+
 static int fill_metric(struct tl_store *st, void *slot, sqlite3_stmt *s)
 {
 	struct tl_metric *m = slot;

@@ -44,6 +44,12 @@ grep -q ',lru8-10,win8-10-128,.*,,,,,[0-9.]*,[0-9.]*,,true' <<<"$(tr -d '\r' <<<
 	fail "one run of window 128 was tested:
 $out"
 
+# an experiment that is not there is named as given, not as '-'
+expect_exit 2 "$TIERLAB" compare -e nosuch rate=10Hz rate=100Hz -f csv
+expect_contains "$out" "error: no runs of experiment 'nosuch' in '$TIERLAB_DB'"
+expect_exit 2 "$TIERLAB" compare --session 99 rate=10Hz rate=100Hz
+expect_contains "$out" "no run of session 99"
+
 # window has 16 and 128 beside lru's chunks 8 at 10Hz: which one is lru's pair? refused, both named
 expect_exit 2 "$TIERLAB" compare policy=lru policy=window
 expect_contains "$out" "error: ambiguous pairing: workload=hpcg size=small chunks=8 rate=10Hz of A ('policy=lru') pairs with 2 configurations of B: window=16, window=128"
