@@ -137,7 +137,8 @@ int cmd_plot(int argc, const char **argv)
 		db = tl_path_default_db();
 	if (tl_store_open_existing(db, &st))
 		return 2;
-	if (timeline ? tl_store_get_run_or_latest(st, timeline, true, &run) : load_report(st, db, experiment, baseline, where, &filter, &rep))
+	if (timeline ? tl_store_get_run_or_latest(st, timeline, true, &run)
+		     : load_report(st, db, experiment, baseline, where, &filter, &rep))
 		goto out;
 	if (!output && !(output = image = default_image(timeline ? run.run_key : rep.experiment,
 							heatmap ? "-heatmap" : timeline ? "-timeline" : ""))) {

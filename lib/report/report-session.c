@@ -17,11 +17,6 @@
 #include <string.h>
 #include "util/error.h"
 
-static bool fom_counts(const struct tl_run_row *run)
-{
-	return run->status == TL_STATUS_OK && run->has_fom && isfinite(run->fom);
-}
-
 /* Adds a run's session to the report's list (kept oldest first). */
 static int note_session(struct tl_report *rep, const struct tl_run_row *run)
 {
@@ -61,9 +56,10 @@ static size_t row_sessions(const struct tl_run_row *runs, size_t n, const long *
 	bool any_fom = false;
 
 	for (size_t i = 0; i < n; i++)
-		any_fom |= row_of[i] == row && fom_counts(&runs[i]);
+		any_fom |= row_of[i] == row && tl_run_fom_counts(&runs[i]);
 	for (size_t i = 0; i < n; i++)
-		if (row_of[i] == row && (!any_fom || fom_counts(&runs[i])) && !has_session(set, k, runs[i].session_id))
+		if (row_of[i] == row && (!any_fom || tl_run_fom_counts(&runs[i])) &&
+		    !has_session(set, k, runs[i].session_id))
 			set[k++] = runs[i].session_id;
 	return k;
 }
@@ -117,7 +113,7 @@ static int own_baseline(struct tl_report_row *r, long b, const struct tl_run_row
 	memset(&r->base, 0, sizeof(r->base));
 	r->base_busy = 0;
 	for (size_t j = 0; j < k; j++) {
-		if (!fom_counts(pick[j]))
+		if (!tl_run_fom_counts(pick[j]))
 			continue;
 		v[m++] = pick[j]->fom;
 		r->base_busy += tl_run_busy(pick[j], NULL);

@@ -238,8 +238,7 @@ static void count_busy(struct tl_report_row *r, const struct tl_run_row *run)
 	}
 }
 
-/* A run whose figure of merit goes into its row's statistics. */
-static bool fom_counts(const struct tl_run_row *run)
+bool tl_run_fom_counts(const struct tl_run_row *run)
 {
 	return run->status == TL_STATUS_OK && run->has_fom && isfinite(run->fom);
 }
@@ -271,7 +270,7 @@ static int group_runs(struct tl_report *rep, const struct tl_run_row *runs, size
 		r->n_ok++;
 		if (!r->fom_unit && run->fom_unit && !(r->fom_unit = strdup(run->fom_unit)))
 			return -ENOMEM;
-		if (fom_counts(run)) {
+		if (tl_run_fom_counts(run)) {
 			r->n_fom++;
 			acc[g].fom_max = fmax(acc[g].fom_max, fabs(run->fom));
 		}
@@ -319,7 +318,7 @@ static void finish_stats(struct tl_report *rep, const struct tl_run_row *runs, s
 	for (size_t g = 0; g < rep->nrows; g++)
 		frexp(acc[g].fom_max, &acc[g].fom_exp);
 	for (size_t i = 0; i < n; i++)
-		if (fom_counts(&runs[i]))
+		if (tl_run_fom_counts(&runs[i]))
 			acc[group[i]].fom_sum += ldexp(runs[i].fom, -acc[group[i]].fom_exp);
 	for (size_t g = 0; g < rep->nrows; g++) {
 		struct tl_report_row *r = &rep->rows[g];
@@ -349,7 +348,7 @@ static void finish_stats(struct tl_report *rep, const struct tl_run_row *runs, s
 		struct acc *a = &acc[group[i]];
 		double d;
 
-		if (!fom_counts(&runs[i]))
+		if (!tl_run_fom_counts(&runs[i]))
 			continue;
 		/* both scaled: the difference stays within [-2, 2] */
 		d = ldexp(runs[i].fom, -a->fom_exp) - a->fom_sum / rep->rows[group[i]].n_fom;
@@ -380,7 +379,7 @@ static int finish_spread(struct tl_report *rep, const struct tl_run_row *runs, s
 	for (size_t g = 0; g < rep->nrows; g++)
 		start[g + 1] = start[g] + rep->rows[g].n_fom;
 	for (size_t i = 0; i < n; i++)
-		if (fom_counts(&runs[i]))
+		if (tl_run_fom_counts(&runs[i]))
 			v[start[group[i]] + fill[group[i]]++] = runs[i].fom;
 	for (size_t g = 0; g < rep->nrows; g++) {
 		struct tl_report_row *r = &rep->rows[g];

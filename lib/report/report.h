@@ -208,6 +208,9 @@ const char *tl_report_column_list(void);
  */
 bool tl_run_achieved(const struct tl_run_row *run, struct tl_sampling *out);
 
+/* A run whose figure of merit goes into its row's statistics: ok, with a finite figure. */
+bool tl_run_fom_counts(const struct tl_run_row *run);
+
 /*
  * A run taken on a busy host: its 1-minute load average before or after
  * it above the CPUs online (more runnable work than CPUs: the run shared
