@@ -36,10 +36,12 @@ int cmd_help(int argc, const char **argv);
  */
 struct run_options {
 	const char *command;	/* "run" or "sweep", for the command that resumes */
+	char *command_line;	/* the invocation as typed, stored with the session (invocation()) */
 	const char *db;
 	int dry_run, resume, quiet;
 	const char *only, *where;
 	const char *events;	/* --events: replaces the spec's events */
+	const char *quiet_host;	/* --quiet-host LOAD[:WAIT] (run/quiet-host.h) */
 	/* --slurm: submit to Slurm instead of running here (lib/slurm/slurm.h) */
 	int slurm;
 	const char *partition, *account, *time_limit;
@@ -47,6 +49,8 @@ struct run_options {
 	struct tl_optlist sbatch_args;
 };
 int run_spec(const char *spec_path, const struct run_options *o, const char *const *axis_lists);
+/* "tierlab run --where policy=lru demo.yaml": a command's argv (argv[0] its name) as a shell line, malloc'd. */
+char *invocation(int argc, const char **argv);
 
 /* The options `run` and `sweep` share, for their option tables (o: a struct run_options). */
 #define RUN_OPTIONS(o) \
@@ -57,6 +61,7 @@ int run_spec(const char *spec_path, const struct run_options *o, const char *con
 	OPT_STRING(0, "events", &(o).events, "list", "perf events to count, replacing the spec's: cycles,{instructions,cache-misses}"), \
 	OPT_STRING(0, "db", &(o).db, "file", "results database (default $TIERLAB_DB or results/tierlab.db)"), \
 	OPT_BOOL('q', "quiet", &(o).quiet, "plain progress lines even on a terminal"), \
+	OPT_STRING(0, "quiet-host", &(o).quiet_host, "load[:wait]", "before each run, wait until the 1-minute load is below LOAD (at most WAIT, default 10m)"), \
 	OPT_GROUP("Slurm (see docs/cluster.md)"), \
 	OPT_BOOL(0, "slurm", &(o).slurm, "submit the runs as a Slurm job array and a merge job; with -n print the scripts"), \
 	OPT_STRING(0, "partition", &(o).partition, "name", "sbatch --partition"), \

@@ -16,7 +16,7 @@
 
 /* One side: the runs of an experiment, or those of `experiment` that match a selector; a report over them. */
 static int load_side(struct tl_store *st, const char *db, const char *arg, const char *experiment,
-		     bool compared[TL_AXIS__COUNT], struct tl_report *rep)
+		     const struct tl_session_filter *filter, bool compared[TL_AXIS__COUNT], struct tl_report *rep)
 {
 	bool selector = strchr(arg, '=') != NULL;
 	struct tl_run_row *rows = NULL;
@@ -29,7 +29,7 @@ static int load_side(struct tl_store *st, const char *db, const char *arg, const
 		error("'%s': %s", arg, strncmp(err.msg, "--where: ", 9) ? err.msg : err.msg + 9);
 		goto out;
 	}
-	if (tl_store_query_runs(st, selector ? experiment : arg, &rows, &n))
+	if (tl_store_query_runs_in(st, selector ? experiment : arg, filter, &rows, &n))
 		goto out;
 	for (size_t i = 0; i < n; i++) {
 		if (selector && !tl_selector_matches(&sel, rows[i].values))
@@ -39,16 +39,21 @@ static int load_side(struct tl_store *st, const char *db, const char *arg, const
 		rows[k++] = rows[i];
 		rows[i] = t;
 	}
-	if (!k) {
-		if (selector)
-			error("'%s' matches no run of experiment '%s' in '%s'", arg, n ? rows[0].experiment : "-", db);
-		else
-			error("no runs of experiment '%s' in '%s'", arg, db);
+	const char *chosen = filter->session || filter->since ? " in the sessions chosen" : "";
+
+	if (!n && (!selector || experiment))
+		error("no runs of experiment '%s'%s in '%s'", selector ? experiment : arg, chosen, db);
+	else if (!n)
+		error("no runs%s in '%s'", chosen, db);
+	else if (!k)
+		error("'%s' matches no run of experiment '%s' in '%s'", arg, rows[0].experiment, db);
+	if (!k)
 		goto out;
-	}
 	for (int a = 0; a < TL_AXIS__COUNT; a++)
 		compared[a] |= sel.values[a] != NULL;
 	ret = tl_report_build(rows[0].experiment, rows, k, NULL, rep);
+	/* no baseline here: it counts each row's sessions, which a pair is marked by */
+	ret = ret ?: tl_report_match_sessions(rep, rows, k, NULL, 0);
 out:
 	tl_selector_release(&sel);
 	tl_run_rows_free(rows, n);
@@ -57,7 +62,7 @@ out:
 
 int cmd_compare(int argc, const char **argv)
 {
-	const char *db = NULL, *experiment = NULL, *format = "text";
+	const char *db = NULL, *experiment = NULL, *format = "text", *session = NULL, *since = NULL;
 	static const char *const usage[] = {
 		"tierlab compare [<options>] <a> <b>",
 		NULL
@@ -65,6 +70,8 @@ int cmd_compare(int argc, const char **argv)
 	const struct option options[] = {
 		OPT_STRING('e', "experiment", &experiment, "name", "the experiment two selectors choose from (default: the latest)"),
 		OPT_STRING('f', "format", &format, "fmt", "text, csv or json"),
+		OPT_STRING(0, "session", &session, "id", "only the runs of this session (tierlab list sessions)"),
+		OPT_STRING(0, "since", &since, "time", "only the runs of sessions started since: 2024-05-01 14:00, or 2h ago"),
 		OPT_STRING(0, "db", &db, "file", "results database (default $TIERLAB_DB or results/tierlab.db)"),
 		OPT_END(),
 	};
@@ -72,8 +79,10 @@ int cmd_compare(int argc, const char **argv)
 	struct tl_report a = { 0 }, b = { 0 };
 	struct tl_compare c = { 0 };
 	struct tl_error err = { { 0 } };
+	struct tl_session_filter filter;
 	enum tl_report_format fmt;
 	bool compared[TL_AXIS__COUNT] = { false };
+	char *filter_text = NULL;
 	int ret = 2;
 
 	argc = parse_options(argc, argv, options, usage);
@@ -85,11 +94,17 @@ int cmd_compare(int argc, const char **argv)
 		error("--format: %s", fmt == TL_FMT_MARKDOWN ? "compare prints text, csv or json" : err.msg);
 		return 2;
 	}
+	if (tl_session_filter_parse(session, since, &filter, &filter_text, &err)) {
+		error("%s", err.msg);
+		return 2;
+	}
+	free(filter_text);
 	if (!db)
 		db = tl_path_default_db();
 	if (tl_store_open_existing(db, &st))
 		return 2;
-	if (load_side(st, db, argv[0], experiment, compared, &a) || load_side(st, db, argv[1], experiment, compared, &b))
+	if (load_side(st, db, argv[0], experiment, &filter, compared, &a) ||
+	    load_side(st, db, argv[1], experiment, &filter, compared, &b))
 		goto out;
 	if (tl_compare_build(&a, &b, compared, argv[0], argv[1], &c))
 		goto out;

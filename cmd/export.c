@@ -62,6 +62,8 @@ static int export_report(struct tl_store *st, const struct tl_run_row *runs, siz
 	struct tl_selector sel = { 0 };
 	struct tl_report rep = { 0 };
 	struct tl_error err = { { 0 } };
+	struct tl_run_row *older = NULL;
+	size_t nolder = 0;
 	char *baseline = NULL;
 	int rc;
 
@@ -69,11 +71,15 @@ static int export_report(struct tl_store *st, const struct tl_run_row *runs, siz
 	if (!rc && baseline && *baseline && tl_selector_parse(baseline, &sel, &err))
 		rc = error("stored baseline '%s': %s", baseline, err.msg);
 	rc = rc ?: tl_report_build(runs[0].experiment, runs, n, baseline && *baseline ? &sel : NULL, &rep);
+	/* each % of baseline against the baseline of its own session, as report says */
+	rc = rc ?: tl_store_query_replaced(st, runs[0].experiment, NULL, &older, &nolder);
+	rc = rc ?: tl_report_match_sessions(&rep, runs, n, older, nolder);
 	/* how many samples each hit rate stands on, as report says */
 	rc = rc ?: tl_report_load_samples(&rep, st, runs, n);
 	rc = rc ?: tl_report_print(&rep, json ? TL_FMT_JSON : TL_FMT_CSV, stdout);
 	tl_report_release(&rep);
 	tl_selector_release(&sel);
+	tl_run_rows_free(older, nolder);
 	free(baseline);
 	return rc;
 }
@@ -124,7 +130,7 @@ int cmd_export(int argc, const char **argv)
 	if (tl_store_open_existing(db, &st))
 		return 2;
 	if (run) {
-		if (tl_store_get_run(st, run, &one))
+		if (tl_store_get_run_or_latest(st, run, table >= 0 && table != TL_LOG_COUNTERS, &one))
 			goto out;
 	} else if (tl_runs_load(st, db, experiment, &rows, &n)) {
 		goto out;

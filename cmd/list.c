@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "axis/axis.h"
 #include "builtin.h"
@@ -16,6 +17,7 @@
 #include "util/paths.h"
 #include "spec/spec.h"
 #include "store/query.h"
+#include "util/visible.h"
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -136,19 +138,72 @@ static int list_experiments(const char *db)
 	return rc;
 }
 
+/* One line per session; after `limit` of them (0: none), only how many more there are. */
+struct session_lines {
+	size_t shown, more, limit;
+};
+
+static int session_line(void *arg, const struct tl_session_row *s)
+{
+	struct session_lines *l = arg;
+	time_t t = (time_t)s->started_at;
+	char when[32];
+	struct tm tm;
+
+	if (l->limit && l->shown == l->limit) {
+		l->more++;
+		return 0;
+	}
+	if (!l->shown++)
+		printf("  %6s  %-19s  %-16s %6s %6s  %s\n", "id", "started", "experiment", "runs", "ok", "command");
+	localtime_r(&t, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", &tm);
+	printf("  %6lld  %-19s  ", (long long)s->id, when);
+	tl_fput_visible(s->experiment ? s->experiment : "-", 0, stdout);
+	printf("%*s %6lld %6lld  ", s->experiment && strlen(s->experiment) < 16 ? (int)(16 - strlen(s->experiment)) : 0,
+	       "", (long long)s->runs, (long long)s->runs_ok);
+	tl_fput_visible(s->command ? s->command : "-", 0, stdout);
+	putchar('\n');
+	return 0;
+}
+
+/* The sessions that stored runs (of experiment, or of any), latest first; limit 0: all. */
+static int list_sessions(const char *db, const char *experiment, size_t limit)
+{
+	struct session_lines l = { .limit = limit };
+	struct tl_store *st;
+	int rc;
+
+	if (access(db, F_OK)) {
+		printf("sessions: none (no database at %s)\n", db);
+		return 0;
+	}
+	if (tl_store_open_existing(db, &st))
+		return -1;
+	printf("sessions (%s), latest first:\n", db);
+	rc = tl_store_sessions_each(st, experiment, session_line, &l);
+	if (!rc && !l.shown)
+		printf("  none\n");
+	if (!rc && l.more)
+		printf("  ... %zu more (tierlab list sessions)\n", l.more);
+	tl_store_close(st);
+	return rc;
+}
+
 int cmd_list(int argc, const char **argv)
 {
-	const char *db = NULL;
+	const char *db = NULL, *experiment = NULL;
 	static const char *const usage[] = {
-		"tierlab list [<options>] [workloads|policies|allocators|samplers|axes|experiments]",
+		"tierlab list [<options>] [workloads|policies|allocators|samplers|axes|experiments|sessions]",
 		NULL
 	};
 	const struct option options[] = {
-		OPT_STRING(0, "db", &db, "file", "results database for 'experiments'"),
+		OPT_STRING('e', "experiment", &experiment, "name", "with 'sessions': only those that stored runs of it"),
+		OPT_STRING(0, "db", &db, "file", "results database for 'experiments' and 'sessions'"),
 		OPT_END(),
 	};
 	static const char *const what_names[] = { "workloads", "policies", "allocators", "samplers",
-						   "axes", "experiments", NULL };
+						   "axes", "experiments", "sessions", NULL };
 	const char *what;
 
 	argc = parse_options(argc, argv, options, usage);
@@ -181,6 +236,9 @@ int cmd_list(int argc, const char **argv)
 	if (!what || !strcmp(what, "axes"))
 		list_axes();
 	if ((!what || !strcmp(what, "experiments")) && list_experiments(db))
+		return 2;
+	/* all of them would be every invocation ever stored: the latest ten */
+	if ((!what || !strcmp(what, "sessions")) && list_sessions(db, experiment, what ? 0 : 10))
 		return 2;
 	return 0;
 }

@@ -16,18 +16,37 @@
 #include "report/report.h"
 #include "store/query.h"
 
+/*
+ * A figure cannot carry the report's notes: what it mixes is said on
+ * stderr (the same words as the report's).
+ */
+static void say_sessions(const struct tl_report *rep)
+{
+	size_t other = 0;
+
+	for (size_t i = 0; i < rep->nrows; i++)
+		other += rep->rows[i].base_other_session;
+	if (rep->nsessions > 1)
+		warning("the runs drawn come from %zu sessions; each %% of baseline is against its baseline's runs of "
+			"the same session (--session ID draws one)", rep->nsessions);
+	if (other)
+		warning("%zu %s no baseline run of %s own session: %s %% of baseline compares runs of different "
+			"sessions", other, other == 1 ? "bar has" : "bars have", other == 1 ? "its" : "their",
+			other == 1 ? "its" : "their");
+}
+
 /* The experiment's report, as `tierlab report` builds it, over the runs --where keeps. */
 static int load_report(struct tl_store *st, const char *db, const char *experiment, const char *baseline,
-		       const char *where, struct tl_report *rep)
+		       const char *where, const struct tl_session_filter *filter, struct tl_report *rep)
 {
-	struct tl_run_row *rows = NULL;
+	struct tl_run_row *rows = NULL, *older = NULL;
 	struct tl_selector sel = { 0 }, wsel = { 0 };
 	struct tl_error err = { { 0 } };
 	char *stored = NULL;
-	size_t n = 0, kept;
+	size_t n = 0, nolder = 0, kept;
 	int ret = -EINVAL;
 
-	if (tl_runs_load(st, db, experiment, &rows, &n) ||
+	if (tl_runs_load_in(st, db, experiment, filter, &rows, &n, &older, &nolder) ||
 	    tl_baseline_load(st, rows[0].experiment, &baseline, &stored, &sel))
 		goto out;
 	if (where && tl_selector_parse(where, &wsel, &err)) {
@@ -37,11 +56,15 @@ static int load_report(struct tl_store *st, const char *db, const char *experime
 	/* the baseline's runs and the all-fast and all-slow lines stay whatever is chosen */
 	kept = where ? tl_runs_where(rows, n, &wsel, baseline && *baseline ? &sel : NULL, true) : n;
 	ret = tl_report_build(rows[0].experiment, rows, kept, baseline && *baseline ? &sel : NULL, rep);
+	ret = ret ?: tl_report_match_sessions(rep, rows, kept, older, nolder);
+	if (!ret)
+		say_sessions(rep);
 out:
 	tl_selector_release(&sel);
 	tl_selector_release(&wsel);
 	free(stored);
 	tl_run_rows_free(rows, n);
+	tl_run_rows_free(older, nolder);
 	return ret;
 }
 
@@ -61,7 +84,7 @@ static char *default_image(const char *name, const char *suffix)
 int cmd_plot(int argc, const char **argv)
 {
 	const char *db = NULL, *experiment = NULL, *baseline = NULL, *by_name = "rate", *output = NULL;
-	const char *heatmap = NULL, *where = NULL, *timeline = NULL;
+	const char *heatmap = NULL, *where = NULL, *timeline = NULL, *session = NULL, *since = NULL;
 	int script_only = 0, pid = 0;
 	static const char *const usage[] = {
 		"tierlab plot [<options>]",
@@ -75,6 +98,8 @@ int cmd_plot(int argc, const char **argv)
 		OPT_STRING(0, "timeline", &timeline, "run", "the timeline of one run's log (id, run key or its prefix)"),
 		OPT_INTEGER(0, "pid", &pid, "n", "with --timeline: the process to draw (default: the first that allocated)"),
 		OPT_STRING(0, "where", &where, "axis=value,..", "only runs whose configuration matches (and the baseline, all-fast, all-slow)"),
+		OPT_STRING(0, "session", &session, "id", "only the runs of this session (tierlab list sessions)"),
+		OPT_STRING(0, "since", &since, "time", "only the runs of sessions started since: 2024-05-01 14:00, or 2h ago"),
 		OPT_STRING('o', "output", &output, "file", "the image, .svg or .png; NAME.gp and NAME.dat go beside it"),
 		OPT_BOOL(0, "script-only", &script_only, "write the script and data, do not run gnuplot"),
 		OPT_STRING(0, "db", &db, "file", "results database (default $TIERLAB_DB or results/tierlab.db)"),
@@ -84,7 +109,9 @@ int cmd_plot(int argc, const char **argv)
 	struct tl_report rep = { 0 };
 	struct tl_run_row run = { 0 };
 	struct tl_plot_files files = { 0 };
-	char *image = NULL;
+	struct tl_session_filter filter;
+	struct tl_error err = { { 0 } };
+	char *image = NULL, *filter_text = NULL;
 	FILE *gp = NULL, *dat = NULL;
 	int by, ret = 2, rc;
 
@@ -101,11 +128,17 @@ int cmd_plot(int argc, const char **argv)
 		error("--by: unknown axis '%s' (tierlab list axes)", by_name);
 		return 2;
 	}
+	if ((rc = tl_session_filter_parse(session, since, &filter, &filter_text, &err))) {
+		error("%s", rc == -EINVAL ? err.msg : "out of memory");
+		return 2;
+	}
+	free(filter_text);
 	if (!db)
 		db = tl_path_default_db();
 	if (tl_store_open_existing(db, &st))
 		return 2;
-	if (timeline ? tl_store_get_run(st, timeline, &run) : load_report(st, db, experiment, baseline, where, &rep))
+	if (timeline ? tl_store_get_run_or_latest(st, timeline, true, &run)
+		     : load_report(st, db, experiment, baseline, where, &filter, &rep))
 		goto out;
 	if (!output && !(output = image = default_image(timeline ? run.run_key : rep.experiment,
 							heatmap ? "-heatmap" : timeline ? "-timeline" : ""))) {

@@ -128,7 +128,7 @@ static bool matches_any(const struct tl_run_row *rows, size_t n, const struct tl
 int cmd_report(int argc, const char **argv)
 {
 	const char *db = NULL, *experiment = NULL, *baseline = NULL, *format = "text", *by_list = NULL;
-	const char *where = NULL, *columns = NULL;
+	const char *where = NULL, *columns = NULL, *session = NULL, *since = NULL;
 	int with_counters = 0, directions = 0, stats = 0, wide = 0;
 	static const char *const usage[] = {
 		"tierlab report [<options>]",
@@ -145,18 +145,21 @@ int cmd_report(int argc, const char **argv)
 		OPT_STRING(0, "where", &where, "axis=value,..", "only runs whose configuration matches (and the baseline's)"),
 		OPT_BOOL(0, "wide", &wide, "every column in text, however wide (default: fit 100 columns)"),
 		OPT_STRING(0, "columns", &columns, "name,..", "text and markdown show these columns, in this order"),
+		OPT_STRING(0, "session", &session, "id", "only the runs of this session (tierlab list sessions)"),
+		OPT_STRING(0, "since", &since, "time", "only the runs of sessions started since: 2024-05-01 14:00, or 2h ago"),
 		OPT_STRING(0, "db", &db, "file", "results database (default $TIERLAB_DB or results/tierlab.db)"),
 		OPT_END(),
 	};
 	struct tl_store *st = NULL;
-	struct tl_run_row *rows = NULL;
+	struct tl_run_row *rows = NULL, *older = NULL;
+	struct tl_session_filter filter;
 	struct tl_selector sel = { 0 }, wsel = { 0 };
 	struct tl_report rep = { 0 };
 	struct tl_error err = { { 0 } };
 	enum tl_report_format fmt = TL_FMT_TEXT;
 	bool by[TL_AXIS__COUNT] = { false };
-	char *stored_baseline = NULL, note[256] = "";
-	size_t n = 0, kept;
+	char *stored_baseline = NULL, note[256] = "", *filter_text = NULL;
+	size_t n = 0, nolder = 0, kept;
 	int ret = 2;
 
 	argc = parse_options(argc, argv, options, usage);
@@ -170,13 +173,18 @@ int cmd_report(int argc, const char **argv)
 	}
 	if (by_list && parse_by(by_list, by))
 		return 2;
+	if ((ret = tl_session_filter_parse(session, since, &filter, &filter_text, &err))) {
+		error("%s", ret == -EINVAL ? err.msg : "out of memory");
+		return 2;
+	}
+	ret = 2;
 	/* as the report groups: never across workloads or sizes, so a baseline may name them */
 	by[TL_AXIS_WORKLOAD] = by[TL_AXIS_SIZE] = true;
 	if (!db)
 		db = tl_path_default_db();
 	if (tl_store_open_existing(db, &st))
 		return 2;
-	if (tl_runs_load(st, db, experiment, &rows, &n) ||
+	if (tl_runs_load_in(st, db, experiment, &filter, &rows, &n, &older, &nolder) ||
 	    tl_baseline_load(st, rows[0].experiment, &baseline, &stored_baseline, &sel))
 		goto out;
 	if (by_list && baseline && *baseline && !selector_within(&sel, by)) {
@@ -195,8 +203,11 @@ int cmd_report(int argc, const char **argv)
 	/* the baseline's runs stay: a % of baseline is the same whatever --where chooses */
 	kept = where ? tl_runs_where(rows, n, &wsel, baseline && *baseline ? &sel : NULL, false) : n;
 	if (tl_report_build_by(rows[0].experiment, rows, kept, baseline && *baseline ? &sel : NULL, by_list ? by : NULL,
-			       &rep))
+			       &rep) ||
+	    tl_report_match_sessions(&rep, rows, kept, older, nolder))
 		goto out;
+	rep.session_filter = filter_text;
+	filter_text = NULL;
 	if (columns && (ret = tl_report_choose_columns(&rep, columns, &err))) {
 		error("--columns: %s", ret == -EINVAL ? err.msg : "out of memory");
 		ret = 2;
@@ -223,7 +234,9 @@ out:
 	tl_selector_release(&sel);
 	tl_selector_release(&wsel);
 	free(stored_baseline);
+	free(filter_text);
 	tl_run_rows_free(rows, n);
+	tl_run_rows_free(older, nolder);
 	tl_store_close(st);
 	return ret;
 }

@@ -176,6 +176,10 @@ static void print_resume(const char *spec_path, const struct run_options *o, con
 		argv[n++] = "--events";
 		argv[n++] = o->events;
 	}
+	if (o->quiet_host) {
+		argv[n++] = "--quiet-host";
+		argv[n++] = o->quiet_host;
+	}
 	argv[n++] = spec_path;
 	n = axis_args(argv, n, opts, axis_lists);
 	line = tl_quote_shell_argv((char *const *)argv, n);
@@ -222,6 +226,11 @@ static int submit_slurm(const char *spec_path, const struct run_options *o, cons
 	if (o->events) {
 		argv[n++] = "--events";
 		argv[n++] = o->events;
+	}
+	/* each task waits for a quiet node as a run here would */
+	if (o->quiet_host) {
+		argv[n++] = "--quiet-host";
+		argv[n++] = o->quiet_host;
 	}
 	argv[n++] = spec;
 	n = axis_args(argv, n, opts, axis_lists);
@@ -277,6 +286,10 @@ int run_spec(const char *spec_path, const struct run_options *o, const char *con
 		      "and --sbatch-arg go with --slurm");
 		goto out;
 	}
+	if (o->quiet_host && tl_quiet_host_parse(o->quiet_host, &xo.quiet, &err)) {
+		error("%s", err.msg);
+		goto out;
+	}
 	if (tl_spec_load(spec_path, tl_path_workloads(), &spec, &err)) {
 		error("%s", err.msg);
 		goto out;
@@ -325,6 +338,7 @@ int run_spec(const char *spec_path, const struct run_options *o, const char *con
 		goto out;
 	}
 	xo.db = db;
+	xo.command_line = o->command_line;
 	xo.progress_tty = !o->quiet && isatty(STDERR_FILENO);
 	rc = tl_execute(&plan, &xo, &sum);
 	if (!sum.began)
@@ -333,7 +347,8 @@ int run_spec(const char *spec_path, const struct run_options *o, const char *con
 		sum.selected == 1 ? "" : "s", sum.ok, sum.failed, sum.skipped);
 	if (sum.left)
 		fprintf(stderr, ", %zu not run", sum.left);
-	fprintf(stderr, " (stored in %s)%s\n", db, sum.interrupted ? "; interrupted" : rc ? "; stopped by the error above" : "");
+	fprintf(stderr, " (stored in %s, session %lld)%s\n", db, (long long)sum.session,
+		sum.interrupted ? "; interrupted" : rc ? "; stopped by the error above" : "");
 	if (sum.left)
 		print_resume(spec_path, o, axis_lists);
 	if (sum.interrupted)
@@ -350,6 +365,20 @@ out:
 	return ret;
 }
 
+char *invocation(int argc, const char **argv)
+{
+	char *words[argc + 1];
+	char *line;
+
+	words[0] = "tierlab";
+	for (int i = 0; i < argc; i++)
+		words[i + 1] = (char *)argv[i];
+	line = tl_quote_shell_argv(words, (size_t)argc + 1);
+	if (!line)
+		die("out of memory");
+	return line;
+}
+
 int cmd_run(int argc, const char **argv)
 {
 	struct run_options o = { .command = "run" };
@@ -361,11 +390,15 @@ int cmd_run(int argc, const char **argv)
 		RUN_OPTIONS(o),
 		OPT_END(),
 	};
+	int ret;
 
+	o.command_line = invocation(argc, argv);
 	argc = parse_options(argc, argv, options, usage);
 	if (argc != 1) {
 		error(argc ? "expected one spec, got %d arguments" : "no spec given%.0d", argc);
 		usage_with_options(usage, options);
 	}
-	return run_spec(argv[0], &o, NULL);
+	ret = run_spec(argv[0], &o, NULL);
+	free(o.command_line);
+	return ret;
 }

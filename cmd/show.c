@@ -5,6 +5,7 @@
  * came from a spec, a workload or the environment is printed made visible
  * (util/visible.h): a workload's stderr may hold escape sequences.
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,7 @@ static void field(const char *label, const char *value)
 	putchar('\n');
 }
 
+/* "LABEL          2024-05-01 14:00:03 +0200"; label NULL: the time alone, to end a line begun */
 static void print_time(const char *label, double t)
 {
 	time_t s = (time_t)t;
@@ -41,7 +43,9 @@ static void print_time(const char *label, double t)
 
 	localtime_r(&s, &tm);
 	strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S %z", &tm);
-	printf("%-14s %s\n", label, buf);
+	if (label)
+		printf("%-14s ", label);
+	printf("%s\n", buf);
 }
 
 /* The last `lines` lines of a file, for a failed run's stderr. */
@@ -158,6 +162,56 @@ static void print_env(void *arg, const char *key, const char *value)
 	free(name);
 }
 
+/* An environment row's value, or what stands in for one a run stored before it was recorded. */
+static const char *env_or(const struct tl_env *env, const char *key, const char *none)
+{
+	const char *v = tl_env_get(env, key);
+
+	return v ? v : none;
+}
+
+/*
+ * What the host was doing around the run and what ran (the run's
+ * provenance, measure/environment.h): its load against the CPUs (the
+ * report's busy host), the clock, the quiet-host wait, the program.
+ */
+static void print_host(const struct tl_run_row *r, const struct tl_env *env)
+{
+	char line[512];
+	double load;
+
+	if (r->has_load) {
+		bool busy = tl_run_busy(r, &load);
+
+		snprintf(line, sizeof(line), "1-minute load %.2f before, %.2f after, %.0f CPUs online%s",
+			 r->load_before, r->load_after, r->cpus,
+			 busy ? ": busy (above the CPUs: the run shared them)" : "");
+		field("host", line);
+		snprintf(line, sizeof(line), "load averages %s before, %s after (1, 5, 15 minutes)",
+			 env_or(env, "host.loadavg_before", "-"), env_or(env, "host.loadavg_after", "-"));
+		field("", line);
+	} else if (!r->simulated) {
+		field("host", "load not recorded (a run stored before tierlab recorded it)");
+	}
+	if (tl_env_get(env, "cpu.freq_mhz")) {
+		const char *mhz = tl_env_get(env, "cpu.freq_mhz");
+
+		/* "2400 (1200-3500 over 8 CPUs)" is in MHz; "unreadable (...)" says why there is none */
+		snprintf(line, sizeof(line), "%s%s, governor %s", mhz, isdigit((unsigned char)mhz[0]) ? " MHz" : "",
+			 env_or(env, "cpu.governor", "-"));
+		field("clock", line);
+	}
+	if (tl_env_get(env, "host.quiet"))
+		field("quiet host", tl_env_get(env, "host.quiet"));
+	if (tl_env_get(env, "workload.program")) {
+		snprintf(line, sizeof(line), "%s, %s %s", env_or(env, "workload.program", "-"),
+			 tl_env_get(env, "workload.build_id") ? "build id" : "sha256",
+			 env_or(env, "workload.build_id", env_or(env, "workload.sha256", "-")));
+		field("program", line);
+		field("compiler", env_or(env, "workload.compiler", "-"));
+	}
+}
+
 int cmd_show(int argc, const char **argv)
 {
 	const char *db = NULL;
@@ -186,7 +240,7 @@ int cmd_show(int argc, const char **argv)
 		db = tl_path_default_db();
 	if (tl_store_open_existing(db, &st))
 		return 2;
-	if (tl_store_get_run(st, argv[0], &r))
+	if (tl_store_get_run_or_latest(st, argv[0], allocations, &r))
 		goto out;
 	if (allocations) {
 		int64_t t0 = -1;
@@ -202,6 +256,10 @@ int cmd_show(int argc, const char **argv)
 	printf("%-14s %lld\n", "run", (long long)r.id);
 	field("key", r.run_key);
 	field("experiment", r.experiment);
+	if (r.session_id) {
+		printf("%-14s %lld, started ", "session", (long long)r.session_id);
+		print_time(NULL, r.session_started);
+	}
 	printf("%-14s ", "configuration");
 	put(r.config_key);
 	printf(" (repetition %d)\n", r.rep);
@@ -230,11 +288,26 @@ int cmd_show(int argc, const char **argv)
 		printf("%-14s -\n", "fom");
 	}
 	print_sampling(&r);
-	printf("%-14s wall %.3fs  user %.3fs  sys %.3fs  max rss %ld KiB\n", "rusage", r.wall, r.user,
-	       r.sys, r.maxrss_kb);
+	if (r.simulated)
+		/* its wall_s is the replay's own time: no run of the configuration took it */
+		printf("%-14s %.3fs (how long the replay took, not a run's wall time)\n", "replay", r.wall);
+	else
+		printf("%-14s wall %.3fs  user %.3fs  sys %.3fs  max rss %ld KiB\n", "rusage", r.wall, r.user,
+		       r.sys, r.maxrss_kb);
+	if (r.has_estimate)
+		printf("%-14s %.1f%% of all-fast, the tier model's estimate (not measured)\n", "estimate",
+		       100 * r.estimate);
 	print_time("started", r.started_at);
 	print_time("ended", r.ended_at);
 	field("files", r.out_dir);
+	{
+		struct tl_env run_env = { 0 };
+		int64_t eid;
+
+		if (!tl_store_run_experiment(st, r.id, &eid) && !tl_store_env_load(st, eid, r.id, &run_env))
+			print_host(&r, &run_env);
+		tl_env_release(&run_env);
+	}
 	/* a store that fails part way (too slow, damaged) fails the command, after what it printed */
 	if (tl_store_run_metrics(st, r.id, &m, &nm))
 		goto out;

@@ -23,6 +23,7 @@
 #include "parse-options.h"
 #include "plan/plan.h"
 #include "run/launch.h"
+#include "run/session.h"
 #include "simulate/advise.h"
 #include "simulate/model.h"
 #include "simulate/setup.h"
@@ -39,6 +40,7 @@
 
 struct sim_opts {
 	const char *db, *trace, *record, *export, *import, *output, *advise, *model, *format;
+	char *command_line;		/* the invocation, stored with its session */
 	double memory_fraction;
 	int events, verify, no_store;
 	char *source;			/* what the trace is: the run's key, or the trace file's path */
@@ -66,7 +68,7 @@ static char *run_dir(const char *db, const char *which, char **key, int64_t *id)
 
 	if (tl_store_open_existing(db, &st))
 		return NULL;
-	if (!tl_store_get_run(st, which, &r)) {
+	if (!tl_store_get_run_or_latest(st, which, true, &r)) {
 		if (r.out_dir) {
 			dir = strdup(r.out_dir);
 			if (key)
@@ -331,7 +333,8 @@ static char *dir_of(const char *path)
 }
 
 static int replay_config(const struct sim_opts *o, const struct tl_trace *t, const struct tl_plan *plan,
-			 const struct tl_config *c, const char *spec_dir, struct tl_store *st, int64_t exp_id)
+			 const struct tl_config *c, const char *spec_dir, struct tl_store *st, int64_t exp_id,
+			 int64_t session)
 {
 	const char *policy = c->values[TL_AXIS_POLICY];
 	bool binds_all = policy && !tl_policy_uses_runtime(policy);
@@ -390,7 +393,7 @@ static int replay_config(const struct sim_opts *o, const struct tl_trace *t, con
 
 		snprintf(command, sizeof(command), "tierlab simulate %s %s (%s)", o->trace ? "--trace" : "",
 			 o->source ? o->source : "-", label);
-		if (tl_sim_store_run(st, exp_id, c, o->source ? o->source : "-", command, &r,
+		if (tl_sim_store_run(st, exp_id, session, c, o->source ? o->source : "-", command, &r,
 				     o->have_model ? &o->tm : NULL, trace_seconds(t), t0))
 			return -1;
 	}
@@ -404,7 +407,7 @@ static int replay_spec(const struct sim_opts *o, const struct tl_trace *t, const
 	struct tl_error err = { { 0 } };
 	char *spec_dir = dir_of(spec_path);
 	struct tl_store *st = NULL;
-	int64_t exp_id = 0;
+	int64_t exp_id = 0, session = 0;
 	int rc = -1;
 
 	if (!spec_dir)
@@ -427,7 +430,7 @@ static int replay_spec(const struct sim_opts *o, const struct tl_trace *t, const
 		struct tl_env env = { 0 };
 		int64_t eid;
 
-		if (tl_store_open(o->db, &st))
+		if (tl_store_open(o->db, &st) || tl_session_begin(st, o->command_line, &session))
 			goto out;
 		/* the recording's environment: the simulated runs were "taken" under it */
 		if (o->source_id && (tl_store_run_experiment(st, o->source_id, &eid) ||
@@ -441,7 +444,7 @@ static int replay_spec(const struct sim_opts *o, const struct tl_trace *t, const
 	print_header(o);
 	rc = 0;
 	for (size_t i = 0; i < plan.nconfigs && !rc; i++)
-		rc = replay_config(o, t, &plan, &plan.configs[i], spec_dir, st, exp_id);
+		rc = replay_config(o, t, &plan, &plan.configs[i], spec_dir, st, exp_id, session);
 	if (!rc && st)
 		fprintf(stderr, "%s: %zu simulated configurations stored in %s\n", spec.name, plan.nconfigs, o->db);
 out:
@@ -506,7 +509,7 @@ static int advise(const struct sim_opts *o, const struct tl_trace *t)
 
 static int record(const struct sim_opts *o)
 {
-	struct run_options ro = { .command = "simulate --record", .db = o->db };
+	struct run_options ro = { .command = "simulate --record", .db = o->db, .command_line = o->command_line };
 	const char *lists[TL_AXIS__COUNT] = { 0 };
 
 	lists[TL_AXIS_POLICY] = "static:0";
@@ -554,6 +557,7 @@ static int import(const struct sim_opts *o)
 	struct tl_store *st = NULL;
 	char why[1024] = "", name[4096], key[TL_KEY_LEN + 8];
 	struct tl_error bad;
+	int64_t session = 0;
 	int rc = tl_trace_load_file(&t, o->import, why, sizeof(why));
 
 	if (rc) {
@@ -567,7 +571,8 @@ static int import(const struct sim_opts *o)
 		return error("%s", bad.msg);
 	}
 	rc = tl_store_open(o->db, &st);
-	if (!rc && (rc = tl_sim_store_import(st, o->import, name, &t, key, why, sizeof(why))))
+	rc = rc ?: tl_session_begin(st, o->command_line, &session);
+	if (!rc && (rc = tl_sim_store_import(st, o->import, name, session, &t, key, why, sizeof(why))))
 		error("%s", why);
 	tl_store_close(st);
 	tl_trace_release(&t);
@@ -615,6 +620,7 @@ int cmd_simulate(int argc, const char **argv)
 		options[n++] = (struct option)OPT_STRING(0, tl_axes[a].name, &o.lists[a], "list", tl_axis_help(a));
 	options[n] = (struct option)OPT_END();
 
+	o.command_line = invocation(argc, argv);
 	argc = parse_options(argc, argv, options, usage);
 	if (!o.db)
 		o.db = tl_path_default_db();
@@ -622,20 +628,15 @@ int cmd_simulate(int argc, const char **argv)
 		error("--format: '%s': expected text or csv", o.format);
 		return 2;
 	}
-	if (o.record) {
+	if (o.record || o.export || o.import) {
 		if (argc)
 			usage_with_options(usage, options);
-		return record(&o);
-	}
-	if (o.export) {
-		if (argc)
-			usage_with_options(usage, options);
-		return export(&o) ? 2 : 0;
-	}
-	if (o.import) {
-		if (argc)
-			usage_with_options(usage, options);
-		return import(&o) ? 2 : 0;
+		if (o.record)
+			rc = record(&o);	/* run's own exit status */
+		else
+			rc = (o.export ? export(&o) : import(&o)) ? 2 : 0;
+		free(o.command_line);
+		return rc;
 	}
 	if (argc > (o.trace ? 1 : 2) || (!o.trace && argc < 1))
 		usage_with_options(usage, options);
@@ -658,6 +659,7 @@ int cmd_simulate(int argc, const char **argv)
 		rc = replay_own(&o, &t) ? (o.verify ? 1 : 2) : 0;
 out:
 	free(o.source);
+	free(o.command_line);
 	tl_trace_release(&t);
 	if (o.have_model)
 		tl_tier_model_release(&o.tm);

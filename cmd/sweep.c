@@ -25,6 +25,7 @@ int cmd_sweep(int argc, const char **argv)
 	const size_t ncommon = ARRAY_SIZE(common);
 	struct option options[ARRAY_SIZE(common) + TL_AXIS__COUNT + 2];
 	size_t n = 0;
+	int ret;
 
 	for (size_t i = 0; i < ncommon; i++)
 		options[n++] = common[i];
@@ -33,10 +34,13 @@ int cmd_sweep(int argc, const char **argv)
 		options[n++] = (struct option)OPT_STRING(0, tl_axes[a].name, &lists[a], "list", tl_axis_help(a));
 	options[n] = (struct option)OPT_END();
 
+	o.command_line = invocation(argc, argv);
 	argc = parse_options(argc, argv, options, usage);
 	if (argc != 1) {
 		error(argc ? "expected one spec, got %d arguments" : "no spec given%.0d", argc);
 		usage_with_options(usage, options);
 	}
-	return run_spec(argv[0], &o, lists);
+	ret = run_spec(argv[0], &o, lists);
+	free(o.command_line);
+	return ret;
 }

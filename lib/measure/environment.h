@@ -67,6 +67,54 @@ int tl_env_diff(const struct tl_env *a, const struct tl_env *b, struct tl_env_ch
 int tl_env_diff_describe(const struct tl_env_change *c, size_t n, char *buf, size_t len);
 
 /*
+ * What is recorded per run, in its own environment rows and metrics, so
+ * that a figure says what the host was doing while it was taken
+ * (host.c, program-id.c; docs/schema.md lists the keys):
+ */
+
+/* The host's load at one moment: /proc/loadavg's averages, /proc/stat's procs_running, the CPUs online. */
+struct tl_host_load {
+	double load[3];		/* 1-, 5- and 15-minute averages; NaN when unreadable */
+	long running;		/* tasks runnable now (the reader among them); -1 when unreadable */
+	long cpus;		/* online */
+};
+void tl_host_load_read(struct tl_host_load *l);
+/* The same from the files' text (tests); -EINVAL when either says nothing of it (the fields stay NaN, -1). */
+int tl_host_load_parse(const char *loadavg, const char *stat, struct tl_host_load *l);
+
+/*
+ * cpu.freq_mhz ("2400 (1200-3500 over 8 CPUs)": the mean of the CPUs'
+ * current frequencies, their range) and cpu.governor ("performance", or
+ * "powersave x4, performance x4"), from cpufreq under cpu_dir
+ * (/sys/devices/system/cpu); "unreadable (no cpufreq in sysfs)" where a
+ * VM or a container shows none. 0 or -ENOMEM.
+ */
+int tl_env_put_cpufreq(struct tl_env *env);
+int tl_env_put_cpufreq_from(struct tl_env *env, const char *cpu_dir);
+
+/*
+ * env.NAME for each variable of envp (NULL: this process's) that sets a
+ * program's threading, libraries or allocator: OMP_*, GOMP_*, KMP_*,
+ * MKL_*, OPENBLAS_*, LD_PRELOAD, LD_LIBRARY_PATH, MALLOC_*,
+ * GLIBC_TUNABLES, NUMA*; with an envp (a run's) and none of OMP_*,
+ * GOMP_*, KMP_*, MKL_*, OPENBLAS_* in it, env.threading says so. 0 or
+ * -ENOMEM.
+ */
+int tl_env_put_variables(struct tl_env *env, char *const *envp);
+
+/*
+ * The program a run executed: workload.program (its path; a bare name
+ * found along PATH, as the runner's execvp finds it),
+ * workload.build_id (its GNU build id) or, without one, workload.sha256
+ * (of the file), workload.compiler (the .comment section: "GCC: (Debian
+ * 12.2.0-14) 12.2.0") and workload.cflags (.GCC.command.line, which
+ * -frecord-gcc-switches writes; the built-in workloads are compiled
+ * with it), each "unknown ..." or "not recorded ..." saying why when the
+ * file has none. 0 or -ENOMEM.
+ */
+int tl_env_put_program(struct tl_env *env, const char *path);
+
+/*
  * Advice about the BLAS core type: when OpenBLAS detected a core older
  * than the CPU's vector units (it takes this VM's CPU for "Prescott"),
  * fills buf with "OpenBLAS uses the 'Prescott' kernels although the CPU

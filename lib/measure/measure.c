@@ -5,13 +5,24 @@
 #include "measure/measure.h"
 #include "store/result.h"
 
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include "util/array.h"
 
+void tl_measure_program(struct tl_measure *m, const char *program, char *const *envp)
+{
+	m->host_rc = m->host_rc ?: tl_env_put_program(&m->host, program);
+	m->host_rc = m->host_rc ?: tl_env_put_variables(&m->host, envp);
+}
+
 int tl_measure_started(struct tl_measure *m, pid_t pid)
 {
 	m->ran = true;
+	/* before the counters and the child: what else was running, and how fast the CPUs were clocked */
+	tl_host_load_read(&m->load_before);
+	m->host_rc = m->host_rc ?: tl_env_put_cpufreq(&m->host);
 	tl_vmstat_release(&m->before);
 	tl_vmstat_release(&m->after);
 	m->vmstat_rc = tl_vmstat_snapshot(&m->before, NULL);
@@ -57,6 +68,7 @@ void tl_measure_tick(struct tl_measure *m, pid_t pid)
 
 void tl_measure_finished(struct tl_measure *m)
 {
+	tl_host_load_read(&m->load_after);
 	tl_counters_read(&m->counters);
 	if (!m->vmstat_rc)
 		m->vmstat_rc = tl_vmstat_snapshot(&m->after, NULL);
@@ -71,10 +83,46 @@ int tl_measure_init(struct tl_measure *m, char *const *events, size_t nevents)
 
 void tl_measure_reset(struct tl_measure *m)
 {
+	tl_env_release(&m->host);
+	m->host_rc = 0;
 	m->ran = false;
 	m->vmstat_rc = 0;
 	m->maps_checked = false;
 	m->mapped[0] = '\0';
+}
+
+/* "0.52 0.61 0.70", or "unreadable" */
+static void loadavg_text(const struct tl_host_load *l, char *buf, size_t len)
+{
+	if (isnan(l->load[0]))
+		snprintf(buf, len, "unreadable");
+	else
+		snprintf(buf, len, "%.2f %.2f %.2f", l->load[0], l->load[1], l->load[2]);
+}
+
+static int record_host(const struct tl_measure *m, struct tl_run_record *r)
+{
+	char before[64], after[64];
+	int rc = 0;
+
+	/* numbers the report reads (a busy host) as metrics; unreadable ones are left out, never 0 */
+	if (!isnan(m->load_before.load[0]))
+		rc = tl_record_add_metric(r, "host.load1_before", m->load_before.load[0], NULL);
+	if (!rc && !isnan(m->load_after.load[0]))
+		rc = tl_record_add_metric(r, "host.load1_after", m->load_after.load[0], NULL);
+	if (!rc && m->load_before.running >= 0)
+		rc = tl_record_add_metric(r, "host.running_before", (double)m->load_before.running, NULL);
+	if (!rc && m->load_after.running >= 0)
+		rc = tl_record_add_metric(r, "host.running_after", (double)m->load_after.running, NULL);
+	if (!rc && m->load_before.cpus > 0)
+		rc = tl_record_add_metric(r, "host.cpus", (double)m->load_before.cpus, NULL);
+	loadavg_text(&m->load_before, before, sizeof(before));
+	loadavg_text(&m->load_after, after, sizeof(after));
+	rc = rc ?: tl_env_put(&r->env, "host.loadavg_before", before);
+	rc = rc ?: tl_env_put(&r->env, "host.loadavg_after", after);
+	for (size_t i = 0; i < m->host.n && !rc; i++)
+		rc = tl_env_put(&r->env, m->host.v[i].key, m->host.v[i].value);
+	return rc;
 }
 
 int tl_measure_record(const struct tl_measure *m, struct tl_run_record *r)
@@ -95,11 +143,12 @@ int tl_measure_record(const struct tl_measure *m, struct tl_run_record *r)
 	if (!rc)
 		rc = tl_env_put(&r->env, "allocator.mapped", m->maps_checked ? m->mapped :
 				"unchecked (the run ended before the first tick)");
-	return rc;
+	return rc ?: m->host_rc ?: record_host(m, r);
 }
 
 void tl_measure_release(struct tl_measure *m)
 {
+	tl_env_release(&m->host);
 	tl_counters_release(&m->counters);
 	tl_vmstat_release(&m->before);
 	tl_vmstat_release(&m->after);

@@ -1,7 +1,9 @@
 /*
  * What is measured around each run besides its own output: perf counters
- * (opened on the corked child, as perf stat does), /proc/vmstat deltas and
- * the process tree's memory peaks. One struct per execution of a plan,
+ * (opened on the corked child, as perf stat does), /proc/vmstat deltas,
+ * the process tree's memory peaks, and the host around it (its load
+ * before and after, the CPUs' clock and governor, the program and the
+ * variables it ran with: environment.h). One struct per execution of a plan,
  * reused run after run. The caller wires the three calls below to the
  * runner's hooks: started while the child is corked, tick while it runs,
  * finished after it was reaped.
@@ -13,6 +15,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "measure/counters.h"
+#include "measure/environment.h"
 #include "measure/procpeak.h"
 #include "measure/vmstat.h"
 
@@ -26,6 +29,9 @@ struct tl_measure {
 	bool ran;		/* the last run reached its started hook: there is something to store */
 	bool maps_checked;	/* the workload's mappings were read while it ran */
 	char mapped[160];	/* allocator and runtime libraries mapped in it: "libjemalloc libtiermem" */
+	struct tl_host_load load_before, load_after;
+	struct tl_env host;	/* the run's own environment rows: clock, governor, program, variables */
+	int host_rc;		/* collecting them failed (-ENOMEM): the record would lack them */
 };
 
 /* Before each run: forget the previous one. */
@@ -33,15 +39,24 @@ void tl_measure_reset(struct tl_measure *m);
 
 /* Encodes the events (a spec's `events:` items). -EINVAL with an error line for a malformed list. */
 int tl_measure_init(struct tl_measure *m, char *const *events, size_t nevents);
-/* The child is corked: snapshot, open the counters on it. 0, or non-zero to abort the run. */
+/*
+ * Before the run starts: the program it executes and the environment it
+ * gets (tl_env_put_program, tl_env_put_variables), into the run's record.
+ */
+void tl_measure_program(struct tl_measure *m, const char *program, char *const *envp);
+/* The child is corked: snapshot, the host's load and clock, open the counters on it. 0, or non-zero to abort. */
 int tl_measure_started(struct tl_measure *m, pid_t pid);
 /* Every tick while the child runs: peaks, and once its mappings. */
 void tl_measure_tick(struct tl_measure *m, pid_t pid);
-/* The child was reaped: read the counters, the second snapshot. */
+/* The child was reaped: read the counters, the second snapshot, the host's load again. */
 void tl_measure_finished(struct tl_measure *m);
 /*
  * Adds what the last run measured to its record: counters, vmstat deltas,
- * process peaks, the libraries mapped (environment allocator.mapped).
+ * process peaks, the libraries mapped (environment allocator.mapped), the
+ * host's load (metrics host.load1_before, host.load1_after,
+ * host.running_before, host.running_after, host.cpus; environment
+ * host.loadavg_before, host.loadavg_after) and the rows of
+ * tl_measure_program and the clock (cpu.freq_mhz, cpu.governor).
  * Nothing when the run never started. 0 or -ENOMEM.
  */
 int tl_measure_record(const struct tl_measure *m, struct tl_run_record *r);

@@ -47,13 +47,11 @@ static void p_text(char *buf, size_t len, bool valid, double p)
 		snprintf(buf, len, p < 0.0001 ? "%.1e" : "%.4f", p);
 }
 
-static const char *verdict(const struct tl_compare_pair *p)
+/* "yes", "no" or "untested", then why it may be off: "no, n<3, sessions, busy host". */
+static void verdict(const struct tl_compare_pair *p, char *buf, size_t len)
 {
-	if (!p->tested)
-		return p->few_runs ? "untested, n<3" : "untested";
-	if (p->significant)
-		return p->few_runs ? "yes, n<3" : "yes";
-	return p->few_runs ? "no, n<3" : "no";
+	snprintf(buf, len, "%s%s%s%s", !p->tested ? "untested" : p->significant ? "yes" : "no",
+		 p->few_runs ? ", n<3" : "", p->other_sessions ? ", sessions" : "", p->busy ? ", busy host" : "");
 }
 
 /* "policy, window": the axes a pair may differ on. */
@@ -108,7 +106,7 @@ static void cells(const struct tl_compare_pair *p, char cell[C__COUNT][192])
 	ci_text(cell[C_CI], 192, p);
 	p_text(cell[C_P], 192, p->tested, p->welch.p);
 	p_text(cell[C_HOLM], 192, p->tested, p->p_holm);
-	snprintf(cell[C_VERDICT], 192, "%s", verdict(p));
+	verdict(p, cell[C_VERDICT], 192);
 }
 
 static void print_text(const struct tl_compare *c, FILE *out)
@@ -117,7 +115,7 @@ static void print_text(const struct tl_compare *c, FILE *out)
 						    "significant" };
 	char cell[C__COUNT][192];
 	size_t w[C__COUNT];
-	bool few = false, untested = false;
+	bool few = false, untested = false, sessions = false, busy = false;
 
 	print_header(c, out);
 	for (int k = 0; k < C__COUNT; k++)
@@ -128,6 +126,8 @@ static void print_text(const struct tl_compare *c, FILE *out)
 			w[k] = w[k] > tl_fmt_width(cell[k]) ? w[k] : tl_fmt_width(cell[k]);
 		few |= c->pairs[i].few_runs;
 		untested |= !c->pairs[i].tested;
+		sessions |= c->pairs[i].other_sessions;
+		busy |= c->pairs[i].busy;
 	}
 	for (size_t i = 0; i <= c->n; i++) {
 		if (i)
@@ -160,6 +160,12 @@ static void print_text(const struct tl_compare *c, FILE *out)
 			"there: \"no\" means too few runs to tell, not no difference\n", TL_STATS_FEW_RUNS);
 	if (untested)
 		fputs("note: untested: a side has fewer than 2 successful runs, or neither has any spread\n", out);
+	if (sessions)
+		fputs("note: sessions: A's and B's runs are not all of one session (taken at different times, the "
+		      "host may have changed in between; --session ID compares within one)\n", out);
+	if (busy)
+		fputs("note: busy host: a run of A or B had a 1-minute load above the CPUs online (tierlab report "
+		      "names them)\n", out);
 }
 
 static void csv_field(FILE *out, const char *s, bool first)
@@ -180,7 +186,8 @@ static void csv_number(FILE *out, bool valid, double x)
 static void print_csv(const struct tl_compare *c, FILE *out)
 {
 	fputs("a,b,configuration,a_config_key,b_config_key,a_mean,a_sd,a_n,b_mean,b_sd,b_n,fom_unit,ratio,"
-	      "welch_t,welch_df,p,significant,ratio_ci95_low,ratio_ci95_high,p_holm,few_runs\r\n", out);
+	      "welch_t,welch_df,p,significant,ratio_ci95_low,ratio_ci95_high,p_holm,few_runs,same_session,"
+	      "busy_host\r\n", out);
 	for (size_t i = 0; i < c->n; i++) {
 		const struct tl_compare_pair *p = &c->pairs[i];
 
@@ -205,6 +212,8 @@ static void print_csv(const struct tl_compare *c, FILE *out)
 		csv_number(out, p->has_ratio_ci, p->ratio_hi);
 		csv_number(out, p->tested, p->p_holm);
 		csv_field(out, p->few_runs ? "true" : "false", false);
+		csv_field(out, p->other_sessions ? "false" : "true", false);
+		csv_field(out, p->busy ? "true" : "false", false);
 		fputs("\r\n", out);
 	}
 }
@@ -258,8 +267,9 @@ static void json_pair(FILE *out, const struct tl_compare_pair *p)
 	json_number(out, p->tested, p->welch.p);
 	fputs(", \"p_holm\": ", out);
 	json_number(out, p->tested, p->p_holm);
-	fprintf(out, ", \"significant\": %s, \"few_runs\": %s}", !p->tested ? "null" : p->significant ? "true" : "false",
-		p->few_runs ? "true" : "false");
+	fprintf(out, ", \"significant\": %s, \"few_runs\": %s, \"same_session\": %s, \"busy_host\": %s}",
+		!p->tested ? "null" : p->significant ? "true" : "false", p->few_runs ? "true" : "false",
+		p->other_sessions ? "false" : "true", p->busy ? "true" : "false");
 }
 
 static void print_json(const struct tl_compare *c, FILE *out)

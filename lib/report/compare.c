@@ -188,6 +188,9 @@ static int add_pair(struct tl_compare *c, const struct tl_report_row *ra, const 
 	p->has_ratio_ci = tl_ratio_ci95(&sa, &sb, &p->ratio_lo, &p->ratio_hi);
 	p->tested = tl_welch_test(&sa, &sb, &p->welch);
 	p->few_runs = ra->n_fom < TL_STATS_FEW_RUNS || rb->n_fom < TL_STATS_FEW_RUNS;
+	/* a difference between runs of two sessions may be the host's, not the axes' */
+	p->other_sessions = !(ra->nsessions == 1 && rb->nsessions == 1 && ra->session == rb->session);
+	p->busy = ra->n_busy || rb->n_busy;
 	return 0;
 }
 

@@ -38,6 +38,8 @@ struct tl_compare_pair {
 	double p_holm;				/* welch.p adjusted over the tested pairs; valid when tested */
 	bool significant;			/* tested and p_holm < 0.05 */
 	bool few_runs;				/* a side has fewer than TL_STATS_FEW_RUNS: said beside the pair */
+	bool other_sessions;			/* A's and B's runs are not all of one session (tl_report_match_sessions) */
+	bool busy;				/* a run of either side was taken on a busy host (tl_run_busy) */
 };
 
 struct tl_compare {

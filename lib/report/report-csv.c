@@ -8,8 +8,9 @@
  * Units are in the column names, or in fom_unit. Columns are only ever
  * added at the end (rate_achieved_hz, rate_short, then fom_median, fom_min, fom_max,
  * fom_ci95, migrated_gib_slow_to_fast, migrated_gib_fast_to_slow, then
- * hit_samples, hit_rate_ci95_low, hit_rate_ci95_high, caution), so scripts
- * that read by position keep working.
+ * hit_samples, hit_rate_ci95_low, hit_rate_ci95_high, caution, then
+ * sessions, busy_runs; and beside simulated rows, after simulated,
+ * model_pct_of_all_fast), so scripts that read by position keep working.
  */
 #include "report/report-format.h"
 
@@ -49,7 +50,7 @@ static void header(const struct tl_report *rep, FILE *out)
 		fprintf(out, ",runs_%s", tl_status_names[s]);
 	fputs(",hit_rate,migrated_gib,wall_s,rate_achieved_hz,rate_short,fom_median,fom_min,fom_max,fom_ci95,"
 	      "migrated_gib_slow_to_fast,migrated_gib_fast_to_slow,hit_samples,hit_rate_ci95_low,hit_rate_ci95_high,"
-	      "caution", out);
+	      "caution,sessions,busy_runs", out);
 	/* --counters: per event its mean and status, then the ratios */
 	for (size_t e = 0; rep->has_counters && e < rep->nevents; e++) {
 		char name[300];
@@ -62,13 +63,14 @@ static void header(const struct tl_report *rep, FILE *out)
 	for (size_t k = 0; rep->has_counters && k < rep->nratios; k++)
 		field(out, rep->ratios[k].name, false);
 	/* only beside simulated rows: the columns of a report of measured runs stay as they were */
-	fputs(rep->any_simulated ? ",simulated\r\n" : "\r\n", out);
+	fputs(rep->any_simulated ? ",simulated,model_pct_of_all_fast\r\n" : "\r\n", out);
 }
 
 static void row(const struct tl_report *rep, size_t i, FILE *out)
 {
 	const struct tl_report_row *r = &rep->rows[i];
-	char caution[64];
+	char caution[96], sessions[256] = "";
+	size_t used = 0;
 	double v;
 
 	field(out, rep->experiment, true);
@@ -86,7 +88,8 @@ static void row(const struct tl_report *rep, size_t i, FILE *out)
 		count(out, r->status_count[s]);
 	number(out, r->n_hit_rate > 0, r->hit_rate);
 	number(out, r->n_migrated > 0, r->migrated_gib);
-	number(out, r->n_ok > 0, r->wall_mean);
+	/* a replay's time is not a run's wall time */
+	number(out, r->n_ok > 0 && !r->simulated, r->wall_mean);
 	number(out, r->n_achieved > 0, r->achieved.samples_hz);
 	field(out, !r->n_achieved ? NULL : r->rate_short ? "true" : "false", false);
 	number(out, r->n_fom > 0, r->median);
@@ -100,16 +103,29 @@ static void row(const struct tl_report *rep, size_t i, FILE *out)
 	number(out, r->has_hit_samples && isfinite(r->hit_hi), r->hit_hi);
 	tl_report_caution_text(tl_report_caution(rep, i), ";", caution, sizeof(caution));
 	field(out, caution[0] ? caution : NULL, false);
+	/* runs stored without a session have none to name */
+	for (size_t k = 0; k < r->nsessions && used < sizeof(sessions); k++)
+		if (r->session_ids[k])
+			used += (size_t)snprintf(sessions + used, sizeof(sessions) - used, "%s%lld", used ? ";" : "",
+						 (long long)r->session_ids[k]);
+	field(out, sessions[0] ? sessions : NULL, false);
+	count(out, r->n_busy);
 	for (size_t e = 0; rep->has_counters && e < rep->nevents; e++) {
 		const struct tl_report_counter *c = &rep->counters[i * rep->nevents + e];
 
 		number(out, c->n > 0, c->mean);
 		field(out, tl_report_counter_status(rep, i, e), false);
 	}
-	for (size_t k = 0; rep->has_counters && k < rep->nratios; k++)
-		number(out, tl_report_ratio_value(rep, i, k, &v), v);
-	if (rep->any_simulated)
+	for (size_t k = 0; rep->has_counters && k < rep->nratios; k++) {
+		/* apart: an argument list may read v before the call that sets it */
+		bool valid = tl_report_ratio_value(rep, i, k, &v);
+
+		number(out, valid, v);
+	}
+	if (rep->any_simulated) {
 		field(out, r->simulated ? "true" : "false", false);
+		number(out, r->n_estimate > 0, 100 * r->estimate);
+	}
 	fputs("\r\n", out);
 }
 

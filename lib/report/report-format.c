@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "report/stats.h"
 #include "util/error.h"
 #include "util/visible.h"
@@ -114,13 +115,49 @@ void tl_fmt_count(char *buf, size_t len, double n)
 		snprintf(buf, len, "%.3gM", n / 1e6);
 }
 
+/* The caution words, in the order they are written; report.h says what each bit means. */
+static const struct {
+	unsigned bit;
+	const char *word, *meaning;
+} cautions[] = {
+	{ TL_CAUTION_FEW_RUNS, "n<3", "fewer than 3 successful runs behind the figure or its baseline" },
+	{ TL_CAUTION_NOISY, "noisy", "the figure's or its baseline's sd is over 5% of the mean" },
+	{ TL_CAUTION_FEW_SAMPLES, "few samples", "a hit rate from under 30 samples" },
+	{ TL_CAUTION_BUSY, "busy host", "some of its runs, or its baseline's, had a 1-minute load above the CPUs "
+					"online before or after them (the host was shared: tierlab show RUN, and "
+					"run --quiet-host to wait for a quiet one)" },
+	{ TL_CAUTION_OTHER_SESSION, "other session", "no run of its baseline is of its session: the % compares "
+						     "runs of different sessions (tierlab list sessions)" },
+};
+
+const char *tl_report_caution_word(size_t k, unsigned *bit)
+{
+	if (k >= sizeof(cautions) / sizeof(cautions[0]))
+		return NULL;
+	*bit = cautions[k].bit;
+	return cautions[k].word;
+}
+
 void tl_report_caution_text(unsigned caution, const char *sep, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s%s%s%s%s", caution & TL_CAUTION_FEW_RUNS ? "n<3" : "",
-		 (caution & TL_CAUTION_FEW_RUNS) && (caution & ~TL_CAUTION_FEW_RUNS) ? sep : "",
-		 caution & TL_CAUTION_NOISY ? "noisy" : "",
-		 (caution & TL_CAUTION_NOISY) && (caution & TL_CAUTION_FEW_SAMPLES) ? sep : "",
-		 caution & TL_CAUTION_FEW_SAMPLES ? "few samples" : "");
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(cautions) / sizeof(cautions[0]); i++)
+		if ((caution & cautions[i].bit) && used < len)
+			used += (size_t)snprintf(buf + used, len - used, "%s%s", used ? sep : "", cautions[i].word);
+}
+
+/* "n<3: fewer than ...; noisy: ...": what each word of caution means. */
+static void caution_meanings(unsigned caution, char *buf, size_t len)
+{
+	size_t used = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < sizeof(cautions) / sizeof(cautions[0]); i++)
+		if ((caution & cautions[i].bit) && used < len)
+			used += (size_t)snprintf(buf + used, len - used, "%s%s: %s", used ? "; " : "", cautions[i].word,
+						 cautions[i].meaning);
 }
 
 void tl_fput_wrapped(FILE *out, const char *prefix, const char *text, size_t width)
@@ -172,9 +209,11 @@ int tl_report_title(const struct tl_report *rep, bool markdown, char **out)
 	*out = NULL;
 	if (name && (base || !rep->has_baseline)) {
 		if (base)
-			*out = tl_fmt_alloc("experiment %s — baseline %s", name, base);
+			*out = tl_fmt_alloc("experiment %s — baseline %s%s%s", name, base,
+					    rep->session_filter ? " — " : "", rep->session_filter ? rep->session_filter : "");
 		else
-			*out = tl_fmt_alloc("experiment %s — no baseline", name);
+			*out = tl_fmt_alloc("experiment %s — no baseline%s%s", name,
+					    rep->session_filter ? " — " : "", rep->session_filter ? rep->session_filter : "");
 	}
 	free(base);
 	free(name);
@@ -186,7 +225,7 @@ int tl_report_warning(const struct tl_report *rep, size_t i, char **out)
 	const struct tl_report_row *r = &rep->rows[i];
 	char why[320], spread[160] = "", sd[32], mean[32];
 	bool rate = r->rate_short && tl_rate_short(r->values[TL_AXIS_RATE], &r->achieved, why, sizeof(why));
-	char samples[160] = "", n[32];
+	char samples[160] = "", n[32], busy[160] = "", load[32];
 	char *desc = NULL;
 	size_t len = 0;
 	const char *sep = "";
@@ -205,7 +244,12 @@ int tl_report_warning(const struct tl_report *rep, size_t i, char **out)
 			 100 * r->hit_rate, n, r->hit_samples == 1 ? "sample" : "samples", TL_REPORT_MIN_SAMPLES,
 			 100 * r->hit_lo, 100 * r->hit_hi);
 	}
-	if (!rate && !spread[0] && !samples[0])
+	if (r->n_busy) {
+		tl_fmt_sig(load, sizeof(load), r->busy_load, 3);
+		snprintf(busy, sizeof(busy), "%zu of %zu runs on a busy host (1-minute load up to %s on %.0f CPUs)",
+			 r->n_busy, r->n_load, load, r->busy_cpus);
+	}
+	if (!rate && !spread[0] && !samples[0] && !busy[0])
 		return 0;
 	f = open_memstream(&desc, &len);
 	if (!f)
@@ -222,8 +266,9 @@ int tl_report_warning(const struct tl_report *rep, size_t i, char **out)
 		fputs(r->config_key, f);
 		sep = r->config_key[0] ? " " : "";
 	}
-	fprintf(f, "%s%s%s%s%s%s", sep[0] ? ": " : "", rate ? why : "", rate && spread[0] ? "; " : "", spread,
-		(rate || spread[0]) && samples[0] ? "; " : "", samples);
+	fprintf(f, "%s%s%s%s%s%s%s%s", sep[0] ? ": " : "", rate ? why : "", rate && spread[0] ? "; " : "", spread,
+		(rate || spread[0]) && samples[0] ? "; " : "", samples,
+		(rate || spread[0] || samples[0]) && busy[0] ? "; " : "", busy);
 	if (fclose(f)) {
 		free(desc);
 		return -ENOMEM;
@@ -270,7 +315,7 @@ int tl_report_put_notes(const struct tl_report *rep, bool markdown, const char *
 bool tl_report_has_warnings(const struct tl_report *rep)
 {
 	for (size_t i = 0; i < rep->nrows; i++)
-		if (rep->rows[i].rate_short || rep->rows[i].spread_high ||
+		if (rep->rows[i].rate_short || rep->rows[i].spread_high || rep->rows[i].n_busy ||
 		    (rep->rows[i].has_hit_samples && rep->rows[i].few_samples))
 			return true;
 	return false;
@@ -291,13 +336,43 @@ static void add_note(struct tl_report_notes *notes, const char *f, ...)
 
 #define PLURAL(n, one, many) ((n) == 1 ? (one) : (many))
 
+/* "runs of 2 sessions (3 started 2024-05-01 10:02, 5 started ...); ...": which, and how to choose one. */
+static void session_note(const struct tl_report *rep, struct tl_report_notes *notes)
+{
+	char list[200];
+	size_t used = 0;
+
+	list[0] = '\0';
+	for (size_t i = 0; i < rep->nsessions && used < sizeof(list); i++) {
+		time_t t = (time_t)rep->sessions[i].started_at;
+		char when[32] = "?";
+		struct tm tm;
+
+		if (rep->sessions[i].id && localtime_r(&t, &tm))
+			strftime(when, sizeof(when), "%Y-%m-%d %H:%M", &tm);
+		if (i == 3 && rep->nsessions > 4) {
+			snprintf(list + used, sizeof(list) - used, ", ... %zu more", rep->nsessions - 3);
+			break;
+		}
+		if (rep->sessions[i].id)
+			used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%lld started %s", i ? ", " : "",
+						 (long long)rep->sessions[i].id, when);
+		else
+			used += (size_t)snprintf(list + used, sizeof(list) - used, "%sruns stored without one",
+						 i ? ", " : "");
+	}
+	add_note(notes, "runs of %zu sessions (%s); each %% base is against its baseline's runs of the row's own "
+		 "session (--session ID: one session, --since TIME: the later ones)", rep->nsessions, list);
+}
+
 void tl_report_notes(const struct tl_report *rep, struct tl_report_notes *notes)
 {
 	size_t nbase = 0, base_ok = 0, orphans = 0, base_failed = 0;
 	size_t no_ok = 0, bad_runs = 0, ok_no_fom = 0, simulated = 0;
+	size_t own = 0, estimates = 0;
 	bool inverted = false;
 	unsigned caution = 0;
-	char words[64];
+	char words[96], meanings[sizeof(notes->text[0]) - 100];
 
 	notes->n = 0;
 	for (size_t i = 0; i < rep->nrows; i++)
@@ -305,13 +380,8 @@ void tl_report_notes(const struct tl_report *rep, struct tl_report_notes *notes)
 	/* first: it says how to read the rows that need it most */
 	if (caution) {
 		tl_report_caution_text(caution, ", ", words, sizeof(words));
-		add_note(notes, "caution (%s): %s%s%s%s%s", words,
-			 caution & TL_CAUTION_FEW_RUNS ? "n<3: fewer than 3 successful runs behind the figure or its "
-							 "baseline" : "",
-			 caution & TL_CAUTION_FEW_RUNS && caution & ~TL_CAUTION_FEW_RUNS ? "; " : "",
-			 caution & TL_CAUTION_NOISY ? "noisy: the figure's or its baseline's sd is over 5% of the mean" : "",
-			 caution & TL_CAUTION_NOISY && caution & TL_CAUTION_FEW_SAMPLES ? "; " : "",
-			 caution & TL_CAUTION_FEW_SAMPLES ? "few samples: a hit rate from under 30 samples" : "");
+		caution_meanings(caution, meanings, sizeof(meanings));
+		add_note(notes, "caution (%s): %s", words, meanings);
 		add_note(notes, "such a %% base or hit rate may be far off: run more repetitions (or longer), on a "
 				"quiet machine, before reading a difference into it");
 	}
@@ -336,6 +406,8 @@ void tl_report_notes(const struct tl_report *rep, struct tl_report_notes *notes)
 			base_failed++;
 		}
 		inverted |= r->has_pct && !r->is_baseline && !r->higher_is_better;
+		own += r->base_own;
+		estimates += r->simulated && r->n_estimate;
 	}
 	if (rep->has_baseline) {
 		if (!nbase)
@@ -360,8 +432,18 @@ void tl_report_notes(const struct tl_report *rep, struct tl_report_notes *notes)
 			 PLURAL(ok_no_fom, "run reported", "runs reported"));
 	if (simulated)
 		add_note(notes, "%zu %s simulated: replayed by tierlab simulate from recorded samples, not run; "
-			 "hit rate and GiB migrated are the replay's, there is no figure of merit (docs/simulate.md)",
-			 simulated, PLURAL(simulated, "configuration is", "configurations are"));
+			 "hit rate and GiB migrated are the replay's, there is no figure of merit nor wall time "
+			 "(docs/simulate.md)", simulated, PLURAL(simulated, "configuration is", "configurations are"));
+	if (estimates)
+		add_note(notes, "%% all-fast (model): a simulated row's estimated performance as a share of "
+				"all-fast's, from the tier model given to tierlab simulate --model: the model's "
+				"figure, not a measurement");
+	if (rep->nsessions > 1)
+		session_note(rep, notes);
+	if (own)
+		add_note(notes, "%zu %s %% base %s on the baseline's runs of %s own session, not on the "
+			 "baseline row shown (a later session ran it again)", own, PLURAL(own, "row's", "rows'"),
+			 PLURAL(own, "stands", "stand"), PLURAL(own, "its", "their"));
 	if (inverted)
 		add_note(notes, "lower is better for some figures of merit: their %% base is "
 				"base/mean, so above 100%% is better");

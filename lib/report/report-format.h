@@ -70,9 +70,12 @@ void tl_report_table_release(struct tl_report_table *t);
 
 /*
  * A row's caution bits (tl_report_caution) in words between sep: "n<3,
- * noisy, few samples" (CSV: "n<3;noisy", no quotes needed); "" for none.
+ * noisy, few samples, busy host, other session" (CSV: "n<3;noisy", no
+ * quotes needed); "" for none.
  */
 void tl_report_caution_text(unsigned caution, const char *sep, char *buf, size_t len);
+/* The k-th caution word in the order they are written ("n<3", ...) and its bit; NULL past the last. */
+const char *tl_report_caution_word(size_t k, unsigned *bit);
 
 /*
  * text written at most width terminal columns a line, broken at spaces:
@@ -113,10 +116,10 @@ void tl_report_layout_release(char *title, struct tl_report_table *t);
  * succeeded, configurations without a successful run, ...), one sentence
  * each, lowercase, no final period.
  */
-#define TL_REPORT_MAX_NOTES 16
+#define TL_REPORT_MAX_NOTES 24
 struct tl_report_notes {
 	size_t n;
-	char text[TL_REPORT_MAX_NOTES][320];
+	char text[TL_REPORT_MAX_NOTES][512];
 };
 void tl_report_notes(const struct tl_report *rep, struct tl_report_notes *notes);
 

@@ -79,15 +79,28 @@ static void counters(const struct tl_report *rep, size_t i, FILE *out)
 /* "caution": ["n<3", "noisy", "few samples"], the words of the table's column */
 static void caution_list(FILE *out, unsigned c)
 {
-	static const struct { unsigned bit; const char *word; } words[] = {
-		{ TL_CAUTION_FEW_RUNS, "n<3" }, { TL_CAUTION_NOISY, "noisy" }, { TL_CAUTION_FEW_SAMPLES, "few samples" },
-	};
-	const char *sep = "";
+	const char *sep = "", *word;
+	unsigned bit;
 
 	fputs(",\n      \"caution\": [", out);
-	for (size_t k = 0; k < sizeof(words) / sizeof(words[0]); k++)
-		if (c & words[k].bit) {
-			fprintf(out, "%s\"%s\"", sep, words[k].word);
+	for (size_t k = 0; (word = tl_report_caution_word(k, &bit)); k++)
+		if (c & bit) {
+			fprintf(out, "%s\"%s\"", sep, word);
+			sep = ", ";
+		}
+	fputc(']', out);
+}
+
+/* "sessions": [3, 5]: the sessions whose runs the row holds (report.h), oldest first */
+static void session_list(const struct tl_report_row *r, FILE *out)
+{
+	const char *sep = "";
+
+	fputs(",\n      \"sessions\": [", out);
+	/* runs stored without a session have none to name */
+	for (size_t k = 0; k < r->nsessions; k++)
+		if (r->session_ids[k]) {
+			fprintf(out, "%s%lld", sep, (long long)r->session_ids[k]);
 			sep = ", ";
 		}
 	fputc(']', out);
@@ -142,15 +155,19 @@ static void row(const struct tl_report *rep, size_t i, FILE *out)
 	fputs(",\n      \"migrated_gib_fast_to_slow\": ", out);
 	number(out, r->n_directions > 0, r->to_slow_gib);
 	fputs(",\n      \"wall_s\": ", out);
-	number(out, r->n_ok > 0, r->wall_mean);
+	number(out, r->n_ok > 0 && !r->simulated, r->wall_mean);
 	fputs(",\n      \"rate_achieved_hz\": ", out);
 	number(out, r->n_achieved > 0, r->achieved.samples_hz);
 	fprintf(out, ",\n      \"rate_short\": %s", !r->n_achieved ? "null" : boolean(r->rate_short));
 	caution_list(out, tl_report_caution(rep, i));
+	session_list(r, out);
+	fprintf(out, ",\n      \"busy_runs\": %zu", r->n_busy);
 	if (rep->has_counters)
 		counters(rep, i, out);
-	if (r->simulated)
-		fputs(",\n      \"simulated\": true", out);
+	if (r->simulated) {
+		fputs(",\n      \"simulated\": true,\n      \"model_pct_of_all_fast\": ", out);
+		number(out, r->n_estimate > 0, 100 * r->estimate);
+	}
 	fputs("\n    }", out);
 }
 

@@ -14,7 +14,8 @@
 #include "util/error.h"
 
 enum col_kind { COL_AXIS, COL_ACHIEVED, COL_FOM, COL_UNIT, COL_PCT, COL_STATUS, COL_HIT, COL_GIB, COL_WALL, COL_COUNTER,
-		COL_RATIO, COL_TO_FAST, COL_TO_SLOW, COL_MEDIAN, COL_MIN, COL_MAX, COL_CI, COL_SOURCE, COL_CAUTION };
+		COL_RATIO, COL_TO_FAST, COL_TO_SLOW, COL_MEDIAN, COL_MIN, COL_MAX, COL_CI, COL_SOURCE, COL_CAUTION,
+		COL_MODEL };
 
 /* The names report --columns takes for the columns that are not axes, by kind; counters stands for all of them. */
 static const char *const kind_names[] = {
@@ -22,11 +23,12 @@ static const char *const kind_names[] = {
 	[COL_STATUS] = "status", [COL_HIT] = "hit", [COL_GIB] = "gib", [COL_WALL] = "wall",
 	[COL_COUNTER] = "counters", [COL_TO_FAST] = "to-fast", [COL_TO_SLOW] = "to-slow", [COL_MEDIAN] = "median",
 	[COL_MIN] = "min", [COL_MAX] = "max", [COL_CI] = "ci95", [COL_SOURCE] = "source", [COL_CAUTION] = "caution",
+	[COL_MODEL] = "model",
 };
 /* The order columns are named in --columns' help and errors. */
 static const enum col_kind named_kinds[] = { COL_SOURCE, COL_ACHIEVED, COL_FOM, COL_MEDIAN, COL_MIN, COL_MAX, COL_CI,
-					     COL_UNIT, COL_PCT, COL_CAUTION, COL_STATUS, COL_HIT, COL_GIB, COL_TO_FAST,
-					     COL_TO_SLOW, COL_WALL, COL_COUNTER };
+					     COL_UNIT, COL_PCT, COL_MODEL, COL_CAUTION, COL_STATUS, COL_HIT, COL_GIB,
+					     COL_TO_FAST, COL_TO_SLOW, COL_WALL, COL_COUNTER };
 
 /*
  * When a text table is too wide, columns go in this order, lowest first;
@@ -96,7 +98,7 @@ static char *hit_cell(const struct tl_report_row *r)
 static char *cell(const struct tl_report *rep, size_t i, const struct col *c, bool markdown)
 {
 	const struct tl_report_row *r = &rep->rows[i];
-	char b[64];
+	char b[96];
 	double v;
 
 	switch (c->kind) {
@@ -138,7 +140,10 @@ static char *cell(const struct tl_report *rep, size_t i, const struct col *c, bo
 	case COL_GIB:
 		return num_cell(r->n_migrated > 0, r->migrated_gib, 3);
 	case COL_WALL:
-		return num_cell(r->n_ok > 0, r->wall_mean, 3);
+		/* a replay's time is how long the replay took, not a run's */
+		return num_cell(r->n_ok > 0 && !r->simulated, r->wall_mean, 3);
+	case COL_MODEL:
+		return r->n_estimate ? tl_fmt_alloc("%.1f%%", 100 * r->estimate) : strdup("-");
 	case COL_SOURCE:
 		return strdup(r->simulated ? "simulated" : "measured");
 	case COL_CAUTION:
@@ -198,6 +203,7 @@ static char *header(const struct tl_report *rep, const struct col *c, const char
 	case COL_WALL: return strdup("wall s");
 	case COL_SOURCE: return strdup("source");
 	case COL_CAUTION: return strdup("caution");
+	case COL_MODEL: return strdup("% all-fast (model)");
 	}
 	return NULL;
 }
@@ -206,6 +212,14 @@ static bool any_achieved(const struct tl_report *rep)
 {
 	for (size_t i = 0; i < rep->nrows; i++)
 		if (rep->rows[i].n_achieved)
+			return true;
+	return false;
+}
+
+static bool any_estimate(const struct tl_report *rep)
+{
+	for (size_t i = 0; i < rep->nrows; i++)
+		if (rep->rows[i].n_estimate)
 			return true;
 	return false;
 }
@@ -282,6 +296,9 @@ static size_t all_columns(const struct tl_report *rep, struct col *cols)
 	/* Without a baseline the column could only hold dashes. */
 	if (rep->has_baseline)
 		cols[n++] = (struct col){ COL_PCT, 0, true, KEEP };
+	/* a replay's estimate, apart from the measured % base: the model's figure, not a measurement */
+	if (any_estimate(rep))
+		cols[n++] = (struct col){ COL_MODEL, 0, true, KEEP };
 	if (any_caution(rep))
 		cols[n++] = (struct col){ COL_CAUTION, 0, false, KEEP };
 	cols[n++] = (struct col){ COL_STATUS, 0, true, all_ok(rep) ? DROP_REDUNDANT : DROP_STATUS };

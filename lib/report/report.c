@@ -59,7 +59,7 @@ int tl_report_format_find(const char *name, enum tl_report_format *fmt, struct t
  * result scaled back.
  */
 struct acc {
-	double fom_max, fom_sum, fom_sq, hit_sum, mig_sum, wall_sum, to_fast_sum, to_slow_sum;
+	double fom_max, fom_sum, fom_sq, hit_sum, mig_sum, wall_sum, to_fast_sum, to_slow_sum, estimate_sum;
 	int fom_exp;
 	struct tl_sampling sampled;	/* sums */
 	size_t n_wall;
@@ -213,8 +213,32 @@ bool tl_run_sampling_text(const struct tl_run_row *run, char *line, size_t len, 
 	return true;
 }
 
-/* A run whose figure of merit goes into its row's statistics. */
-static bool fom_counts(const struct tl_run_row *run)
+bool tl_run_busy(const struct tl_run_row *run, double *load)
+{
+	double l = fmax(run->load_before, run->load_after);
+
+	if (!run->has_load || !(run->cpus > 0) || !isfinite(l))
+		return false;
+	if (load)
+		*load = l;
+	return l > run->cpus;
+}
+
+static void count_busy(struct tl_report_row *r, const struct tl_run_row *run)
+{
+	double load;
+
+	r->n_load += run->has_load;
+	if (!tl_run_busy(run, &load))
+		return;
+	r->n_busy++;
+	if (load > r->busy_load) {
+		r->busy_load = load;
+		r->busy_cpus = run->cpus;
+	}
+}
+
+bool tl_run_fom_counts(const struct tl_run_row *run)
 {
 	return run->status == TL_STATUS_OK && run->has_fom && isfinite(run->fom);
 }
@@ -246,7 +270,7 @@ static int group_runs(struct tl_report *rep, const struct tl_run_row *runs, size
 		r->n_ok++;
 		if (!r->fom_unit && run->fom_unit && !(r->fom_unit = strdup(run->fom_unit)))
 			return -ENOMEM;
-		if (fom_counts(run)) {
+		if (tl_run_fom_counts(run)) {
 			r->n_fom++;
 			acc[g].fom_max = fmax(acc[g].fom_max, fabs(run->fom));
 		}
@@ -263,10 +287,16 @@ static int group_runs(struct tl_report *rep, const struct tl_run_row *runs, size
 			acc[g].to_fast_sum += run->to_fast_bytes / (1024.0 * 1024.0 * 1024.0);
 			acc[g].to_slow_sum += run->to_slow_bytes / (1024.0 * 1024.0 * 1024.0);
 		}
-		if (isfinite(run->wall)) {
+		/* a replay's time is how long the replay took, not a run's wall time */
+		if (isfinite(run->wall) && !run->simulated) {
 			acc[g].n_wall++;
 			acc[g].wall_sum += run->wall;
 		}
+		if (run->has_estimate && isfinite(run->estimate)) {
+			r->n_estimate++;
+			acc[g].estimate_sum += run->estimate;
+		}
+		count_busy(r, run);
 		if (tl_run_achieved(run, &sampled)) {
 			r->n_achieved++;
 			acc[g].sampled.samples_hz += sampled.samples_hz;
@@ -288,7 +318,7 @@ static void finish_stats(struct tl_report *rep, const struct tl_run_row *runs, s
 	for (size_t g = 0; g < rep->nrows; g++)
 		frexp(acc[g].fom_max, &acc[g].fom_exp);
 	for (size_t i = 0; i < n; i++)
-		if (fom_counts(&runs[i]))
+		if (tl_run_fom_counts(&runs[i]))
 			acc[group[i]].fom_sum += ldexp(runs[i].fom, -acc[group[i]].fom_exp);
 	for (size_t g = 0; g < rep->nrows; g++) {
 		struct tl_report_row *r = &rep->rows[g];
@@ -301,6 +331,8 @@ static void finish_stats(struct tl_report *rep, const struct tl_run_row *runs, s
 			r->migrated_gib = acc[g].mig_sum / r->n_migrated;
 		if (acc[g].n_wall)
 			r->wall_mean = acc[g].wall_sum / acc[g].n_wall;
+		if (r->n_estimate)
+			r->estimate = acc[g].estimate_sum / r->n_estimate;
 		if (r->n_directions) {
 			r->to_fast_gib = acc[g].to_fast_sum / r->n_directions;
 			r->to_slow_gib = acc[g].to_slow_sum / r->n_directions;
@@ -316,7 +348,7 @@ static void finish_stats(struct tl_report *rep, const struct tl_run_row *runs, s
 		struct acc *a = &acc[group[i]];
 		double d;
 
-		if (!fom_counts(&runs[i]))
+		if (!tl_run_fom_counts(&runs[i]))
 			continue;
 		/* both scaled: the difference stays within [-2, 2] */
 		d = ldexp(runs[i].fom, -a->fom_exp) - a->fom_sum / rep->rows[group[i]].n_fom;
@@ -347,7 +379,7 @@ static int finish_spread(struct tl_report *rep, const struct tl_run_row *runs, s
 	for (size_t g = 0; g < rep->nrows; g++)
 		start[g + 1] = start[g] + rep->rows[g].n_fom;
 	for (size_t i = 0; i < n; i++)
-		if (fom_counts(&runs[i]))
+		if (tl_run_fom_counts(&runs[i]))
 			v[start[group[i]] + fill[group[i]]++] = runs[i].fom;
 	for (size_t g = 0; g < rep->nrows; g++) {
 		struct tl_report_row *r = &rep->rows[g];
@@ -555,12 +587,15 @@ void tl_report_release(struct tl_report *rep)
 		for (int a = 0; a < TL_AXIS__COUNT; a++)
 			free(r->values[a]);
 		free(r->fom_unit);
+		free(r->session_ids);
 	}
 	free(rep->rows);
 	for (int a = 0; a < TL_AXIS__COUNT; a++)
 		free(rep->baseline.values[a]);
 	free(rep->baseline_text);
 	free(rep->experiment);
+	free(rep->sessions);
+	free(rep->session_filter);
 	for (size_t i = 0; i < rep->nextra; i++)
 		free(rep->extra_notes[i]);
 	free(rep->extra_notes);
@@ -581,15 +616,24 @@ unsigned tl_report_caution(const struct tl_report *rep, size_t i)
 {
 	const struct tl_report_row *r = &rep->rows[i];
 	const struct tl_report_row *base = r->has_pct && !r->is_baseline ? &rep->rows[r->baseline] : NULL;
+	/* the baseline's figures the % stands on: its own session's runs, or the baseline row's */
+	size_t base_n = base ? (r->base_own ? r->base.n : base->n_fom) : 0;
+	bool base_noisy = base && (r->base_own ? r->base.n > 1 && r->base.sd > TL_STATS_CV_WARN * fabs(r->base.mean)
+					       : base->spread_high);
+	bool base_busy = base && (r->base_own ? r->base_busy > 0 : base->n_busy > 0);
 	unsigned c = 0;
 
 	/* a % of baseline is as shaky as the shakier of its two figures */
-	if ((r->n_fom && r->n_fom < TL_STATS_FEW_RUNS) || (base && base->n_fom < TL_STATS_FEW_RUNS))
+	if ((r->n_fom && r->n_fom < TL_STATS_FEW_RUNS) || (base && base_n < TL_STATS_FEW_RUNS))
 		c |= TL_CAUTION_FEW_RUNS;
-	if (r->spread_high || (base && base->spread_high))
+	if (r->spread_high || base_noisy)
 		c |= TL_CAUTION_NOISY;
 	if (r->has_hit_samples && r->few_samples)
 		c |= TL_CAUTION_FEW_SAMPLES;
+	if (base && r->base_other_session)
+		c |= TL_CAUTION_OTHER_SESSION;
+	if (r->n_busy || base_busy)
+		c |= TL_CAUTION_BUSY;
 	return c;
 }
 

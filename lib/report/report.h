@@ -34,6 +34,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include "plan/plan.h"
+#include "report/stats.h"
 #include "store/query.h"
 
 /* Sampling achieved: samples and ticks per second over `seconds` of runtime activity. */
@@ -77,6 +78,38 @@ struct tl_report_row {
 	struct tl_sampling achieved;	/* their means */
 	bool rate_short;		/* achieved more than 10% below the rate asked (tl_rate_short) */
 	bool simulated;			/* its runs were replayed by tierlab simulate, not measured */
+	/*
+	 * The host: ok runs that stored its load, and those of them taken on
+	 * a busy host (tl_run_busy), with the highest 1-minute load among
+	 * those and the CPUs it was measured against.
+	 */
+	size_t n_load, n_busy;
+	double busy_load, busy_cpus;
+	/* A replay's estimate with a tier model (sim.estimate, 1 = all-fast): the mean over the ok runs that carry it. */
+	size_t n_estimate;
+	double estimate;
+	/*
+	 * Sessions (tl_report_match_sessions): how many its runs come from,
+	 * and the latest (0: stored without one). base_own: its % of
+	 * baseline stands on the baseline's runs of its own sessions (base:
+	 * their statistics, base_busy of them busy), not on the baseline
+	 * row's, which a later session ran again; base_other_session: no
+	 * baseline run is of its sessions, so the % compares runs of
+	 * different sessions.
+	 */
+	size_t nsessions;
+	int64_t *session_ids;		/* those sessions, oldest first (nsessions of them) */
+	int64_t session;
+	bool base_own, base_other_session;
+	struct tl_stats base;
+	size_t base_busy;
+};
+
+/* A session runs of the report came from (tl_report_match_sessions). */
+struct tl_report_session {
+	int64_t id;		/* 0: runs stored without a session */
+	double started_at;
+	size_t runs;
 };
 
 /*
@@ -113,6 +146,9 @@ struct tl_report {
 	char **extra_notes;		/* notes the caller knows of (tl_report_add_note) */
 	size_t nextra;
 	bool has_by;			/* rows are groups by these axes (tl_report_build_by), not configurations */
+	struct tl_report_session *sessions;	/* the sessions of the runs, oldest first (tl_report_match_sessions) */
+	size_t nsessions;
+	char *session_filter;		/* "session 5", "sessions since 2024-05-01 10:00": what --session/--since kept, or NULL */
 	bool by[TL_AXIS__COUNT];
 	/* tl_report_load_counters: the events seen, in name order, and per row (nrows x nevents) */
 	bool show_directions;		/* report --directions: text and markdown split GiB migrated */
@@ -135,9 +171,12 @@ struct tl_report {
  * Why a row's figure, its % of baseline or its hit rate may be far off:
  * fewer than TL_STATS_FEW_RUNS runs behind the figure or its baseline's;
  * either's sd over TL_STATS_CV_WARN of its mean; a hit rate from fewer
- * than TL_REPORT_MIN_SAMPLES samples (known after tl_report_load_samples).
+ * than TL_REPORT_MIN_SAMPLES samples (known after tl_report_load_samples);
+ * a baseline of another session only (tl_report_match_sessions); a run of
+ * the row or of its baseline taken on a busy host (tl_run_busy).
  */
-enum { TL_CAUTION_FEW_RUNS = 1, TL_CAUTION_NOISY = 2, TL_CAUTION_FEW_SAMPLES = 4 };
+enum { TL_CAUTION_FEW_RUNS = 1, TL_CAUTION_NOISY = 2, TL_CAUTION_FEW_SAMPLES = 4, TL_CAUTION_OTHER_SESSION = 8,
+       TL_CAUTION_BUSY = 16 };
 unsigned tl_report_caution(const struct tl_report *rep, size_t i);
 
 /*
@@ -168,6 +207,16 @@ const char *tl_report_column_list(void);
  * time active.
  */
 bool tl_run_achieved(const struct tl_run_row *run, struct tl_sampling *out);
+
+/* A run whose figure of merit goes into its row's statistics: ok, with a finite figure. */
+bool tl_run_fom_counts(const struct tl_run_row *run);
+
+/*
+ * A run taken on a busy host: its 1-minute load average before or after
+ * it above the CPUs online (more runnable work than CPUs: the run shared
+ * them). *load: the higher of the two. false when it stored no load.
+ */
+bool tl_run_busy(const struct tl_run_row *run, double *load);
 
 /*
  * When s->samples_hz is more than 10% below the rate asked (canonical
@@ -241,6 +290,19 @@ int tl_report_build_by(const char *experiment, const struct tl_run_row *runs, si
 void tl_report_release(struct tl_report *rep);
 
 /*
+ * Sessions, after tl_report_build over runs (the latest row of each run
+ * key) and older (rows of those keys that later sessions replaced,
+ * tl_store_query_replaced; may be empty): counts each row's sessions and
+ * the report's, and bases a row's % of baseline on the baseline's runs
+ * of the row's own sessions (the latest row of each key among them)
+ * wherever the baseline row holds runs of other sessions; a row with no
+ * baseline run of its sessions keeps the baseline row's and is marked
+ * base_other_session. 0 or -ENOMEM.
+ */
+int tl_report_match_sessions(struct tl_report *rep, const struct tl_run_row *runs, size_t n,
+			     const struct tl_run_row *older, size_t nolder);
+
+/*
  * The report formats, X(ID, name): each prints with
  * tl_report_print_<name>() in report-<name>.c. A new format is its file
  * and one row here; the enum, the names, --format and its help follow.
@@ -263,6 +325,23 @@ extern const char *const tl_report_format_names[TL_FMT__COUNT];
 int tl_report_format_find(const char *name, enum tl_report_format *fmt, struct tl_error *err);
 /* "text, markdown, csv or json" */
 const char *tl_report_format_list(void);
+
+/*
+ * --session ID and --since TIME (either may be NULL) as a filter: TIME is
+ * a date and time ("2024-05-01", "2024-05-01 14:00", "2024-05-01T14:00:30",
+ * local time) or how long ago ("2h", "30m", "90s"). 0, or -EINVAL with the
+ * reason in err; *text (malloc'd, NULL without either) says what was
+ * chosen, for a report's header.
+ */
+int tl_session_filter_parse(const char *session, const char *since, struct tl_session_filter *f, char **text,
+			    struct tl_error *err);
+/*
+ * tl_runs_load within a filter (NULL: every run), and the rows of other
+ * sessions its run keys replaced (tl_store_query_replaced) into older;
+ * -1 having said why when there is no run.
+ */
+int tl_runs_load_in(struct tl_store *st, const char *db, const char *experiment, const struct tl_session_filter *f,
+		    struct tl_run_row **rows, size_t *n, struct tl_run_row **older, size_t *nolder);
 
 /*
  * The experiment's runs (experiment NULL: the latest's), or -1 having said

@@ -28,6 +28,7 @@
 #include "run/progress.h"
 #include "run/launch.h"
 #include "run/runner.h"
+#include "run/session.h"
 #include "util/version.h"
 
 static volatile sig_atomic_t interrupted;
@@ -186,32 +187,6 @@ static double now_wall(void)
 }
 
 /*
- * Variables of the user's environment that change what a run measures;
- * every run inherits them, so the record says they were there.
- */
-static int inherited_env(struct tl_env *env)
-{
-	static const char *const prefixes[] = { "LD_PRELOAD", "LD_LIBRARY_PATH", "OMP_", "GOMP_", "KMP_",
-						"OPENBLAS_", "MKL_", "MALLOC_", "GLIBC_TUNABLES", "NUMA", NULL };
-	extern char **environ;
-	char key[160];
-	int rc = 0;
-
-	for (char **e = environ; *e && !rc; e++) {
-		const char *eq = strchr(*e, '=');
-
-		for (int i = 0; eq && prefixes[i]; i++) {
-			if (strncmp(*e, prefixes[i], strlen(prefixes[i])))
-				continue;
-			snprintf(key, sizeof(key), "env.%.*s", (int)(eq - *e) > 150 ? 150 : (int)(eq - *e), *e);
-			rc = tl_env_put(env, key, eq + 1);
-			break;
-		}
-	}
-	return rc;
-}
-
-/*
  * The environment of the experiment: the node sets it ran with and
  * whether its tiers were real (a report must say when fast and slow were
  * one node: nothing could move), the inherited variables, then the
@@ -233,7 +208,8 @@ static int experiment_env(const struct tl_spec *spec, struct tl_env *env)
 	rc = rc ?: tl_env_put(env, "machine.cpus", m->cpus);
 	rc = rc ?: tl_env_put(env, "nodes.present", present);
 	rc = rc ?: tl_env_put(env, "tiers.simulated", simulated ? "yes" : "no");
-	rc = rc ?: inherited_env(env);
+	/* every run inherits them: the record says they were there */
+	rc = rc ?: tl_env_put_variables(env, NULL);
 	rc = rc ?: tl_env_collect(&collected, spec->hash, NULL);
 	for (size_t i = 0; !rc && i < collected.n; i++)
 		rc = tl_env_put(env, collected.v[i].key, collected.v[i].value);
@@ -398,7 +374,8 @@ static void hook_finished(pid_t pid, void *arg)
  */
 struct run_ctx {
 	struct tl_store *st;
-	int64_t exp_id;
+	int64_t exp_id, session;
+	const struct tl_quiet_host *quiet;
 	const char *results_dir;
 };
 
@@ -461,6 +438,8 @@ static void run_one(const struct run_ctx *ctx, const struct tl_plan *plan, const
 		.started = hook_started, .tick = hook_tick, .finished = hook_finished,
 		.arg = meas, .tick_ms = 100,
 	};
+	/* what ran and with which variables: the record says, whatever the outcome */
+	tl_measure_program(meas, re.program, re.envp);
 	struct tl_run_request req = {
 		.argv = argv,
 		.envp = re.envp,
@@ -506,14 +485,27 @@ out:
 }
 
 /* The run's record: what ran, how it ended, and everything measured; stored in one transaction. */
-static int store_one(struct tl_store *st, int64_t exp_id, const struct tl_run *run,
+/* --quiet-host: how long the run waited for a quiet host, and how that ended */
+static int record_quiet(const struct tl_quiet_host *q, const struct tl_quiet_result *qr, struct tl_run_record *r)
+{
+	char text[160];
+
+	if (!(q->load > 0))
+		return 0;
+	tl_quiet_result_text(q, qr, text, sizeof(text));
+	return tl_record_add_metric(r, "host.quiet_wait_s", qr->waited_s, "s") ?: tl_env_put(&r->env, "host.quiet", text);
+}
+
+static int store_one(const struct run_ctx *ctx, const struct tl_run *run,
 		     const char *out_dir, const struct tl_run_result *res, bool has_fom, double fom,
-		     const struct tl_ingest *ing, const struct tl_measure *meas, const struct tl_ktier *kt)
+		     const struct tl_ingest *ing, const struct tl_measure *meas, const struct tl_ktier *kt,
+		     const struct tl_quiet_result *qr)
 {
 	const struct tl_config *c = run->config;
 	const struct tl_workload *wl = c->workload;
 	struct tl_run_record r = {
-		.experiment_id = exp_id,
+		.experiment_id = ctx->exp_id,
+		.session_id = ctx->session,
 		.run_key = run->key,
 		.config_key = c->key,
 		.rep = run->rep,
@@ -535,10 +527,11 @@ static int store_one(struct tl_store *st, int64_t exp_id, const struct tl_run *r
 	/* a run started as ranks: the ranks' own counts replace the launcher's */
 	rc = rc ?: tl_ingest_counters(ing, &r);
 	rc = rc ?: tl_ktier_record(kt, &r);
+	rc = rc ?: record_quiet(ctx->quiet, qr, &r);
 	if (rc)
 		rc = error("cannot record run '%s': %s", run->key, strerror(-rc));
 	else
-		rc = tl_store_add_run(st, &r, NULL);
+		rc = tl_store_add_run(ctx->st, &r, NULL);
 	tl_record_release(&r);
 	free(cmd);
 	return rc;
@@ -601,6 +594,7 @@ int tl_execute(const struct tl_plan *plan, const struct tl_execute_opts *o, stru
 	}
 	/* everything that can be refused is, before the database is made or touched */
 	rc = tl_execute_check(plan, selected);
+	rc = rc ?: tl_session_check();
 	rc = rc ?: tl_measure_init(&meas, plan->spec->events.v, plan->spec->events.n);
 	rc = rc ?: tl_store_open(o->db, &st);
 	if (rc)
@@ -608,12 +602,14 @@ int tl_execute(const struct tl_plan *plan, const struct tl_execute_opts *o, stru
 	catch_stop_signals(old_sa);
 	/* a finished run is stored even if another process holds the database a long while */
 	tl_store_wait_for_lock(st, &interrupted);
-	rc = add_experiment(st, plan->spec, &exp_id);
+	rc = tl_session_begin(st, o->command_line, &sum->session);
+	rc = rc ?: add_experiment(st, plan->spec, &exp_id);
 	if (rc)
 		goto restore;
 	sum->began = true;
 
-	struct run_ctx ctx = { .st = st, .exp_id = exp_id, .results_dir = tl_store_dir(st) };
+	struct run_ctx ctx = { .st = st, .exp_id = exp_id, .session = sum->session, .quiet = &o->quiet,
+			       .results_dir = tl_store_dir(st) };
 
 	if (!ctx.results_dir)
 		ctx.results_dir = ".";	/* a database in memory (tests) */
@@ -625,6 +621,7 @@ int tl_execute(const struct tl_plan *plan, const struct tl_execute_opts *o, stru
 		struct tl_ingest ing;
 		char out_dir[PATH_MAX], desc[512];
 		struct tl_ktier kt = { .kind = TL_KTIER_NONE };
+		struct tl_quiet_result qr = { 0 };
 		bool has_fom;
 		double fom = 0;
 
@@ -647,13 +644,18 @@ int tl_execute(const struct tl_plan *plan, const struct tl_execute_opts *o, stru
 			rc = error("cannot create '%s': %s", out_dir, strerror(-rc));
 			break;
 		}
+		if (o->quiet.load > 0) {
+			tl_quiet_host_wait(&o->quiet, NULL, &interrupted, stderr, &qr);
+			if (interrupted)
+				break;
+		}
 		tl_progress_begin(&prog, run->key, desc);
 		run_one(&ctx, plan, run, out_dir, spec_dir, &meas, &kt, &res, &has_fom, &fom, &ing);
 		if (interrupted) {
 			tl_ingest_release(&ing);
 			break;	/* a run cut short by the user is not a result */
 		}
-		rc = store_one(st, exp_id, run, out_dir, &res, has_fom, fom, &ing, &meas, &kt);
+		rc = store_one(&ctx, run, out_dir, &res, has_fom, fom, &ing, &meas, &kt, &qr);
 		tl_ingest_release(&ing);
 		if (rc) {
 			tl_progress_finish(&prog);

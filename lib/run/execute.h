@@ -10,6 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "plan/plan.h"
+#include "run/quiet-host.h"
 #include "store/query.h"
 
 struct tl_execute_opts {
@@ -18,12 +19,15 @@ struct tl_execute_opts {
 	const struct tl_selector *where;	/* NULL = all */
 	bool progress_tty;		/* one rewritten progress line instead of plain lines */
 	const char *db;			/* the database; run outputs go beside it, <its dir>/<experiment>/<run key>/ */
+	const char *command_line;	/* the invocation, stored with its session (run/session.h) */
+	struct tl_quiet_host quiet;	/* --quiet-host: wait before each run (load 0: do not) */
 };
 
 struct tl_execute_summary {
 	size_t selected, skipped, ok, failed;	/* failed: failed + timeout + crashed */
 	size_t left;			/* selected but not stored: never started, cut short, or not storable */
 	bool began;			/* the experiment was stored (else nothing was) */
+	int64_t session;		/* the session the runs were stored under, once began */
 	bool interrupted;		/* by SIGINT, SIGTERM or SIGHUP */
 };
 

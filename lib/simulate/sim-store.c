@@ -58,8 +58,8 @@ int tl_sim_store_experiment(struct tl_store *st, const struct tl_spec *spec, con
 	return rc;
 }
 
-int tl_sim_store_run(struct tl_store *st, int64_t experiment_id, const struct tl_config *c, const char *source,
-		     const char *command, const struct tl_sim_result *r, const struct tl_tier_model *model,
+int tl_sim_store_run(struct tl_store *st, int64_t experiment_id, int64_t session, const struct tl_config *c,
+		     const char *source, const char *command, const struct tl_sim_result *r, const struct tl_tier_model *model,
 		     double t0_s, double seconds)
 {
 	static const char *const dir_metric[TL_SIM__DIRS][2] = {
@@ -79,6 +79,7 @@ int tl_sim_store_run(struct tl_store *st, int64_t experiment_id, const struct tl
 	snprintf(config_key, sizeof(config_key), "%s-sim", c->key);
 	snprintf(run_key, sizeof(run_key), "%s-sim-%.8s", c->key, tag);
 	rec.experiment_id = experiment_id;
+	rec.session_id = session;
 	rec.run_key = run_key;
 	rec.config_key = config_key;
 	rec.rep = 1;
@@ -143,7 +144,8 @@ static int recorded_metrics(struct tl_run_record *rec, const struct tl_trace *t)
 	return rc ?: tl_record_add_metric(rec, "migrated_bytes", (double)bytes, "bytes");
 }
 
-int tl_sim_store_import(struct tl_store *st, const char *path, const char *name, const struct tl_trace *t,
+int tl_sim_store_import(struct tl_store *st, const char *path, const char *name, int64_t session,
+			const struct tl_trace *t,
 			char *key, char *why, size_t whylen)
 {
 	const struct tl_trace_params *pp = t->nprocs ? &t->procs[0].p : NULL;
@@ -197,6 +199,7 @@ int tl_sim_store_import(struct tl_store *st, const char *path, const char *name,
 	snprintf(config_key, sizeof(config_key), "%.16s", tag);
 	snprintf(key, TL_KEY_LEN + 8, "%.16s-r1", tag);
 	rec.experiment_id = exp_id;
+	rec.session_id = session;
 	rec.run_key = key;
 	rec.config_key = config_key;
 	rec.rep = 1;

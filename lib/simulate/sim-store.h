@@ -26,10 +26,11 @@ int tl_sim_store_experiment(struct tl_store *st, const struct tl_spec *spec, con
  * One replayed configuration as a simulated run: the hit rate and migrated
  * bytes as the measured runs' metrics, the rest as sim.* metrics, the
  * estimate when model is not NULL (trace t0_s seconds long), the replay's
- * time as its wall time. 0 or -errno.
+ * time as its wall time (docs/schema.md: a simulated run's wall_s), in
+ * the session of the tierlab simulate that replayed it. 0 or -errno.
  */
-int tl_sim_store_run(struct tl_store *st, int64_t experiment_id, const struct tl_config *c, const char *source,
-		     const char *command, const struct tl_sim_result *r, const struct tl_tier_model *model,
+int tl_sim_store_run(struct tl_store *st, int64_t experiment_id, int64_t session, const struct tl_config *c,
+		     const char *source, const char *command, const struct tl_sim_result *r, const struct tl_tier_model *model,
 		     double t0_s, double seconds);
 
 /*
@@ -40,7 +41,8 @@ int tl_sim_store_run(struct tl_store *st, int64_t experiment_id, const struct tl
  * record, the recorded hit rate and migrated bytes as metrics. Its run key
  * into key (TL_KEY_LEN + 8 bytes). 0 or -errno with why.
  */
-int tl_sim_store_import(struct tl_store *st, const char *path, const char *name, const struct tl_trace *t,
+int tl_sim_store_import(struct tl_store *st, const char *path, const char *name, int64_t session,
+			const struct tl_trace *t,
 			char *key, char *why, size_t whylen);
 
 #endif

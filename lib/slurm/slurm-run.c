@@ -10,9 +10,11 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "run/session.h"
 #include "slurm/slurm-run.h"
 #include "store/query.h"
 #include "util/error.h"
@@ -148,6 +150,7 @@ static int submit(struct tl_slurm_job *job, FILE *out)
 int tl_slurm_run(const struct tl_plan *plan, bool *selected, const struct tl_slurm_request *req, FILE *out)
 {
 	struct tl_slurm_job job = { .opts = req->opts };
+	char session[65];
 	const char **keys = calloc(plan->nruns ? plan->nruns : 1, sizeof(*keys));
 	char *shard_dir = NULL, *main_db = NULL, *tierlab = realpath("/proc/self/exe", NULL);
 	size_t nkeys = 0;
@@ -157,7 +160,7 @@ int tl_slurm_run(const struct tl_plan *plan, bool *selected, const struct tl_slu
 		rc = error("out of memory");
 		goto out;
 	}
-	if ((rc = check_values(&req->opts, req->db)))
+	if ((rc = check_values(&req->opts, req->db)) || (rc = tl_session_check()))
 		goto out;
 	if (req->resume && (rc = drop_done(plan, selected, req->db)))
 		goto out;
@@ -192,6 +195,12 @@ int tl_slurm_run(const struct tl_plan *plan, bool *selected, const struct tl_slu
 	job.main_db = main_db;
 	job.shard_dir = shard_dir;
 	job.task_argv = req->task_argv;
+	/* the key of a session already given (TIERLAB_SESSION), else a new one for this submission */
+	if (getenv(TL_SESSION_VAR) && *getenv(TL_SESSION_VAR))
+		snprintf(session, sizeof(session), "%.64s", getenv(TL_SESSION_VAR));
+	else
+		tl_session_key(session);
+	job.session = session;
 	if (tl_slurm_split(&job, keys, nkeys, job.opts.runs_per_task)) {
 		rc = error("out of memory");
 		goto out;

@@ -12,6 +12,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include "run/execute.h"
+#include "run/session.h"
 #include "util/quote.h"
 
 /* "#SBATCH --OPTION=VALUE", the value made by fmt; -EINVAL when it cannot be one. */
@@ -86,6 +88,12 @@ int tl_slurm_array_script(const struct tl_slurm_job *job, FILE *out)
 	tl_quote_shell(out, job->shard_dir);
 	/* a directory per task: its runs' directories go beside its database, apart from other tasks' */
 	fprintf(out, "/${SLURM_ARRAY_JOB_ID}_${SLURM_ARRAY_TASK_ID}/shard.db\n");
+	/* one submission, one session: its tasks' runs are compared with the baseline among them (run/session.h) */
+	if (job->session) {
+		fprintf(out, "export " TL_SESSION_VAR "=");
+		tl_quote_shell(out, job->session);
+		fputc('\n', out);
+	}
 	fprintf(out, "exec");
 	for (size_t i = 0; job->task_argv[i]; i++) {
 		fputc(' ', out);

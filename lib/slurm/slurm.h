@@ -38,6 +38,7 @@ struct tl_slurm_job {
 	const char *experiment, *spec_hash;
 	const char *main_db, *shard_dir;
 	char *const *task_argv;		/* NULL-terminated: tierlab run|sweep [options] spec [axes] (no --db/--only) */
+	const char *session;		/* the submission's session key: every task's runs are of that session */
 	char **tasks;			/* per array task, its runs' keys comma-separated */
 	size_t ntasks;
 	size_t nruns;

@@ -49,6 +49,23 @@ struct tl_run_row {
 	/* Bytes migrated by direction, summed over processes (rt.bytes_slow_to_fast, rt.bytes_fast_to_slow). */
 	bool has_directions;
 	double to_fast_bytes, to_slow_bytes;
+	/*
+	 * The session that stored it (schema 5; in an older database its
+	 * experiment row, one invocation each) and when that began; 0 for a
+	 * row stored without one.
+	 */
+	int64_t session_id;
+	double session_started;
+	/* A replay's estimate with a tier model (metric sim.estimate, T0/T: 1 is as fast as all-fast). */
+	bool has_estimate;
+	double estimate;
+	/*
+	 * The host around the run (metrics host.load1_before, host.load1_after,
+	 * host.cpus): the 1-minute load average before and after it and the
+	 * CPUs online; has_load false unless all three are stored.
+	 */
+	bool has_load;
+	double load_before, load_after, cpus;
 };
 
 /*
@@ -59,6 +76,49 @@ struct tl_run_row {
 int tl_store_query_runs(struct tl_store *st, const char *experiment, struct tl_run_row **rows,
 			size_t *n);
 void tl_run_rows_free(struct tl_run_row *rows, size_t n);
+
+/*
+ * Which sessions a reader takes runs from (report, compare, plot
+ * --session, --since): the one session given (session > 0), those
+ * started at or after since (> 0, seconds since the epoch), both, or
+ * (zeroed) every session.
+ */
+struct tl_session_filter {
+	int64_t session;
+	double since;
+};
+/*
+ * tl_store_query_runs over the runs the filter takes (NULL: all); with a
+ * session and no experiment, the session's experiment.
+ */
+int tl_store_query_runs_in(struct tl_store *st, const char *experiment, const struct tl_session_filter *f,
+			   struct tl_run_row **rows, size_t *n);
+/*
+ * The rows of run keys that a later session stored again: the latest row
+ * of each key in each session, but for the key's latest (the one
+ * tl_store_query_runs_in returns), in the order stored. A report reads a
+ * row's % of baseline from the baseline runs of the row's own session
+ * (report.h, tl_report_match_sessions).
+ */
+int tl_store_query_replaced(struct tl_store *st, const char *experiment, const struct tl_session_filter *f,
+			    struct tl_run_row **rows, size_t *n);
+/* The experiment session id stored runs of: 0 and *name (malloc'd); -ENOENT with an error line when none. */
+int tl_store_session_experiment(struct tl_store *st, int64_t session, char **name);
+
+/* One session as tl_store_sessions_each hands it (strings valid during the call, may be NULL). */
+struct tl_session_row {
+	int64_t id;
+	double started_at;
+	const char *key, *command, *host, *experiment;
+	int64_t runs, runs_ok;	/* runs it stored of that experiment; with status ok */
+};
+/*
+ * Calls fn for each session that stored runs (of experiment; NULL: of
+ * any), latest first; stops at fn's first non-zero answer. Before schema
+ * 5 each experiment row is a session, with no key or command.
+ */
+int tl_store_sessions_each(struct tl_store *st, const char *experiment,
+			   int (*fn)(void *arg, const struct tl_session_row *s), void *arg);
 void tl_run_row_release(struct tl_run_row *row);
 
 /*
@@ -68,6 +128,13 @@ void tl_run_row_release(struct tl_run_row *row);
  * error line listing up to 5 candidates.
  */
 int tl_store_get_run(struct tl_store *st, const char *which, struct tl_run_row *row);
+/*
+ * As tl_store_get_run, and "latest": the run stored last; with logged,
+ * the last one recorded with `log: log` and run, not replayed (what a
+ * timeline, a replay or a log export needs). -ENOENT with an error line
+ * when there is none.
+ */
+int tl_store_get_run_or_latest(struct tl_store *st, const char *which, bool logged, struct tl_run_row *row);
 
 /*
  * 1 when a run with this key is stored with status ok under an experiment

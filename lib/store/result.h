@@ -132,6 +132,19 @@ struct tl_experiment_record {
 	const struct tl_env *env;	/* may be NULL */
 };
 
+/*
+ * A session: one invocation of run, sweep or simulate, the runs it
+ * stores compared with the baseline stored beside them. The key names it
+ * in every database its runs reach (a Slurm array's shards and the one
+ * they are merged into); a key stored already is that session again.
+ */
+struct tl_session_record {
+	const char *key;		/* required */
+	double started_at;		/* seconds since the epoch; 0 = now */
+	const char *command;		/* the tierlab command line, for people; may be NULL */
+	const char *host;		/* may be NULL */
+};
+
 /* A growable list of one row kind, owned by its record. */
 #define TL_ROWS(type) struct { type *v; size_t n, cap; }
 
@@ -149,6 +162,7 @@ struct tl_run_record {
 	const char *fom_unit;
 	bool higher_is_better;
 	bool simulated;				/* replayed by tierlab simulate, not measured */
+	int64_t session_id;			/* tl_store_add_session's id; 0: none (stored NULL) */
 
 	/* What was measured: owned by the record. */
 	TL_ROWS(struct tl_metric) metrics;

@@ -49,6 +49,8 @@ struct tl_store {
 	bool has_axis[TL_AXIS__COUNT];
 	/* runs has the simulated column (schema 3; a reader of an older database selects 0) */
 	bool has_simulated;
+	/* runs has session_id and the sessions table exists (schema 5; before it, an experiment row is a session) */
+	bool has_session;
 	/* tl_store_wait_for_lock: wait for another process's write lock until *stop is set. */
 	bool wait_for_lock;
 	const volatile sig_atomic_t *stop;

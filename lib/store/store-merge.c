@@ -13,9 +13,11 @@
  * Rows are copied with INSERT ... SELECT over the columns both databases
  * have, so nothing is read into C and a run's rows of every table come
  * along; a run's directory stored relative to the shard's directory is
- * made relative to the main database's. A shard is any file someone hands
- * over: its experiment's name must pass the spec's rule (util/name.h) and
- * no run directory may leave the shard's directory.
+ * made relative to the main database's. Sessions are known by their key:
+ * the tasks of one Slurm array share their submission's, so their runs
+ * are one session here too, whatever the shards' row ids. A shard is any
+ * file someone hands over: its experiment's name must pass the spec's rule
+ * (util/name.h) and no run directory may leave the shard's directory.
  *
  * The shard is only read, and needs none of its indexes: the latest row
  * of each key is found by one GROUP BY, and each table of a run's rows is
@@ -89,6 +91,9 @@ static int common_columns(struct tl_store *st, const char *table, const char *sk
 		fputs(n++ ? ", " : "", f);
 		if (moved && !strcmp(col, "experiment_id"))
 			fputs("?1", f);
+		else if (moved && !strcmp(col, "session_id"))
+			fputs("(SELECT m.id FROM main.sessions m JOIN " SHARD ".sessions s ON s.key = m.key"
+			      " WHERE s.id = " SHARD ".runs.session_id)", f);
 		else if (moved && !strcmp(col, "out_dir"))
 			fputs("CASE WHEN out_dir IS NULL OR substr(out_dir, 1, 1) = '/' THEN out_dir"
 			      " ELSE ?3 || out_dir END", f);
@@ -331,6 +336,16 @@ static int target_experiment(struct merge *m, const struct tl_merge_expect *want
 	return rc == SQLITE_DONE ? 0 : tl_store_sqlerr(m->st, rc, "cannot copy the experiment's environment");
 }
 
+/* The shard's sessions this database does not know yet (by key; the first one merged keeps its start). */
+static int copy_sessions(struct merge *m)
+{
+	int rc = sqlite3_exec(m->st->db, "INSERT OR IGNORE INTO main.sessions (key, started_at, command, host)"
+			      " SELECT key, started_at, command, host FROM " SHARD ".sessions ORDER BY id", NULL, NULL,
+			      NULL);
+
+	return rc == SQLITE_OK ? 0 : tl_store_sqlerr(m->st, rc, "cannot copy the sessions");
+}
+
 /*
  * The latest row of each run key of the shard, in the order they were
  * stored: each run row that is not here yet, then the rows of every table
@@ -466,6 +481,7 @@ int tl_store_merge(struct tl_store *st, const char *shard, struct tl_merge_expec
 	else if (!rc)
 		made_ids = true;
 	rc = rc ?: prepare_all(&m);
+	rc = rc ?: copy_sessions(&m);
 	rc = rc ?: target_experiment(&m, want, &exp_id);
 	rc = rc ?: copy_runs(&m, want, exp_id, stats);
 commit:

@@ -25,6 +25,7 @@ enum {
 	C_STATUS = C_AXES + TL_AXIS__COUNT, C_EXIT_CODE, C_SIGNAL, C_FOM, C_FOM_UNIT,
 	C_HIGHER_IS_BETTER, C_WALL, C_USER, C_SYS, C_MAXRSS, C_STARTED, C_ENDED, C_ERROR,
 	C_OUT_DIR, C_COMMAND, C_HIT_RATE, C_MIGRATED, C_SAMPLES, C_TICKS, C_RUN_NS, C_TO_FAST, C_TO_SLOW, C_SIMULATED,
+	C_SESSION, C_SESSION_STARTED, C_ESTIMATE, C_LOAD_BEFORE, C_LOAD_AFTER, C_CPUS,
 };
 
 /*
@@ -53,6 +54,12 @@ static char *row_select(const struct tl_store *st, const char *tail)
 	      " (SELECT value FROM metrics WHERE run_id = r.id AND name = 'rt.bytes_slow_to_fast'),"
 	      " (SELECT value FROM metrics WHERE run_id = r.id AND name = 'rt.bytes_fast_to_slow'),", f);
 	fputs(st->has_simulated ? " r.simulated" : " 0", f);
+	fputs(st->has_session ? ", r.session_id, (SELECT started_at FROM sessions WHERE id = r.session_id)"
+			      : ", r.experiment_id, e.created_at", f);
+	fputs(", (SELECT value FROM metrics WHERE run_id = r.id AND name = 'sim.estimate'),"
+	      " (SELECT value FROM metrics WHERE run_id = r.id AND name = 'host.load1_before'),"
+	      " (SELECT value FROM metrics WHERE run_id = r.id AND name = 'host.load1_after'),"
+	      " (SELECT value FROM metrics WHERE run_id = r.id AND name = 'host.cpus')", f);
 	fputs(" FROM runs r JOIN experiments e ON e.id = r.experiment_id ", f);
 	fputs(tail, f);
 	if (fclose(f)) {
@@ -225,6 +232,16 @@ static int read_row(struct tl_store *st, sqlite3_stmt *s, struct tl_run_row *row
 			      sqlite3_column_type(s, C_TO_SLOW) != SQLITE_NULL;
 	row->to_fast_bytes = sqlite3_column_double(s, C_TO_FAST);
 	row->to_slow_bytes = sqlite3_column_double(s, C_TO_SLOW);
+	row->session_id = sqlite3_column_int64(s, C_SESSION);
+	row->session_started = sqlite3_column_double(s, C_SESSION_STARTED);
+	row->has_estimate = sqlite3_column_type(s, C_ESTIMATE) != SQLITE_NULL;
+	row->estimate = row->has_estimate ? sqlite3_column_double(s, C_ESTIMATE) : NAN;
+	row->has_load = sqlite3_column_type(s, C_LOAD_BEFORE) != SQLITE_NULL &&
+			sqlite3_column_type(s, C_LOAD_AFTER) != SQLITE_NULL &&
+			sqlite3_column_type(s, C_CPUS) != SQLITE_NULL;
+	row->load_before = sqlite3_column_double(s, C_LOAD_BEFORE);
+	row->load_after = sqlite3_column_double(s, C_LOAD_AFTER);
+	row->cpus = sqlite3_column_double(s, C_CPUS);
 	if (oom) {
 		tl_run_row_release(row);
 		return -ENOMEM;
@@ -443,28 +460,68 @@ static int fill_one_run(struct rows *r, void *slot, sqlite3_stmt *s)
 	return tl_store_fail(r->st, -EIO, "%s: %s (the database was changed by hand, or is damaged)", name, why);
 }
 
-int tl_store_query_runs(struct tl_store *st, const char *experiment, struct tl_run_row **rows,
-			size_t *n)
+/*
+ * "runs.session_id = ..." conditions of a filter, over `runs` joined to
+ * `experiments` in a subquery: ?2 the session (0: any), ?3 the earliest
+ * start (0: any). Before schema 5 an experiment row is a session.
+ */
+static void filter_sql(const struct tl_store *st, char *buf, size_t len)
+{
+	const char *id = st->has_session ? "runs.session_id" : "runs.experiment_id";
+	const char *started = st->has_session ? "(SELECT started_at FROM sessions WHERE id = runs.session_id)"
+					      : "experiments.created_at";
+
+	snprintf(buf, len, "(?2 = 0 OR %s = ?2) AND (?3 = 0 OR %s >= ?3)", id, started);
+}
+
+/* The experiment a reader reads: as named, else the session's, else the latest. 0 with *name NULL: none. */
+static int reader_experiment(struct tl_store *st, const char *experiment, const struct tl_session_filter *f,
+			     char **name)
+{
+	*name = NULL;
+	if (experiment)
+		return (*name = strdup(experiment)) ? 0 : tl_store_fail(st, -ENOMEM, "out of memory");
+	if (f && f->session > 0)
+		return tl_store_session_experiment(st, f->session, name);
+	return latest_experiment(st, name);
+}
+
+/* Runs of the experiment within the filter: the latest of each key (replaced false), or those it replaced. */
+static int query_filtered(struct tl_store *st, const char *experiment, const struct tl_session_filter *f,
+			  bool replaced, struct tl_run_row **rows, size_t *n)
 {
 	static const char what[] = "cannot read runs";
-	/* The latest row of each key; keys in the order they first appeared. */
-	static const char tail[] =
-		"JOIN (SELECT MIN(runs.id) AS first_id, MAX(runs.id) AS last_id FROM runs"
-		"      JOIN experiments ON experiments.id = runs.experiment_id"
-		"      WHERE experiments.name = ?1 GROUP BY runs.run_key) k ON r.id = k.last_id "
-		"ORDER BY k.first_id";
 	struct rows r = { st, (void **)rows, n, 0, sizeof(**rows), fill_run, 0, 0 };
+	const char *session = st->has_session ? "runs.session_id" : "runs.experiment_id";
+	char cond[256], *tail = NULL, *name = NULL;
 	sqlite3_stmt *s;
-	char *latest = NULL;
-	int rc = 0;
+	int rc;
 
 	*rows = NULL;
 	*n = 0;
-	if (!experiment && (rc = latest_experiment(st, &latest)))
+	if ((rc = reader_experiment(st, experiment, f, &name)) || !name)
 		return rc;
-	if (!experiment && !latest)
-		return 0;
-	rc = query(st, &s, what, true, tail, "t", experiment ? experiment : latest);
+	filter_sql(st, cond, sizeof(cond));
+	if (!replaced)
+		/* the latest row of each key; keys in the order they first appeared */
+		rc = asprintf(&tail, "JOIN (SELECT MIN(runs.id) AS first_id, MAX(runs.id) AS last_id FROM runs"
+			      " JOIN experiments ON experiments.id = runs.experiment_id"
+			      " WHERE experiments.name = ?1 AND %s GROUP BY runs.run_key) k ON r.id = k.last_id "
+			      "ORDER BY k.first_id", cond);
+	else
+		/* the latest row of each key in each session, but the key's latest */
+		rc = asprintf(&tail, "JOIN (SELECT MAX(runs.id) AS last_id FROM runs"
+			      " JOIN experiments ON experiments.id = runs.experiment_id"
+			      " WHERE experiments.name = ?1 AND %s GROUP BY runs.run_key, %s) k ON r.id = k.last_id "
+			      "WHERE r.id NOT IN (SELECT MAX(runs.id) FROM runs"
+			      " JOIN experiments ON experiments.id = runs.experiment_id"
+			      " WHERE experiments.name = ?1 AND %s GROUP BY runs.run_key) ORDER BY r.id",
+			      cond, session, cond);
+	if (rc < 0) {
+		free(name);
+		return tl_store_fail(st, -ENOMEM, "%s: out of memory", what);
+	}
+	rc = query(st, &s, what, true, tail, "tId", name, f ? f->session : (int64_t)0, f ? f->since : 0.0);
 	rc = rc ?: each_row(st, s, add_row, &r, what);
 	left_out_total(&r, "runs");
 	if (rc) {
@@ -472,8 +529,86 @@ int tl_store_query_runs(struct tl_store *st, const char *experiment, struct tl_r
 		*rows = NULL;
 		*n = 0;
 	}
-	free(latest);
+	free(tail);
+	free(name);
 	return rc;
+}
+
+int tl_store_query_runs(struct tl_store *st, const char *experiment, struct tl_run_row **rows,
+			size_t *n)
+{
+	return query_filtered(st, experiment, NULL, false, rows, n);
+}
+
+int tl_store_query_runs_in(struct tl_store *st, const char *experiment, const struct tl_session_filter *f,
+			   struct tl_run_row **rows, size_t *n)
+{
+	return query_filtered(st, experiment, f, false, rows, n);
+}
+
+int tl_store_query_replaced(struct tl_store *st, const char *experiment, const struct tl_session_filter *f,
+			    struct tl_run_row **rows, size_t *n)
+{
+	return query_filtered(st, experiment, f, true, rows, n);
+}
+
+int tl_store_session_experiment(struct tl_store *st, int64_t session, char **name)
+{
+	static const char what[] = "cannot find the session";
+	sqlite3_stmt *s;
+	int rc;
+
+	*name = NULL;
+	rc = query(st, &s, what, false, st->has_session ?
+		   "SELECT e.name FROM runs r JOIN experiments e ON e.id = r.experiment_id WHERE r.session_id = ?1"
+		   " ORDER BY r.id DESC LIMIT 1" :
+		   "SELECT name FROM experiments WHERE id = ?1", "I", session);
+	rc = rc ?: text_of(st, s, name, what);
+	if (!rc && !*name)
+		rc = tl_store_fail(st, -ENOENT, "no run of session %lld (tierlab list sessions)", (long long)session);
+	return rc;
+}
+
+/* One session for the caller's fn. */
+struct sessions_each {
+	int (*fn)(void *arg, const struct tl_session_row *s);
+	void *arg;
+};
+
+static int each_session(void *arg, sqlite3_stmt *s)
+{
+	struct sessions_each *e = arg;
+	struct tl_session_row row = {
+		.id = sqlite3_column_int64(s, 0),
+		.started_at = sqlite3_column_double(s, 1),
+		.key = (const char *)sqlite3_column_text(s, 2),
+		.command = (const char *)sqlite3_column_text(s, 3),
+		.host = (const char *)sqlite3_column_text(s, 4),
+		.experiment = (const char *)sqlite3_column_text(s, 5),
+		.runs = sqlite3_column_int64(s, 6),
+		.runs_ok = sqlite3_column_int64(s, 7),
+	};
+
+	return e->fn(e->arg, &row);
+}
+
+int tl_store_sessions_each(struct tl_store *st, const char *experiment,
+			   int (*fn)(void *arg, const struct tl_session_row *s), void *arg)
+{
+	static const char what[] = "cannot list sessions";
+	struct sessions_each e = { fn, arg };
+	sqlite3_stmt *s;
+
+	/* a session is listed under each experiment it stored runs of (one, unless a key was shared) */
+	return query(st, &s, what, false, st->has_session ?
+		     "SELECT s.id, s.started_at, s.key, s.command, s.host, e.name, count(r.id),"
+		     " sum(r.status = 'ok') FROM sessions s JOIN runs r ON r.session_id = s.id"
+		     " JOIN experiments e ON e.id = r.experiment_id WHERE ?1 IS NULL OR e.name = ?1"
+		     " GROUP BY s.id, e.name ORDER BY s.started_at DESC, s.id DESC" :
+		     "SELECT e.id, e.created_at, NULL, NULL, e.host, e.name, count(r.id), sum(r.status = 'ok')"
+		     " FROM experiments e JOIN runs r ON r.experiment_id = e.id WHERE ?1 IS NULL OR e.name = ?1"
+		     " GROUP BY e.id ORDER BY e.created_at DESC, e.id DESC", "t", experiment) ?:
+	       each_row(st, s, each_session, &e, what);
 }
 
 int tl_store_experiment_baseline(struct tl_store *st, const char *experiment, char **out)
@@ -617,6 +752,35 @@ int tl_store_get_run(struct tl_store *st, const char *which, struct tl_run_row *
 		return tl_store_fail(st, -ENOENT, "no run '%s' (the database has no runs)", which);
 	return tl_store_fail(st, -ENOENT, "no run '%s' (latest runs: %s%s)", which, list,
 			     total > MAX_CANDIDATES ? ", ..." : "");
+}
+
+int tl_store_get_run_or_latest(struct tl_store *st, const char *which, bool logged, struct tl_run_row *row)
+{
+	static const char what[] = "cannot read the latest run";
+	struct tl_run_row *rows = NULL;
+	size_t n = 0;
+	struct rows r = { st, (void **)&rows, &n, 0, sizeof(*rows), fill_run, 0, 0 };
+	char tail[160];
+	sqlite3_stmt *s;
+	int rc;
+
+	if (!which || strcmp(which, "latest"))
+		return tl_store_get_run(st, which, row);
+	memset(row, 0, sizeof(*row));
+	/* an older database may lack the columns: a run of it was not replayed, its log mode unknown */
+	snprintf(tail, sizeof(tail), "%s%s ORDER BY r.id DESC LIMIT 1",
+		 logged && st->has_axis[TL_AXIS_LOG] ? "WHERE r.\"log\" = 'log'" : "WHERE 1",
+		 logged && st->has_simulated ? " AND r.simulated = 0" : "");
+	rc = query(st, &s, what, true, tail, "");
+	rc = rc ?: each_row(st, s, add_row, &r, what);
+	if (!rc && !n)
+		rc = tl_store_fail(st, -ENOENT, "no run%s to be the latest", logged ? " recorded with log: log" : "");
+	if (!rc) {
+		*row = rows[0];
+		memset(&rows[0], 0, sizeof(rows[0]));
+	}
+	tl_run_rows_free(rows, n);
+	return rc;
 }
 
 /* What a metric may hold: a finite number or NULL; a hit rate a fraction, migrated bytes not below 0. */

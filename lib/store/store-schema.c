@@ -167,11 +167,32 @@ static const char migration_3[] =
 static const char migration_4[] =
 	"ALTER TABLE allocations ADD COLUMN freed_ns INTEGER;\n";
 
+/*
+ * Sessions: one per invocation of run, sweep or simulate (or several
+ * invocations given one key, TIERLAB_SESSION: a Slurm array's tasks), so
+ * that a report compares runs with the baseline measured alongside them.
+ * Each experiment row before this was one invocation: one session each,
+ * started when it was created.
+ */
+static const char migration_5[] =
+	"CREATE TABLE sessions (\n"
+	"  id         INTEGER PRIMARY KEY,\n"
+	"  key        TEXT NOT NULL UNIQUE,\n"
+	"  started_at REAL NOT NULL,\n"
+	"  command    TEXT,\n"
+	"  host       TEXT\n"
+	");\n"
+	"ALTER TABLE runs ADD COLUMN session_id INTEGER REFERENCES sessions (id);\n"
+	"INSERT INTO sessions (key, started_at, host) SELECT 'experiment-' || id, created_at, host FROM experiments;\n"
+	"UPDATE runs SET session_id = (SELECT s.id FROM sessions s WHERE s.key = 'experiment-' || runs.experiment_id);\n"
+	"CREATE INDEX runs_session ON runs (session_id);\n";
+
 const char *const tl_store_migrations[] = {
 	migration_1,
 	migration_2,
 	migration_3,
 	migration_4,
+	migration_5,
 };
 const size_t tl_store_nmigrations = ARRAY_SIZE(tl_store_migrations);
 
@@ -334,6 +355,8 @@ static int axis_columns(struct tl_store *st, bool found[TL_AXIS__COUNT], bool *h
 		*have_runs = true;
 		if (col && !strcmp(col, "simulated"))
 			st->has_simulated = true;
+		if (col && !strcmp(col, "session_id"))
+			st->has_session = true;
 		for (int a = 0; a < TL_AXIS__COUNT; a++)
 			if (col && !strcmp(col, tl_store_axis_columns[a]))
 				found[a] = true;

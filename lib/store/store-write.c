@@ -286,7 +286,7 @@ static char *insert_run_sql(void)
 {
 	char *sql = NULL;
 	size_t len = 0;
-	int params = 4 + TL_AXIS__COUNT + 16;
+	int params = 4 + TL_AXIS__COUNT + 17;
 	FILE *f = open_memstream(&sql, &len);
 
 	if (!f)
@@ -295,7 +295,7 @@ static char *insert_run_sql(void)
 	for (int a = 0; a < TL_AXIS__COUNT; a++)
 		fprintf(f, ", \"%s\"", tl_axes[a].name);
 	fputs(", command, out_dir, status, exit_code, signal, fom, fom_unit, higher_is_better,"
-	      " wall_s, user_s, sys_s, maxrss_kb, started_at, ended_at, error, simulated) VALUES (?", f);
+	      " wall_s, user_s, sys_s, maxrss_kb, started_at, ended_at, error, simulated, session_id) VALUES (?", f);
 	for (int i = 1; i < params; i++)
 		fputs(", ?", f);
 	fputc(')', f);
@@ -333,11 +333,11 @@ static void bind_run(sqlite3_stmt *s, const struct tl_run_record *r, const char 
 	for (int a = 0; a < TL_AXIS__COUNT; a++)
 		tl_store_bind_text(s, i++, r->values[a]);
 	/* NULL, not a sentinel, when the process did not exit or was not signalled */
-	tl_store_bind(s, i, "tttNNdtidddIddti", r->command, out_dir, tl_status_names[res->status],
+	tl_store_bind(s, i, "tttNNdtidddIddtiN", r->command, out_dir, tl_status_names[res->status],
 		      res->exit_code >= 0, (int64_t)res->exit_code, res->signal > 0, (int64_t)res->signal,
 		      r->has_fom ? r->fom : NAN, r->fom_unit, (int)r->higher_is_better, res->wall, res->user,
 		      res->sys, (int64_t)res->maxrss_kb, res->started_at, res->ended_at,
-		      res->error[0] ? res->error : NULL, (int)r->simulated);
+		      res->error[0] ? res->error : NULL, (int)r->simulated, r->session_id > 0, r->session_id);
 }
 
 static int check_run(struct tl_store *st, const struct tl_run_record *r)
@@ -409,6 +409,43 @@ int tl_store_add_run(struct tl_store *st, const struct tl_run_record *r, int64_t
 	rc = write_record(st, s, run_rows, r, what, run_id);
 	free(out_dir);
 	return rc;
+}
+
+/* ---- sessions ---- */
+
+int tl_store_add_session(struct tl_store *st, const struct tl_session_record *sr, int64_t *id)
+{
+	static const char what[] = "cannot add the session";
+	sqlite3_stmt *s = NULL;
+	int rc;
+
+	if (!sr->key || !*sr->key)
+		return tl_store_fail(st, -EINVAL, "a session needs a key");
+	if ((rc = begin(st, what)))
+		return rc;
+	/* a key stored already (another task of the same Slurm array, a resumed shard) is that session */
+	rc = sqlite3_prepare_v2(st->db, "INSERT OR IGNORE INTO sessions (key, started_at, command, host)"
+				" VALUES (?, ?, ?, ?)", -1, &s, NULL);
+	if (rc == SQLITE_OK) {
+		tl_store_bind(s, 1, "tdtt", sr->key, sr->started_at > 0 ? sr->started_at : now(), sr->command,
+			      sr->host);
+		rc = step(s);
+		sqlite3_finalize(s);
+	}
+	if (rc == SQLITE_OK)
+		rc = sqlite3_prepare_v2(st->db, "SELECT id FROM sessions WHERE key = ?", -1, &s, NULL);
+	if (rc == SQLITE_OK) {
+		tl_store_bind_text(s, 1, sr->key);
+		rc = sqlite3_step(s);
+		if (rc == SQLITE_ROW) {
+			*id = sqlite3_column_int64(s, 0);
+			rc = SQLITE_OK;
+		}
+		sqlite3_finalize(s);
+	}
+	if (rc != SQLITE_OK)
+		return fail_rollback(st, rc, what);
+	return commit(st, what);
 }
 
 /* ---- single facts ---- */

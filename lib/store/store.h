@@ -32,7 +32,7 @@
 #include <stdint.h>
 #include "store/result.h"
 
-#define TL_STORE_SCHEMA_VERSION 4
+#define TL_STORE_SCHEMA_VERSION 5
 
 struct tl_store;
 
@@ -63,6 +63,12 @@ const char *tl_store_dir(const struct tl_store *st);
  * required, and must pass tl_name_check (-EINVAL after an error line).
  */
 int tl_store_add_experiment(struct tl_store *st, const struct tl_experiment_record *e, int64_t *id);
+
+/*
+ * The session of key (its id when stored already, else a new row), in
+ * its own transaction: 0 and *id.
+ */
+int tl_store_add_session(struct tl_store *st, const struct tl_session_record *s, int64_t *id);
 
 /*
  * The run row and every row of its record (metrics, counters, process

@@ -35,7 +35,7 @@ $out"
 awk -F, '{ exit !($14 > 3.927 && $14 < 3.929 && $15 > 2.881 && $15 < 2.883 && $16 < 0.05 &&
 	$20 == $16 && $17 == "true" && $18 < $13 && $13 < $19 && $18 > 0.9 && $19 < 1 && $21 == "true") }' \
 	<<<"$line" || fail "Welch: expected t 3.928, df 2.882, p < 0.05, Holm p, the ratio in its interval: $line"
-grep -q ',lru8-100,win8-100,.*,0\.0116[0-9]*,true,[0-9.]*,[0-9.]*,0\.02325[0-9]*,true$' <<<"$out" ||
+grep -q ',lru8-100,win8-100,.*,0\.0116[0-9]*,true,[0-9.]*,[0-9.]*,0\.02325[0-9]*,true,true,false$' <<<"$out" ||
 	fail "Holm: the smaller p 0.0116 of two is not doubled:
 $out"
 # one run of window 128: untested
@@ -43,6 +43,12 @@ expect_exit 0 "$TIERLAB" compare -f csv policy=lru,chunks=8 policy=window,window
 grep -q ',lru8-10,win8-10-128,.*,,,,,[0-9.]*,[0-9.]*,,true' <<<"$(tr -d '\r' <<<"$out")" ||
 	fail "one run of window 128 was tested:
 $out"
+
+# an experiment that is not there is named as given, not as '-'
+expect_exit 2 "$TIERLAB" compare -e nosuch rate=10Hz rate=100Hz -f csv
+expect_contains "$out" "error: no runs of experiment 'nosuch' in '$TIERLAB_DB'"
+expect_exit 2 "$TIERLAB" compare --session 99 rate=10Hz rate=100Hz
+expect_contains "$out" "no run of session 99"
 
 # window has 16 and 128 beside lru's chunks 8 at 10Hz: which one is lru's pair? refused, both named
 expect_exit 2 "$TIERLAB" compare policy=lru policy=window

@@ -24,6 +24,18 @@ $out"
 ! grep -E '^hpcg ' <<<"$first" | grep -Ev '[0-9.]+% +n<3' || fail "a % of baseline without its caution:
 $out"
 expect_contains "$first" "note: caution (n<3"
+# a run taken on a busy host (a 1-minute load above the CPUs online, as on
+# a shared machine) puts "busy host" beside its row's figure, on the first
+# screen, and what it means under the table
+busy=$(sqlite3 "$TIERLAB_DB" "select group_concat(distinct r.policy) from runs r
+	where (select max(value) from metrics where run_id = r.id and name in ('host.load1_before', 'host.load1_after'))
+	    > (select value from metrics where run_id = r.id and name = 'host.cpus')")
+for p in ${busy//,/ }; do
+	grep -E "^hpcg +$p " <<<"$first" | grep -q "busy host" || fail "policy $p ran on a busy host, its row does not say so:
+$out"
+	grep -Eq '^note: caution \(.*busy host' <<<"$first" || fail "the first screen does not say what 'busy host' means:
+$out"
+done
 if [ "$(cat /sys/devices/system/node/online)" = 0 ]; then
 	expect_contains "$first" "tiers were simulated"
 fi

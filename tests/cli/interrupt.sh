@@ -44,7 +44,7 @@ stop() {
 for sig in INT TERM HUP; do
 	stop $sig
 	[ "$rc" = 130 ] || fail "$sig: tierlab exited $rc, expected 130: $(cat log)"
-	expect_contains "$(cat log)" "stopme: 3 runs: 0 ok, 0 failed, 0 skipped, 3 not run (stored in $TIERLAB_DB); interrupted"
+	expect_contains "$(cat log)" "stopme: 3 runs: 0 ok, 0 failed, 0 skipped, 3 not run (stored in $TIERLAB_DB, session 1); interrupted"
 	expect_contains "$(cat log)" "to run the rest: tierlab run --resume k.yaml"
 done
 

@@ -57,7 +57,7 @@ expect_exit 0 "$TIERLAB" probe --quick --size 16M --save here --db "$scratch/p.d
 expect_contains "$out" "saved machine profile 'here'"
 if command -v sqlite3 >/dev/null; then
 	got=$(sqlite3 "$scratch/p.db" "SELECT json_extract(json, '\$.recommendation.fast'), json_array_length(json, '\$.nodes'), (SELECT user_version FROM pragma_user_version) FROM machine_profiles WHERE name = 'here'")
-	[ "$got" = "0|1|4" ] || fail "stored profile: '$got' (fast node, nodes, schema version 4)"
+	[ "$got" = "0|1|5" ] || fail "stored profile: '$got' (fast node, nodes, schema version 5)"
 fi
 
 # bad input

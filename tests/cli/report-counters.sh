@@ -29,6 +29,9 @@ grep -Eq '^hpcg +lru +8 +10Hz .* unavailable +5000000 \(2/3\) +2000000000 +2\.50
 	fail "lru 8 10Hz: expected 5e6 (2/3) misses and 2.500 per 1k:
 $(cat report-counters.txt)"
 grep -Eq '^hpcg +all-slow .* - +- +- +- +- *$' report-counters.txt || fail "all-slow counted nothing: expected dashes"
+# CSV too: the ratio is computed before it is written, not read before it is set
+tr -d '\r' <report-counters.csv | grep -q '^fixture,fast,.*,unavailable,2000000,ok,2000000000,ok,1,$' ||
+	fail "CSV: all-fast's 1.000 dTLB-load-misses per 1k instructions is missing: $(cat report-counters.csv)"
 grep -q '"cycles": {"mean": null, "n": 0, "missing": 3, "status": "unavailable"}' report-counters.json ||
 	fail "JSON: cycles of all-fast is not null and unavailable"
 ! grep -q '"cycles": {"mean": 0' report-counters.json || fail "an unavailable counter became 0"

@@ -14,7 +14,7 @@ YAML
 expect_exit 0 "$TIERLAB" run -q "$scratch/t.yaml"
 q() { sqlite3 -batch -noheader "$TIERLAB_DB" "$1"; }
 exp=$(q "select id from experiments where name = 'two-units'")
-q "delete from runs"
+q "delete from metrics; delete from environment where run_id is not null; delete from runs"
 n=0
 # run WORKLOAD SIZE POLICY CHUNKS RATE FOM UNIT HIGHER
 run() {

@@ -15,7 +15,7 @@ YAML
 expect_exit 0 "$TIERLAB" run -q "$scratch/t.yaml"
 q() { sqlite3 -batch -noheader "$TIERLAB_DB" "$1"; }
 exp=$(q "select id from experiments where name = 'wide'")
-q "delete from runs; update experiments set baseline = 'policy=all-fast' where id = $exp"
+q "delete from metrics; delete from environment where run_id is not null; delete from runs; update experiments set baseline = 'policy=all-fast' where id = $exp"
 n=0
 # run WORKLOAD SIZE POLICY FOM UNIT HIGHER
 run() {

@@ -127,8 +127,35 @@ expect_contains "$out" "measured   dgemm"
 expect_contains "$out" "$nconf configurations are simulated"
 expect_exit 0 "$TIERLAB" report --format csv
 expect_contains "$(head -1 <<<"$out")" ",simulated"
-expect_exit 0 "$TIERLAB" show "$(q "select run_key from runs where simulated = 1 limit 1")"
+# a simulated row shows the model's estimate, marked as the model's, and no
+# wall time: the replay's time is not how long the configuration runs
+python3 - "$out" <<'PY' || fail "report CSV: a simulated row's estimate or wall time:
+$out"
+import csv, io, sys
+rows = list(csv.DictReader(io.StringIO(sys.argv[1])))
+sim = [r for r in rows if r["simulated"] == "true"]
+assert sim and all(r["wall_s"] == "" and r["model_pct_of_all_fast"] != "" for r in sim), sim
+fast = [r for r in sim if r["policy"] == "all-fast"][0]
+assert abs(float(fast["model_pct_of_all_fast"]) - 100) < 1e-6, fast
+measured = [r for r in rows if r["simulated"] == "false"]
+assert measured and all(r["wall_s"] != "" and r["model_pct_of_all_fast"] == "" for r in measured), measured
+PY
+expect_exit 0 "$TIERLAB" report --columns source,policy,model,wall
+grep -Eq '^source +policy +% all-fast \(model\) +wall s$' <<<"$out" || fail "no model column:
+$out"
+grep -Eq '^simulated +all-fast +100\.0% +- *$' <<<"$out" || fail "simulated all-fast: not 100% by the model, or a wall time:
+$out"
+grep -Eq '^measured +static:0 +- +[0-9.]+ *$' <<<"$out" || fail "the recording: a model estimate, or no wall time:
+$out"
+expect_contains "$out" "% all-fast (model): a simulated row's estimated performance"
+expect_exit 0 "$TIERLAB" report --format json
+python3 -c 'import json,sys; d=json.loads(sys.argv[1]); s=[r for r in d["rows"] if r.get("simulated")]; assert s and all(r["wall_s"] is None and r["model_pct_of_all_fast"] is not None for r in s), s' "$out" ||
+	fail "report JSON: a simulated row's estimate or wall time"
+expect_exit 0 "$TIERLAB" show "$(q "select run_key from runs where simulated = 1 and policy = 'all-fast' limit 1")"
 expect_contains "$out" "simulated      yes"
+expect_contains "$out" "estimate       100.0% of all-fast, the tier model's estimate (not measured)"
+expect_contains "$out" "(how long the replay took, not a run's wall time)"
+expect_not_contains "$out" "rusage"
 expect_exit 0 "$TIERLAB" show "$key"
 expect_not_contains "$out" "simulated      yes"
 
@@ -174,13 +201,15 @@ expect_contains "$out" "recommends no fast and slow tiers"
 
 # a database of schema 2 (no runs.simulated, no allocations.freed_ns): readers read it as it is, a replay's store migrates it
 cp "$TIERLAB_DB" "$scratch/v2.db"
-sqlite3 "$scratch/v2.db" "pragma foreign_keys = on; delete from runs where simulated = 1; alter table runs drop column simulated; alter table allocations drop column freed_ns; pragma user_version = 2" ||
+sqlite3 "$scratch/v2.db" "pragma foreign_keys = on; delete from runs where simulated = 1; alter table runs drop column simulated;
+	alter table allocations drop column freed_ns; drop index runs_session; alter table runs drop column session_id;
+	drop table sessions; pragma user_version = 2" ||
 	fail "cannot make a schema 2 database"
 expect_exit 0 env TIERLAB_DB="$scratch/v2.db" "$TIERLAB" report --baseline policy=static:0
 expect_not_contains "$out" "source"
 [ "$(sqlite3 "$scratch/v2.db" 'pragma user_version')" = 2 ] || fail "a reader migrated the database"
 expect_exit 0 env TIERLAB_DB="$scratch/v2.db" "$TIERLAB" simulate "$key" "$scratch/sim.yaml" --policy lru --chunks 2 --rate 100Hz
-[ "$(sqlite3 "$scratch/v2.db" 'pragma user_version')" = 4 ] || fail "storing a replay did not migrate to schema 4"
+[ "$(sqlite3 "$scratch/v2.db" 'pragma user_version')" = 5 ] || fail "storing a replay did not migrate to schema 5"
 [ "$(sqlite3 "$scratch/v2.db" 'select count(*) from runs where simulated = 1')" = 1 ] || fail "no simulated run in the migrated database"
 
 # a bad model is refused where it is wrong

@@ -18,6 +18,13 @@ expect_contains "$out" "#SBATCH --ntasks=4"
 expect_contains "$out" "#SBATCH --qos=a
 #SBATCH --qos=b"
 expect_contains "$out" "# tierlab: experiment sl, 5 runs in 3 array tasks"
+# every task stores its runs under the submission's session (a fresh key, or the one given)
+grep -Eq '^export TIERLAB_SESSION=[0-9a-f]{16}$' <<<"$out" || fail "the array script names no session:
+$out"
+TIERLAB_SESSION=sweep-7 expect_exit 0 "$TIERLAB" run --slurm -n "$scratch/s.yaml"
+expect_contains "$out" "export TIERLAB_SESSION=sweep-7"
+TIERLAB_SESSION='a b' expect_exit 2 "$TIERLAB" run --slurm -n "$scratch/s.yaml"
+expect_contains "$out" "error: TIERLAB_SESSION 'a b': a session key is 1-64 letters, digits, '_' or '-'"
 [ ! -e "$TIERLAB_DB" ] || fail "a dry run made the database"
 [ ! -e "$(dirname "$TIERLAB_DB")/shards" ] || fail "a dry run made the shard directory"
 # 2 of the 5 runs stored ok: --resume submits the other 3

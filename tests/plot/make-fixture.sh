@@ -28,7 +28,9 @@ YAML
 TIERLAB_DB=$db "$tierlab" run -q "$tmp/t.yaml" >/dev/null 2>&1 || true
 q() { sqlite3 -batch -noheader "$db" "$1"; }
 [ "$(q "select count(*) from experiments where name = 'schema'")" = 1 ] || { echo "no schema in $db" >&2; exit 1; }
-q "delete from runs; delete from experiments;
+# every row the trivial run left (its metrics name the host's load: the fixture's runs would inherit them)
+q "delete from metrics; delete from counters; delete from process_stats; delete from environment;
+   delete from runs; delete from sessions; delete from experiments;
    insert into experiments (id, name, baseline, created_at) values (1, 'fixture', 'policy=all-fast', 1700000000);"
 
 key=0

@@ -171,6 +171,61 @@ static void test_merge_twice(void **state)
 	tl_store_close(m);
 }
 
+/* A session of key in st: its id there. */
+static int64_t session(struct tl_store *st, const char *key, double started)
+{
+	struct tl_session_record sr = { .key = key, .started_at = started, .command = "tierlab sweep --slurm x.yaml" };
+	int64_t id = 0;
+
+	assert_int_equal(tl_store_add_session(st, &sr, &id), 0);
+	assert_true(id > 0);
+	return id;
+}
+
+/*
+ * The tasks of one Slurm array share their submission's session key; in
+ * their shards the session has whatever id came next, and merged they are
+ * one session of the main database again, whose own ids differ.
+ */
+static void test_merge_sessions(void **state)
+{
+	struct tl_merge_expect want;
+	struct tl_merge_stats s;
+	struct tl_store *a, *b, *m;
+	int64_t sa, sb;
+
+	(void)state;
+	memset(&want, 0, sizeof(want));
+	assert_int_equal(mkdir(path_in("1_0"), 0755), 0);
+	assert_int_equal(mkdir(path_in("1_1"), 0755), 0);
+	a = shard("1_0/shard.db", "demo", "h1");
+	sa = session(a, "subm1", 100);
+	add_run(a, "k1-r1", TL_STATUS_OK, 10);
+	assert_int_equal(sqlite3_exec(tl_store_db(a), "UPDATE runs SET session_id = 1", NULL, NULL, NULL), SQLITE_OK);
+	tl_store_close(a);
+	b = shard("1_1/shard.db", "demo", "h1");
+	session(b, "a-local-one", 50);
+	sb = session(b, "subm1", 101);
+	assert_true(sa != sb);
+	add_run(b, "k2-r1", TL_STATUS_OK, 12);
+	assert_int_equal(sqlite3_exec(tl_store_db(b), "UPDATE runs SET session_id = 2", NULL, NULL, NULL), SQLITE_OK);
+	tl_store_close(b);
+
+	assert_int_equal(tl_store_open(path_in("main.db"), &m), 0);
+	session(m, "before", 1);
+	session(m, "and-another", 2);
+	assert_int_equal(tl_store_merge(m, path_in("1_0/shard.db"), &want, &s), 0);
+	assert_int_equal(tl_store_merge(m, path_in("1_1/shard.db"), &want, &s), 0);
+	assert_int_equal(count(m, "SELECT count(*) FROM sessions WHERE key = 'subm1'"), 1);
+	/* the first shard merged says when it started */
+	assert_int_equal(count(m, "SELECT started_at FROM sessions WHERE key = 'subm1'"), 100);
+	assert_int_equal(count(m, "SELECT count(DISTINCT session_id) FROM runs"), 1);
+	assert_int_equal(count(m, "SELECT count(*) FROM runs r JOIN sessions s ON s.id = r.session_id"
+			      " WHERE s.key = 'subm1'"), 2);
+	assert_int_equal(count(m, "SELECT count(*) FROM pragma_foreign_key_check"), 0);
+	tl_store_close(m);
+}
+
 static void test_merge_refuses(void **state)
 {
 	struct tl_merge_expect want;
@@ -217,6 +272,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_merge_twice, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_merge_refuses, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_merge_sessions, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1042,6 +1042,73 @@ static void test_fixture_numbers(void **state)
 	tl_report_release(&rep);
 }
 
+/*
+ * Sessions (report-session.c): lru of session 1 stands on the all-fast
+ * runs of session 1, which session 2 replaced (4 then, 2 now): 50%
+ * against session 2's, 100% against its own; window of session 3 has no
+ * baseline run of its session and keeps the shown one, marked. A busy
+ * run (a 1-minute load above the CPUs) marks its row, and the rows whose
+ * % stands on it.
+ */
+static struct tl_run_row in_session(struct tl_run_row r, int64_t id, int64_t session, const char *key)
+{
+	r.id = id;
+	r.session_id = session;
+	r.session_started = 1000.0 * (double)session;
+	r.run_key = (char *)key;
+	return r;
+}
+
+static void test_sessions(void **state)
+{
+	struct tl_run_row runs[] = {
+		in_session(run("fast", "w", "all-fast", TL_STATUS_OK, 2), 7, 2, "fast-r1"),
+		in_session(run("fast", "w", "all-fast", TL_STATUS_OK, 2), 8, 2, "fast-r2"),
+		in_session(run("lru", "w", "lru", TL_STATUS_OK, 4), 3, 1, "lru-r1"),
+		in_session(run("lru", "w", "lru", TL_STATUS_OK, 4), 4, 1, "lru-r2"),
+		in_session(run("win", "w", "window", TL_STATUS_OK, 1), 9, 3, "win-r1"),
+	};
+	struct tl_run_row older[] = {
+		in_session(run("fast", "w", "all-fast", TL_STATUS_OK, 4), 1, 1, "fast-r1"),
+		in_session(run("fast", "w", "all-fast", TL_STATUS_OK, 4), 2, 1, "fast-r2"),
+	};
+	struct tl_selector base = selector(TL_AXIS_POLICY, "all-fast");
+	struct tl_report rep;
+	const struct tl_report_row *r;
+
+	(void)state;
+	assert_int_equal(tl_report_build("exp", runs, 5, &base, &rep), 0);
+	assert_near(row_of(&rep, "lru")->pct_of_baseline, 200, 1e-12);	/* against the row shown */
+	assert_int_equal(tl_report_match_sessions(&rep, runs, 5, older, 2), 0);
+	assert_int_equal(rep.nsessions, 3);
+	assert_int_equal(rep.sessions[0].id, 1);
+	r = row_of(&rep, "lru");
+	assert_true(r->base_own && !r->base_other_session);
+	assert_int_equal(r->base.n, 2);
+	assert_near(r->base.mean, 4, 1e-12);
+	assert_near(r->pct_of_baseline, 100, 1e-12);
+	assert_true(r->nsessions == 1 && r->session == 1 && r->session_ids[0] == 1);
+	r = row_of(&rep, "win");
+	assert_true(!r->base_own && r->base_other_session);
+	assert_near(r->pct_of_baseline, 50, 1e-12);
+	assert_true(tl_report_caution(&rep, (size_t)(r - rep.rows)) & TL_CAUTION_OTHER_SESSION);
+	assert_false(tl_report_caution(&rep, (size_t)(row_of(&rep, "lru") - rep.rows)) & TL_CAUTION_OTHER_SESSION);
+	tl_report_release(&rep);
+
+	/* session 1's baseline was busy: lru (on it) is marked, window (on session 2's) is not */
+	older[0].has_load = true;
+	older[0].load_before = 3;
+	older[0].load_after = 1;
+	older[0].cpus = 2;
+	assert_int_equal(tl_report_build("exp", runs, 5, &base, &rep), 0);
+	assert_int_equal(tl_report_match_sessions(&rep, runs, 5, older, 2), 0);
+	assert_int_equal(row_of(&rep, "lru")->base_busy, 1);
+	assert_true(tl_report_caution(&rep, (size_t)(row_of(&rep, "lru") - rep.rows)) & TL_CAUTION_BUSY);
+	assert_false(tl_report_caution(&rep, (size_t)(row_of(&rep, "win") - rep.rows)) & TL_CAUTION_BUSY);
+	assert_int_equal(row_of(&rep, "fast")->n_busy, 0);
+	tl_report_release(&rep);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1069,6 +1136,7 @@ int main(void)
 		cmocka_unit_test(test_golden_markdown),
 		cmocka_unit_test(test_golden_csv),
 		cmocka_unit_test(test_golden_json),
+		cmocka_unit_test(test_sessions),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -693,6 +693,73 @@ static void make_v1_by_hand(const char *path)
 	sqlite3_close(db);
 }
 
+/*
+ * Schema 5 (sessions): each experiment row of an older database was one
+ * invocation, and becomes one session; a reader of a schema-4 file (never
+ * migrated) sees the same sessions through the experiment rows.
+ */
+static void test_sessions_from_schema_4(void **state)
+{
+	const char *path = path_in("v4.db"), *old = path_in("v4-readonly.db");
+	struct tl_store *st;
+	struct tl_run_row *rows;
+	size_t n;
+	sqlite3 *db;
+
+	(void)state;
+	for (int k = 0; k < 2; k++) {
+		db = raw_open(k ? old : path);
+		for (int i = 0; i < 4; i++)
+			sql_exec(db, tl_store_migrations[i]);
+		sql_exec(db, "PRAGMA user_version = 4;"
+			     "INSERT INTO experiments (id, name, host, created_at) VALUES (1, 'e', 'h', 100), (2, 'e', 'h', 200);"
+			     "INSERT INTO runs (experiment_id, run_key, config_key, rep, policy, status, higher_is_better,"
+			     " fom) VALUES (1, 'a-r1', 'a', 1, 'all-fast', 'ok', 1, 1), (1, 'b-r1', 'b', 1, 'lru', 'ok', 1, 1),"
+			     " (2, 'a-r1', 'a', 1, 'all-fast', 'ok', 1, 2);");
+		sqlite3_close(db);
+	}
+	assert_int_equal(tl_store_open(path, &st), 0);
+	assert_int_equal(sql_int(tl_store_db(st), "SELECT count(*) FROM sessions"), 2);
+	assert_int_equal(sql_int(tl_store_db(st), "SELECT count(*) FROM runs r JOIN sessions s ON s.id = r.session_id"
+				 " WHERE s.key = 'experiment-' || r.experiment_id"), 3);
+	assert_int_equal(sql_int(tl_store_db(st), "SELECT started_at FROM sessions WHERE key = 'experiment-2'"), 200);
+	tl_store_close(st);
+
+	for (int k = 0; k < 2; k++) {
+		struct tl_session_filter one = { .session = 1 }, since = { .since = 150 };
+
+		assert_int_equal(tl_store_open_existing(k ? old : path, &st), 0);
+		/* the latest row of each key; a-r1 of session 1 is a row session 2 replaced */
+		assert_int_equal(tl_store_query_runs(st, "e", &rows, &n), 0);
+		assert_int_equal(n, 2);
+		assert_true(rows[0].fom == 2 && rows[0].session_started == 200);
+		assert_true(rows[1].session_id == 1 && rows[1].session_started == 100);
+		assert_int_equal(rows[0].session_id, 2);
+		tl_run_rows_free(rows, n);
+		assert_int_equal(tl_store_query_replaced(st, "e", NULL, &rows, &n), 0);
+		assert_int_equal(n, 1);
+		assert_true(!strcmp(rows[0].run_key, "a-r1") && rows[0].fom == 1 && rows[0].session_id == 1);
+		tl_run_rows_free(rows, n);
+		/* within session 1 its own a-r1 is the latest, and nothing is replaced */
+		assert_int_equal(tl_store_query_runs_in(st, NULL, &one, &rows, &n), 0);
+		assert_int_equal(n, 2);
+		assert_true(rows[0].fom == 1 && rows[0].session_id == 1);
+		tl_run_rows_free(rows, n);
+		assert_int_equal(tl_store_query_replaced(st, "e", &one, &rows, &n), 0);
+		assert_int_equal(n, 0);
+		tl_run_rows_free(rows, n);
+		assert_int_equal(tl_store_query_runs_in(st, "e", &since, &rows, &n), 0);
+		assert_int_equal(n, 1);
+		assert_int_equal(rows[0].session_id, 2);
+		tl_run_rows_free(rows, n);
+		tl_store_close(st);
+	}
+	/* the reader left the schema-4 file as it was */
+	db = raw_open(old);
+	assert_int_equal(sql_int(db, "PRAGMA user_version"), 4);
+	sqlite3_close(db);
+}
+
 static void test_migrate_from_empty(void **state)
 {
 	const char *path = path_in("v0.db"), *zero = path_in("zero.db");
@@ -1168,6 +1235,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_run_done, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_get_run, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_migrate_from_empty, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_sessions_from_schema_4, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_open_hand_written_v1, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_readers_never_write, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_fake_migrations, setup, teardown),
