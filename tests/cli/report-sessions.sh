@@ -22,7 +22,7 @@ FOM=20 expect_exit 0 "$TIERLAB" run -q --where threads=1 "$scratch/s.yaml"
 expect_contains "$out" "session 2)"
 q() { sqlite3 -batch -noheader "$TIERLAB_DB" "$1"; }
 [ "$(q "select count(distinct session_id) from runs")" = 2 ] || fail "expected 2 sessions in runs"
-[ "$(q "select command from sessions where id = 2")" = "tierlab run -q --where threads=1 $scratch/s.yaml" ] ||
+[ "$(q "select command from sessions where id = 2")" = "tierlab run -q --where 'threads=1' $scratch/s.yaml" ] ||
 	fail "session 2's command: $(q "select command from sessions where id = 2")"
 
 # threads=2 (session 1, 10) against the baseline of session 1 (10), not the
@@ -104,7 +104,7 @@ expect_contains "$out" "warning: the runs drawn come from 2 sessions"
 
 # list sessions and show name them
 expect_exit 0 "$TIERLAB" list sessions
-expect_contains "$out" "tierlab run -q --where threads=2 $scratch/s.yaml"
+expect_contains "$out" "tierlab run -q --where 'threads=2' $scratch/s.yaml"
 [ "$(grep -Ec '^ +[1-5] +[0-9-]+ [0-9:]+ +sess ' <<<"$out")" = 5 ] || fail "list sessions: $out"
 expect_exit 0 "$TIERLAB" show "$(q "select max(id) from runs")"
 expect_contains "$out" "session        5, started "

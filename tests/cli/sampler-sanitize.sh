@@ -8,6 +8,14 @@
 # TSan: real_segfault_kills starts a thread in the child of a
 # multi-threaded fork (as the runtime does after fork); TSan refuses that
 # unless die_after_fork=0, which is set.
+# The fault sampler's handler threads run with a descriptor table of their
+# own in which the program's stderr is closed, so a report from one of
+# them would be lost: every report goes to a log_path file instead, read
+# into the test's log. TSan models one descriptor table per process, so
+# the test's deliberate dup2 over the handlers' numbers (in the program's
+# table) races, for TSan, with the handlers' own use of the same numbers
+# in theirs: tests/sampler/tsan.supp suppresses only races with that
+# test function on one side.
 # The sanitizers' own deadly-signal handlers turn a real SIGSEGV into a
 # report; the crash case is run both with them (the report must name the
 # SEGV) and with handle_segv=0 (killed by SIGSEGV, 139, as without them).
@@ -29,8 +37,14 @@ reports='ERROR: AddressSanitizer|ERROR: LeakSanitizer|WARNING: ThreadSanitizer|E
 # run_cm SAN TEST: the cmocka binary passes with no sanitizer report.
 run_cm() {
 	local san=$1 t=$2 log="$scratch/$2-$1.txt" env failed rc
-	if [ "$san" = asan ]; then env=("${asan_env[@]}"); else env=("${tsan_env[@]}"); fi
+	local to="$scratch/report-$t-$san"
+	if [ "$san" = asan ]; then
+		env=("${asan_env[0]}:log_path=$to" "${asan_env[1]}:log_path=$to")
+	else
+		env=("${tsan_env[0]}:log_path=$to:suppressions=$top/tests/sampler/tsan.supp")
+	fi
 	timeout 120 env "${env[@]}" "$H/$t-$san" >"$log" 2>&1; rc=$?
+	cat "$to".* >>"$log" 2>/dev/null
 	! grep -Eq "$reports" "$log" || { cat "$log"; fail "$t-$san: sanitizer report"; }
 	failed=$(sed -n 's/^\[  FAILED  \] \([A-Za-z0-9_]*\)$/\1/p' "$log" | sort -u | tr '\n' ' ')
 	if [ "$rc" -eq 0 ] && grep -q '^\[  PASSED  \]' "$log" && [ -z "$failed" ]; then

@@ -4,6 +4,7 @@
 # and what happens to the kernel's settings around it.
 #
 #   ktier-session.sh SPEC KILL-SPEC-AUTONUMA KILL-SPEC-DAMOS NOOP-SPEC
+#   ktier-session.sh SPEC        (step 1 only: a run repeated by the host)
 #
 #  1. `tierlab run SPEC` (every policy on one hot/cold workload), then
 #     `tierlab report` as text and CSV, and the results;
@@ -66,6 +67,7 @@ settings after-run
 section report tierlab report
 section csv tierlab report --format csv
 section results.tar.gz.b64 sh -c 'tar -cf - results | gzip | base64'
+[ $# -eq 1 ] && exit $rc
 # the runs below go to a database of their own: the report is the comparison's
 export TIERLAB_DB=/tmp/session/other/tierlab.db
 
