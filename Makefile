@@ -38,7 +38,9 @@ LIBTIERLAB := $(B)/obj/libtierlab.a
 POLICY_LIB := $(B)/obj/libpolicies.a
 TIERLAB_LINK = $(LIBTIERLAB) $(POLICY_LIB)
 
-# Fragments append to these.
+# Fragments append to these: TARGETS is the tool (what `make install`
+# installs: runtime, policies, allocators, workloads), TEST_BINS the
+# tests, sanitizer builds, guest programs and benchmarks.
 TARGETS   :=
 TEST_BINS :=
 
@@ -47,7 +49,10 @@ all: tierlab-core
 
 -include $(sort $(wildcard lib/*/build.mk workloads/*/build.mk bench/build.mk tests/*/build.mk))
 
-tierlab-core: $(TIERLAB) $(UNIT_BIN) $(TARGETS) $(TEST_BINS)
+tierlab-core: tool $(UNIT_BIN) $(TEST_BINS)
+
+# The tool alone: what the demo and an installation need.
+tool: $(TIERLAB) $(TARGETS)
 
 all: tierlab-core
 
@@ -71,16 +76,20 @@ $(B)/tests/%: tests/unit/%.c $(TIERLAB_LINK)
 $(B)/obj/lib/util/version.o: $(wildcard .git/HEAD .git/index)
 
 deps:
-	@scripts/deps.sh
+	@scripts/deps.sh all
 
-test: all
+# The tests install what they need (QEMU, Open MPI, Slurm, valgrind, ...)
+# before building; the demo only what building and running the tool needs.
+test: deps
+	@$(MAKE) --no-print-directory all
 	@tests/run.sh $(B)
 
-demo: deps
-	@$(MAKE) --no-print-directory all
+demo:
+	@scripts/deps.sh tool
+	@$(MAKE) --no-print-directory tool
 	@scripts/demo.sh $(B)
 
-install: all
+install: tool
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/tierlab \
 		$(DESTDIR)$(PREFIX)/libexec/tierlab $(DESTDIR)$(PREFIX)/share/tierlab/workloads
 	install -m 755 $(TIERLAB) $(DESTDIR)$(PREFIX)/bin/tierlab
@@ -92,6 +101,6 @@ install: all
 clean:
 	rm -rf $(B)
 
-.PHONY: all tierlab-core deps test demo install clean
+.PHONY: all tierlab-core tool deps test demo install clean
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

@@ -2,10 +2,19 @@
 # Installs the Debian packages tierlab needs that are missing; runs
 # apt-get update first, and only when something must be installed.
 # Needs root (or sudo) only in that case.
+#
+#   scripts/deps.sh tool   what building the tool and running the demo need
+#   scripts/deps.sh [all]  that and what the tests use (allocators, QEMU,
+#                          Open MPI, Slurm, valgrind, gnuplot, sqlite3, python3)
 set -eu
-pkgs="gcc make pkg-config libyaml-dev libnuma-dev libpfm4-dev libsqlite3-dev libcmocka-dev
-libopenblas-dev libjemalloc2 sqlite3 valgrind qemu-system-x86 busybox-static cpio libopenmpi-dev openmpi-bin
+tool="gcc make pkg-config libyaml-dev libnuma-dev libpfm4-dev libsqlite3-dev libopenblas-dev"
+tests="libcmocka-dev libjemalloc2 sqlite3 valgrind qemu-system-x86 busybox-static cpio libopenmpi-dev openmpi-bin
 python3 gnuplot-nox libpmix2 munge slurm-wlm"
+case ${1:-all} in
+tool) pkgs=$tool ;;
+all) pkgs="$tool $tests" ;;
+*) echo "deps: '$1': say tool or all" >&2; exit 2 ;;
+esac
 
 missing=""
 for p in $pkgs; do

@@ -12,4 +12,4 @@ $(FID)/ideal: bench/fidelity/ideal.c $(TIERLAB_LINK)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ bench/fidelity/ideal.c $(TIERLAB_LINK) $(CORE_LIBS)
 
-TARGETS += $(FID)/accessgen $(FID)/ideal
+TEST_BINS += $(FID)/accessgen $(FID)/ideal

@@ -4,4 +4,4 @@ $(B)/bench/ingest: bench/ingest/ingest.c $(TIERLAB_LINK)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(TIERLAB_LINK) $(CORE_LIBS)
 
-TARGETS += $(B)/bench/ingest
+TEST_BINS += $(B)/bench/ingest

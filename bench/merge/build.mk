@@ -3,4 +3,4 @@ $(B)/bench/merge: bench/merge/merge.c $(TIERLAB_LINK)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(TIERLAB_LINK) $(CORE_LIBS)
 
-TARGETS += $(B)/bench/merge
+TEST_BINS += $(B)/bench/merge

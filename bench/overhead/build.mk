@@ -25,4 +25,4 @@ $(OVH)/arm-cost: bench/overhead/arm-cost.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< -lpthread
 
-TARGETS += $(OVH)/stream $(OVH)/gaps $(OVH)/policy-observe.so $(OVH)/flush-floor.so $(OVH)/arm-cost
+TEST_BINS += $(OVH)/stream $(OVH)/gaps $(OVH)/policy-observe.so $(OVH)/flush-floor.so $(OVH)/arm-cost

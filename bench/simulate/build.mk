@@ -4,4 +4,4 @@ $(B)/bench/simulate: bench/simulate/simulate.c $(TIERLAB_LINK)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(TIERLAB_LINK) $(CORE_LIBS)
 
-TARGETS += $(B)/bench/simulate
+TEST_BINS += $(B)/bench/simulate

@@ -33,5 +33,5 @@ $(FAT_T)/fat-tsan: $(FAT_UNIT_DEPS)
 	@mkdir -p $(dir $@)
 	$(FAT_UNIT_BUILD) -O1 -fsanitize=thread
 
-TARGETS += $(FAT_T)/suite $(FAT_T)/fill $(FAT_T)/reuse $(FAT_T)/fat-asan $(FAT_T)/fat-tsan
+TEST_BINS += $(FAT_T)/suite $(FAT_T)/fill $(FAT_T)/reuse $(FAT_T)/fat-asan $(FAT_T)/fat-tsan
 TEST_BINS += $(B)/tests/test_fatalloc

@@ -40,7 +40,7 @@ $(B)/bench/sampler-mechanisms: bench/sampler/mechanisms.c lib/tiermem/sampler-uf
 	$(CC) $(ALL_CFLAGS) -o $@ $< lib/tiermem/sampler-uffd.c -lpthread
 
 TEST_BINS += $(SAMPLER_TESTS) $(SAMPLER_HELPERS) $(B)/tests-helpers/perf-ring-record
-TARGETS += $(SAMPLER_BENCH) $(B)/bench/sampler-mechanisms
+TEST_BINS += $(SAMPLER_BENCH) $(B)/bench/sampler-mechanisms
 
 # The same tests built with ASan+UBSan and with TSan, run by
 # tests/cli/sampler-sanitize.sh. Sanitizers replace malloc, so, as with the
@@ -65,4 +65,4 @@ $(filter %-tsan,$(SAMPLER_SAN_HELPERS)): $(B)/tests-helpers/%-tsan: tests/sample
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SAN_TSAN) -Itests -o $@ $< $(SAMPLER_SRC) $(SAMPLER_LIBS)
 
-TARGETS += $(SAMPLER_SAN_TESTS) $(SAMPLER_SAN_HELPERS)
+TEST_BINS += $(SAMPLER_SAN_TESTS) $(SAMPLER_SAN_HELPERS)

@@ -44,5 +44,5 @@ $(TMT)/core-tsan: $(TIERMEM_CORE_DEPS) $(TIERMEM_TEST_POLICY)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -O1 -fsanitize=thread -DTEST_POLICY='"$(abspath $(TIERMEM_TEST_POLICY))"' -pthread -o $@ tests/tiermem/core-test.c $(TIERMEM_CORE_SRC) -ldl -lnuma -lpfm -lcmocka -lm
 
-TARGETS += $(TIERMEM_TEST_POLICY) $(TMT)/early-wrap.so $(TMT)/stress $(TMT)/daemon $(TMT)/advise $(TMT)/counters-dump $(TMT)/core-asan $(TMT)/core-tsan
+TEST_BINS += $(TIERMEM_TEST_POLICY) $(TMT)/early-wrap.so $(TMT)/stress $(TMT)/daemon $(TMT)/advise $(TMT)/counters-dump $(TMT)/core-asan $(TMT)/core-tsan
 TEST_BINS += $(B)/tests/test_rt_core
