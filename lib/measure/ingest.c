@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,6 +49,33 @@ static struct tl_ingest_process *proc_of(struct tl_ingest *ing, int pid, int ran
 	return v;
 }
 
+#define V1_HEADER offsetof(struct rt_counters_header, sampler_offset)
+
+/* The sampler's own counts (rt-stats.h): names of [a-z_] only, as the runtime writes them. */
+static int read_sampler_counts(FILE *f, const struct rt_counters_header *h, long size,
+			       struct rt_counters_sampler **out, size_t *nout)
+{
+	struct rt_counters_sampler slot[RT_SAMPLER_COUNTS_MAX];
+	uint32_t n = h->nsampler;
+
+	if (n > RT_SAMPLER_COUNTS_MAX || h->sampler_offset < h->header_size ||
+	    (long)(h->sampler_offset + n * sizeof(slot[0])) > size || fseek(f, h->sampler_offset, SEEK_SET) ||
+	    fread(slot, sizeof(slot[0]), n, f) != n)
+		return -EINVAL;
+	for (uint32_t i = 0; i < n; i++) {
+		size_t len = strnlen(slot[i].name, sizeof(slot[i].name));
+
+		if (!len || len == sizeof(slot[i].name) || slot[i].name[strspn(slot[i].name, "abcdefghijklmnopqrstuvwxyz_")])
+			return -EINVAL;
+	}
+	*out = malloc(n * sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	memcpy(*out, slot, n * sizeof(**out));
+	*nout = n;
+	return 0;
+}
+
 /* The counters file: a header, the values, then their names; read by name so older files still map. */
 static int read_counters(struct tl_ingest *ing, const char *path, int pid, int rank)
 {
@@ -55,6 +83,8 @@ static int read_counters(struct tl_ingest *ing, const char *path, int pid, int r
 	struct tl_ingest_process *p;
 	uint64_t *vals = NULL;
 	char *names = NULL;
+	struct rt_counters_sampler *sampler = NULL;
+	size_t nsampler = 0;
 	long size;
 	FILE *f = fopen(path, "rb");
 	int rc = -EINVAL;
@@ -64,10 +94,16 @@ static int read_counters(struct tl_ingest *ing, const char *path, int pid, int r
 	fseek(f, 0, SEEK_END);
 	size = ftell(f);
 	rewind(f);
-	if (size < (long)sizeof(h) || fread(&h, sizeof(h), 1, f) != 1 ||
-	    memcmp(h.magic, RT_COUNTERS_MAGIC, 8) || h.header_size < sizeof(h) || h.nstats > 4096 ||
+	/* a file from before the sampler slots has a shorter header: what it lacks reads 0 */
+	memset(&h, 0, sizeof(h));
+	if (size < (long)V1_HEADER || fread(&h, 1, V1_HEADER, f) != V1_HEADER ||
+	    memcmp(h.magic, RT_COUNTERS_MAGIC, 8) || h.header_size < V1_HEADER || h.nstats > 4096 ||
 	    (long)(h.header_size + 8ULL * h.nstats) > size)
 		goto out;
+	if (h.header_size >= sizeof(h) && fread((char *)&h + V1_HEADER, 1, sizeof(h) - V1_HEADER, f) != sizeof(h) - V1_HEADER)
+		goto out;
+	if (h.header_size < sizeof(h))
+		h.sampler_offset = h.nsampler = 0;
 	vals = calloc(h.nstats ? h.nstats : 1, sizeof(*vals));
 	names = calloc(size - h.header_size - 8 * h.nstats + 1, 1);
 	if (!vals || !names) {
@@ -78,6 +114,9 @@ static int read_counters(struct tl_ingest *ing, const char *path, int pid, int r
 	if (fread(vals, 8, h.nstats, f) != h.nstats)
 		goto out;
 	size_t nlen = fread(names, 1, size - h.header_size - 8 * h.nstats, f);
+	if (h.nsampler && (rc = read_sampler_counts(f, &h, size, &sampler, &nsampler)))
+		goto out;
+	rc = -EINVAL;
 	p = proc_of(ing, pid, rank);
 	if (!p || !(p->stats = calloc(RT_STAT__COUNT, sizeof(*p->stats)))) {
 		rc = -ENOMEM;
@@ -89,6 +128,9 @@ static int read_counters(struct tl_ingest *ing, const char *path, int pid, int r
 		for (int s = 0; s < RT_STAT__COUNT; s++)
 			if (!strcmp(n, stat_names[s]))
 				p->stats[s] = vals[i];
+	p->sampler = sampler;
+	p->nsampler = nsampler;
+	sampler = NULL;
 	p->complete = h.complete == 1;
 	ing->runtime_seen = true;
 	ing->same_node |= h.same_node != 0;
@@ -96,6 +138,7 @@ static int read_counters(struct tl_ingest *ing, const char *path, int pid, int r
 out:
 	free(vals);
 	free(names);
+	free(sampler);
 	fclose(f);
 	return rc;
 }
@@ -237,6 +280,36 @@ static int add_metric(struct tl_ingest *ing, const char *name, double value, con
 	return 0;
 }
 
+/* The sampler's own counts as metrics sampler.NAME, summed over processes. */
+static int sampler_metrics(struct tl_ingest *ing)
+{
+	char name[64];
+	int rc = 0;
+
+	for (size_t i = 0; i < ing->nprocs && !rc; i++) {
+		const struct tl_ingest_process *p = &ing->procs[i];
+
+		for (size_t k = 0; k < p->nsampler && !rc; k++) {
+			double sum = 0;
+			bool seen = false;
+
+			/* once, at its first process */
+			for (size_t j = 0; j < i && !seen; j++)
+				for (size_t m = 0; m < ing->procs[j].nsampler && !seen; m++)
+					seen = !strcmp(ing->procs[j].sampler[m].name, p->sampler[k].name);
+			if (seen)
+				continue;
+			for (size_t j = i; j < ing->nprocs; j++)
+				for (size_t m = 0; m < ing->procs[j].nsampler; m++)
+					if (!strcmp(ing->procs[j].sampler[m].name, p->sampler[k].name))
+						sum += (double)ing->procs[j].sampler[m].value;
+			snprintf(name, sizeof(name), "sampler.%s", p->sampler[k].name);
+			rc = add_metric(ing, name, sum, strstr(name, "_ns") ? "ns" : NULL);
+		}
+	}
+	return rc;
+}
+
 /* Sums over processes (ranks) what the report shows, as SHAMBLES reports it. */
 static int summarise(struct tl_ingest *ing)
 {
@@ -269,6 +342,8 @@ static int summarise(struct tl_ingest *ing)
 				(double)(sum[RT_STAT_bytes_slow_to_fast] + sum[RT_STAT_bytes_fast_to_slow]), "bytes");
 	if (!rc)
 		rc = add_metric(ing, "rt.processes", (double)n, NULL);
+	if (!rc)
+		rc = sampler_metrics(ing);
 	/* processes that named their MPI rank (tiermem-rankR-PID.counters) */
 	if (!rc && ranks)
 		rc = add_metric(ing, "rt.ranks", (double)ranks, NULL);
@@ -487,6 +562,7 @@ void tl_ingest_release(struct tl_ingest *ing)
 {
 	for (size_t i = 0; i < ing->nprocs; i++) {
 		free(ing->procs[i].stats);
+		free(ing->procs[i].sampler);
 		free(ing->procs[i].fat_backing);
 	}
 	free(ing->procs);

@@ -25,11 +25,15 @@
 #include <stdint.h>
 #include "store/result.h"
 
+struct rt_counters_sampler;
+
 struct tl_ingest_process {
 	int pid;
 	int rank;			/* MPI rank from tiermem-rankR-PID.counters, -1 when none */
 	uint64_t *stats;		/* RT_STAT__COUNT values, NULL when no counters file */
 	bool complete;			/* the process wrote its counters at exit */
+	struct rt_counters_sampler *sampler;	/* the sampler's own counts (NULL, 0 when none) */
+	size_t nsampler;
 	char *fat_backing;		/* from fatalloc-PID.txt, or NULL */
 };
 

@@ -51,8 +51,7 @@ __attribute__((visibility("default"))) int madvise(void *addr, size_t len, int a
 	pthread_mutex_lock(&tlrt.lock);
 	base = atomic_load_explicit(&tlrt.base, memory_order_relaxed);
 	/* the flags go with the memory: it must be where the program has it */
-	if (tlrt.sampler_started)
-		tlrt.sampler->release_range(base, tlrt.arena_len);
+	tlrt_sampler_release(base, tlrt.arena_len);
 	tlrt.opt.thp = advice == MADV_HUGEPAGE;
 	r = tlrt_madvise((void *)base, tlrt.arena_len, advice);
 	err = errno;

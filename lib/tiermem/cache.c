@@ -135,8 +135,7 @@ static void give_back(struct tlrt_region *r)
 
 	cache_unlink(r);
 	/* armed memory is in the sampler's stash: a DONTNEED here would be undone by its move back */
-	if (tlrt.sampler_started)
-		tlrt.sampler->release_range(r->addr, r->maplen);
+	tlrt_sampler_release(r->addr, r->maplen);
 	tlrt_region_free(r);
 	tlrt_stat_add(RT_STAT_cache_bytes_returned, held);
 }

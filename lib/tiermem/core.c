@@ -272,8 +272,7 @@ static void *managed_alloc(size_t bytes, size_t align, uintptr_t callsite, int z
 	if (!r)
 		goto fail;
 	/* the region may lie inside memory a sampler has armed: released before anything touches it */
-	if (tlrt.sampler_started)
-		tlrt.sampler->release_range(r->addr, r->maplen);
+	tlrt_sampler_release(r->addr, r->maplen);
 	if (tlrt_chunks_alloc(r)) {
 		tlrt_region_free(r);
 		goto fail;
@@ -363,8 +362,7 @@ void tlrt_free(void *p)
 		tlrt_say("free(): invalid pointer %p", p);
 		abort();
 	}
-	if (tlrt.sampler_started)
-		tlrt.sampler->release_range(r->addr, r->maplen);
+	tlrt_sampler_release(r->addr, r->maplen);
 	tlrt_log_free(r, tlrt_now_ns());
 	a = alloc_desc(r);
 	tlrt.cur_bytes -= r->bytes;
@@ -527,12 +525,9 @@ void tlrt_finish(void)
 		goto files;
 	tlrt.finished = 1;
 	tlrt_thread_stop();
-	if (tlrt.sampler_started) {
-		tlrt.sampler->stop();
-		tlrt.sampler_started = 0;
-		/* nothing places first touches any more: later allocations are populated (region.c) */
-		atomic_store(&tlrt.watched, 0);
-	}
+	tlrt_sampler_stop();
+	/* nothing places first touches any more: later allocations are populated (region.c) */
+	atomic_store(&tlrt.watched, 0);
 	tlrt_drain();
 files:
 	/* a thread of the program may hold the lock as exit() runs: don't wait long */

@@ -165,8 +165,8 @@ int tlrt_migrate(uint32_t chunk, enum tlp_tier to, int initial)
 	 */
 	if (initial)
 		tlrt_cache_place(c, to);
-	else if (tlrt.sampler_started)
-		tlrt.sampler->release_range(c->addr, c->len);
+	else
+		tlrt_sampler_release(c->addr, c->len);
 	/* a page first touched while the chunk moves must land where it is going */
 	__atomic_store_n(&c->touch_tier, (uint8_t)to, __ATOMIC_RELEASE);
 	if (!initial && (moving = pages_to_move(c->addr, c->len, mask)) < 0)

@@ -71,7 +71,9 @@ static int open_counters(void)
 
 	for (int i = 0; i < RT_STAT__COUNT; i++)
 		names += strlen(stat_names[i]) + 1;
-	hdr_len = sizeof(*hdr) + RT_STAT__COUNT * sizeof(uint64_t) + names;
+	size_t sampler_at = (sizeof(*hdr) + RT_STAT__COUNT * sizeof(uint64_t) + names + 7) & ~(size_t)7;
+
+	hdr_len = sampler_at + RT_SAMPLER_COUNTS_MAX * sizeof(struct rt_counters_sampler);
 	if (out_path(path, sizeof(path), "counters"))
 		return -ENAMETOOLONG;
 	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -90,6 +92,7 @@ static int open_counters(void)
 	hdr->version = RT_COUNTERS_VERSION;
 	hdr->nstats = RT_STAT__COUNT;
 	hdr->header_size = sizeof(*hdr);
+	hdr->sampler_offset = (uint32_t)sampler_at;
 	hdr->pid = (uint32_t)getpid();
 	{
 		struct timespec ts;
@@ -114,6 +117,21 @@ static int open_counters(void)
 		vals[i] = __atomic_load_n(&atomic_load(&tlrt_stats)[i], __ATOMIC_RELAXED);
 	atomic_store(&tlrt_stats, vals);
 	return 0;
+}
+
+/* After the sampler stopped: its own counts into their slots (names cut to fit, as they are [a-z_]). */
+void tlrt_record_sampler_counts(const struct rt_sampler_count *c, size_t n)
+{
+	struct rt_counters_sampler *slot;
+
+	if (!hdr)
+		return;
+	slot = (struct rt_counters_sampler *)((char *)hdr + hdr->sampler_offset);
+	for (size_t i = 0; i < n && i < RT_SAMPLER_COUNTS_MAX; i++) {
+		snprintf(slot[i].name, sizeof(slot[i].name), "%s", c[i].name);
+		slot[i].value = c[i].value;
+	}
+	hdr->nsampler = (uint32_t)(n < RT_SAMPLER_COUNTS_MAX ? n : RT_SAMPLER_COUNTS_MAX);
 }
 
 static int open_log(void)

@@ -134,8 +134,7 @@ static int arena_grow(uintptr_t base, uintptr_t end)
 
 	if (want <= tlrt.arena_len)
 		return 0;
-	if (tlrt.sampler_started)
-		tlrt.sampler->release_range(base, tlrt.arena_len);
+	tlrt_sampler_release(base, tlrt.arena_len);
 	p = mmap((void *)(base + tlrt.arena_len), want - tlrt.arena_len, PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1, 0);
 	if (p == MAP_FAILED)
@@ -156,8 +155,8 @@ static int arena_grow(uintptr_t base, uintptr_t end)
 		tlrt_madvise(p, TLRT_UNIT, MADV_DONTNEED);
 	}
 	tlrt.arena_len = want;
-	if (tlrt.sampler_started && tlrt.sampler->watch && !tlrt.same_node)
-		tlrt.watched = !tlrt.sampler->watch(base, want);
+	if (!tlrt.same_node)
+		tlrt.watched = !tlrt_sampler_watch(base, want);
 	return 0;
 }
 
@@ -205,7 +204,7 @@ struct tlrt_region *tlrt_region_alloc(uint64_t bytes, size_t align)
  */
 static int chunk_policies_stay(void)
 {
-	return !tlrt.same_node && !(tlrt.sampler && tlrt.sampler->one_mapping);
+	return !tlrt.same_node && !tlrt_sampler_one_mapping();
 }
 
 /*

@@ -5,8 +5,8 @@
  * claims a position with one compare-and-swap, writes the slot, then
  * publishes it; the single consumer takes slots in order. Nothing blocks
  * and nothing allocates, so delivering is async-signal-safe. A full ring
- * drops the sample: a sampler outrunning the runtime thread loses samples,
- * never the program's time.
+ * drops the sample, counted (samples_dropped): a sampler outrunning the
+ * runtime thread loses samples, never the program's time.
  */
 #include "tiermem/rt.h"
 
@@ -48,7 +48,8 @@ void tlrt_ring_push(const struct rt_sample *s)
 								  memory_order_relaxed, memory_order_relaxed))
 				break;
 		} else if (dif < 0) {
-			return;		/* full */
+			tlrt_stat_add(RT_STAT_samples_dropped, 1);	/* full */
+			return;
 		} else {
 			pos = atomic_load_explicit(&ring_head, memory_order_relaxed);
 		}

@@ -81,14 +81,50 @@ struct rt_sampler_env {
 	void (*first_touch)(int uffd, uintptr_t addr);
 };
 
+/* One of a sampler's own counts (counts() below): stored with the run as metric sampler.NAME. */
+struct rt_sampler_count {
+	const char *name;	/* [a-z_], at most 23 bytes (rt-stats.h: the counters file's slots) */
+	uint64_t value;
+};
+
+/* counts(): a struct's field as a count of that name; the first max of n into out. */
+#define RT_SAMPLER_COUNT(s, field) { #field, (s).field }
+static inline size_t rt_sampler_counts_copy(struct rt_sampler_count *out, size_t max,
+					    const struct rt_sampler_count *all, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && i < max; i++)
+		out[i] = all[i];
+	return i;
+}
+
+/*
+ * What a sampler that arms managed memory as one mapping asks of the
+ * arena's layout, apart from what it monitors (sampler-fault.c): chunks
+ * then cannot keep NUMA policies of their own, which would split the
+ * arena, so the core places their pages at first touch through watch(),
+ * or at malloc (region.c).
+ */
+struct rt_sampler_placement {
+	/*
+	 * NULL, or: from now on, send first touches of pages in [addr,
+	 * addr+len) (one mapping, the whole arena) to env->first_touch. 0 when
+	 * it will; the core populates at malloc otherwise.
+	 */
+	int (*watch)(uintptr_t addr, size_t len);
+};
+
+/*
+ * A sampler's ops. Required: name, start, stop (tlrt_sampler_check()
+ * refuses a sampler without them). Every other member may be NULL,
+ * meaning there is nothing to do: the core calls the ops only through
+ * sampler-call.c, which checks once, there.
+ */
 struct rt_sampler_ops {
 	const char *name;
-	/*
-	 * Arms managed memory as one mapping (sampler-fault.c): chunks then
-	 * cannot keep NUMA policies of their own, which split the arena, so
-	 * the core places their pages through watch(), or at malloc (region.c).
-	 */
-	int one_mapping;
+	/* NULL: the arena's layout is the core's alone (chunks keep their own NUMA policies). */
+	const struct rt_sampler_placement *placement;
 	/* 0, or -errno with a one-line reason in why (e.g. "userfaultfd: Operation not permitted"). */
 	int (*start)(const struct rt_sampler_env *env, char *why, size_t whylen);
 	/*
@@ -96,27 +132,29 @@ struct rt_sampler_ops {
 	 * arm because the access its last sample stopped has not been made
 	 * yet (the thread, woken, has not run since): an arming now would
 	 * sample that access a second time. The core asks again shortly,
-	 * until the next tick is due (thread.c).
+	 * until the next tick is due (thread.c). NULL: the sampler observes
+	 * on its own schedule (or never).
 	 */
 	int (*tick)(void);
 	/*
 	 * Before the core frees, moves (realloc) or migrates [addr, addr+len):
 	 * when this returns, nothing in the range is armed, stashed or
 	 * protected, and its contents are where the program left them.
+	 * NULL: the sampler never changes managed memory.
 	 */
 	void (*release_range)(uintptr_t addr, size_t len);
-	/*
-	 * NULL, or: from now on, send first touches of pages in [addr,
-	 * addr+len) (one mapping, the whole arena) to env->first_touch. 0 when
-	 * it will; the core populates at malloc otherwise.
-	 */
-	int (*watch)(uintptr_t addr, size_t len);
 	/* Leaves nothing armed; joins any thread it started. */
 	void (*stop)(void);
 	/* fork(): prepare in the parent before (restore everything), then parent/child after. */
 	void (*atfork_prepare)(void);
 	void (*atfork_parent)(void);
 	void (*atfork_child)(void);
+	/*
+	 * Its own counts (armings, expiries, ...), at most max of them, into
+	 * out; how many. Asked once, after stop(): recorded in the counters
+	 * file and stored with the run (sampler.NAME metrics).
+	 */
+	size_t (*counts)(struct rt_sampler_count *out, size_t max);
 };
 
 extern const struct rt_sampler_ops rt_sampler_fault;	/* "fault" */

@@ -43,7 +43,8 @@
 	X(ticks_late,         "",      "ticks skipped: due while the runtime thread was still busy (never fired late)") \
 	X(arm_wait_ns,        "ns",    "time ticks waited for the thread of the last sample to run again (to make its access) before arming") \
 	X(drain_ns_total,     "ns",    "time the runtime thread spent on samples: policy decisions and migrations") \
-	X(samples_in_motion,  "",      "samples in a chunk whose move had not completed at the sample's time: counted as misses")
+	X(samples_in_motion,  "",      "samples in a chunk whose move had not completed at the sample's time: counted as misses") \
+	X(samples_dropped,    "",      "samples lost because the ring was full (the runtime thread fell behind the sampler)")
 
 enum rt_stat {
 #define RT_STAT_ENUM(name, unit, desc) RT_STAT_##name,
@@ -55,7 +56,10 @@ enum rt_stat {
 /*
  * Counters file: this header, then RT_STAT__COUNT uint64_t values, then
  * the names (NUL-separated, in order) so a reader needs no header of its
- * own to name them. Written with one mmap at start; read after the run.
+ * own to name them, then at sampler_offset RT_SAMPLER_COUNTS_MAX slots
+ * for the sampler's own counts, nsampler of them filled at exit. Written
+ * with one mmap at start; read after the run. Files written before the
+ * sampler slots have a header_size that ends before sampler_offset.
  */
 #define RT_COUNTERS_MAGIC "TLRTCNT\0"
 #define RT_COUNTERS_VERSION 1
@@ -74,6 +78,14 @@ struct rt_counters_header {
 	uint32_t same_node;		/* fast and slow are the same node: nothing physically moved */
 	char policy[64];
 	char sampler[32];
+	uint32_t sampler_offset;	/* from the file's start: struct rt_counters_sampler[RT_SAMPLER_COUNTS_MAX] */
+	uint32_t nsampler;		/* of them filled */
+};
+
+#define RT_SAMPLER_COUNTS_MAX 16
+struct rt_counters_sampler {
+	char name[24];			/* [a-z_], NUL-terminated */
+	uint64_t value;
 };
 
 #endif

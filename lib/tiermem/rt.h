@@ -274,7 +274,7 @@ int tlrt_migrate(uint32_t chunk, enum tlp_tier to, int initial);
 
 /* thread.c */
 void tlrt_ring_reset(void);
-void tlrt_ring_push(const struct rt_sample *s);	/* lock-free, async-signal-safe */
+void tlrt_ring_push(const struct rt_sample *s);	/* lock-free, async-signal-safe; full: counted, dropped */
 int tlrt_ring_pop(struct rt_sample *s);		/* one consumer */
 int tlrt_sampler_setup(char *why, size_t whylen);
 int tlrt_thread_start(void);
@@ -290,6 +290,7 @@ void tlrt_record_header(void);			/* fills policy, sampler, budget once known */
 void tlrt_record_close(int complete);
 void tlrt_record_discard(void);			/* stood aside: close and remove the files */
 void tlrt_record_child(void);			/* after fork: this process's own files */
+void tlrt_record_sampler_counts(const struct rt_sampler_count *c, size_t n);
 int tlrt_log_enabled(void);
 void tlrt_log_callsite(uintptr_t callsite, const char **module, uintptr_t *off);	/* lock NOT held */
 /* The parameters a replay needs to decide as this process does (a P record), once, before any A. */
@@ -306,6 +307,16 @@ enum { TLRT_DIR_INITIAL_FAST, TLRT_DIR_INITIAL_SLOW, TLRT_DIR_SLOW_TO_FAST, TLRT
 
 /* sampler-select.c */
 const struct rt_sampler_ops *tlrt_sampler_find(enum tlrt_sampler s);
+
+/* sampler-call.c: the core's only calls into the sampler (each a no-op where none is started or the op is NULL) */
+const char *tlrt_sampler_check(const struct rt_sampler_ops *ops);	/* NULL, or what a required op lacks */
+int tlrt_sampler_tick(void);
+void tlrt_sampler_release(uintptr_t addr, size_t len);
+int tlrt_sampler_one_mapping(void);			/* the sampler arms managed memory as one mapping */
+int tlrt_sampler_watch(uintptr_t addr, size_t len);	/* 0 when first touches will reach first-touch.c */
+enum tlrt_fork_phase { TLRT_FORK_PREPARE, TLRT_FORK_PARENT, TLRT_FORK_CHILD };
+void tlrt_sampler_fork(enum tlrt_fork_phase phase);
+void tlrt_sampler_stop(void);				/* stops it and records its counts */
 
 /*
  * Entry points (exported). tlrt_setup reads the variables from envp:

@@ -181,11 +181,6 @@ out:
 	return 0;
 }
 
-static void damon_release_range(uintptr_t addr, size_t len)
-{
-	(void)addr, (void)len;
-}
-
 static void damon_stop(void)
 {
 	int err, saved = errno;
@@ -197,10 +192,6 @@ static void damon_stop(void)
 	D.running = 0;
 	pthread_mutex_unlock(&D.lock);
 	errno = saved;
-}
-
-static void damon_nothing(void)
-{
 }
 
 static void damon_atfork_child(void)
@@ -217,13 +208,23 @@ void tlrt_sampler_damon_counts(struct tlrt_damon_counts *out)
 	pthread_mutex_unlock(&D.lock);
 }
 
+static size_t damon_counts(struct rt_sampler_count *out, size_t max)
+{
+	struct tlrt_damon_counts c;
+
+	tlrt_sampler_damon_counts(&c);
+	const struct rt_sampler_count all[] = {
+		RT_SAMPLER_COUNT(c, snapshots), RT_SAMPLER_COUNT(c, regions), RT_SAMPLER_COUNT(c, idle),
+		RT_SAMPLER_COUNT(c, samples), RT_SAMPLER_COUNT(c, snapshot_ns),
+	};
+	return rt_sampler_counts_copy(out, max, all, sizeof(all) / sizeof(all[0]));
+}
+
 const struct rt_sampler_ops rt_sampler_damon = {
 	.name = "damon",
 	.start = damon_start,
 	.tick = damon_tick,
-	.release_range = damon_release_range,
 	.stop = damon_stop,
-	.atfork_prepare = damon_nothing,
-	.atfork_parent = damon_nothing,
 	.atfork_child = damon_atfork_child,
+	.counts = damon_counts,
 };

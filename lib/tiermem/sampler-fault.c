@@ -1006,13 +1006,32 @@ void tlrt_sampler_fault_counts(struct tlrt_fault_counts *out)
 	pthread_mutex_unlock(&F.lock);
 }
 
+static size_t fault_counts(struct rt_sampler_count *out, size_t max)
+{
+	struct tlrt_fault_counts c;
+
+	tlrt_sampler_fault_counts(&c);
+	const struct rt_sampler_count all[] = {
+		RT_SAMPLER_COUNT(c, armed), RT_SAMPLER_COUNT(c, samples), RT_SAMPLER_COUNT(c, kernel),
+		RT_SAMPLER_COUNT(c, expired), RT_SAMPLER_COUNT(c, skipped_other), RT_SAMPLER_COUNT(c, fallback),
+		RT_SAMPLER_COUNT(c, stray), RT_SAMPLER_COUNT(c, first_touch), RT_SAMPLER_COUNT(c, not_yet),
+		RT_SAMPLER_COUNT(c, gave_up), RT_SAMPLER_COUNT(c, fd_lost),
+	};
+	return rt_sampler_counts_copy(out, max, all, sizeof(all) / sizeof(all[0]));
+}
+
+/* armed, all managed memory is one mapping: chunks are placed at first touch */
+static const struct rt_sampler_placement fault_placement = {
+	.watch = fault_watch,
+};
+
 const struct rt_sampler_ops rt_sampler_fault = {
 	.name = "fault",
-	.one_mapping = 1,
+	.placement = &fault_placement,
 	.start = fault_start,
 	.tick = fault_tick,
 	.release_range = fault_release_range,
-	.watch = fault_watch,
+	.counts = fault_counts,
 	.stop = fault_stop,
 	.atfork_prepare = fault_atfork_prepare,
 	.atfork_parent = fault_atfork_parent,

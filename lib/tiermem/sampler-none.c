@@ -11,27 +11,13 @@ static int none_start(const struct rt_sampler_env *env, char *why, size_t whylen
 	return 0;
 }
 
-static void none_nothing(void)
+static void none_stop(void)
 {
 }
 
-static int none_tick(void)
-{
-	return 0;
-}
-
-static void none_release_range(uintptr_t addr, size_t len)
-{
-	(void)addr, (void)len;
-}
-
+/* no tick, no release, no fork work: there is nothing it ever arms (rt-sampler.h: NULL ops) */
 const struct rt_sampler_ops rt_sampler_none = {
 	.name = "none",
 	.start = none_start,
-	.tick = none_tick,
-	.release_range = none_release_range,
-	.stop = none_nothing,
-	.atfork_prepare = none_nothing,
-	.atfork_parent = none_nothing,
-	.atfork_child = none_nothing,
+	.stop = none_stop,
 };

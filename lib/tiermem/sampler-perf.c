@@ -542,11 +542,6 @@ static int perf_tick(void)
 	return 0;
 }
 
-static void perf_release_range(uintptr_t addr, size_t len)
-{
-	(void)addr, (void)len;
-}
-
 /* unmap: 0 in a forked child, whose buffers' mappings were not copied. */
 static void close_all(int unmap)
 {
@@ -612,13 +607,26 @@ void tlrt_sampler_perf_counts(struct tlrt_perf_counts *out)
 	pthread_mutex_unlock(&P.lock);
 }
 
+static size_t perf_counts(struct rt_sampler_count *out, size_t max)
+{
+	struct tlrt_perf_counts c;
+
+	tlrt_sampler_perf_counts(&c);
+	const struct rt_sampler_count all[] = {
+		RT_SAMPLER_COUNT(c, threads), RT_SAMPLER_COUNT(c, events), RT_SAMPLER_COUNT(c, records),
+		RT_SAMPLER_COUNT(c, in_span), RT_SAMPLER_COUNT(c, foreign), RT_SAMPLER_COUNT(c, lost),
+		RT_SAMPLER_COUNT(c, throttled), RT_SAMPLER_COUNT(c, malformed), RT_SAMPLER_COUNT(c, delivered),
+	};
+	return rt_sampler_counts_copy(out, max, all, sizeof(all) / sizeof(all[0]));
+}
+
 const struct rt_sampler_ops rt_sampler_perf = {
 	.name = "perf",
 	.start = perf_start,
 	.tick = perf_tick,
-	.release_range = perf_release_range,
 	.stop = perf_stop,
 	.atfork_prepare = perf_atfork_prepare,
 	.atfork_parent = perf_atfork_parent,
 	.atfork_child = perf_atfork_child,
+	.counts = perf_counts,
 };

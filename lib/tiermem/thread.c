@@ -52,10 +52,15 @@ int tlrt_sampler_setup(char *why, size_t whylen)
 {
 	const struct rt_sampler_ops *ops = tlrt_sampler_find(tlrt.opt.sampler);
 	char reason[256] = "";
+	const char *bad;
 
 	if (!ops) {
 		snprintf(why, whylen, "TIERLAB_SAMPLER='%s': not built into this runtime",
 			 tlrt_sampler_names[tlrt.opt.sampler]);
+		return -1;
+	}
+	if ((bad = tlrt_sampler_check(ops))) {
+		snprintf(why, whylen, "sampler '%s': %s", tlrt_sampler_names[tlrt.opt.sampler], bad);
 		return -1;
 	}
 	tlrt_ring_reset();
@@ -141,7 +146,7 @@ uint64_t tlrt_tick_after(uint64_t at, uint64_t now, uint64_t period, uint64_t *r
 static void tick(uint64_t following, uint64_t period)
 {
 	uint64_t step = period / 8, start = tlrt_now_ns(), t0 = start, spent;
-	int r = tlrt.sampler->tick();
+	int r = tlrt_sampler_tick();
 
 	spent = tlrt_now_ns() - t0;
 	if (step > 250000)
@@ -150,7 +155,7 @@ static void tick(uint64_t following, uint64_t period)
 		step = 20000;
 	while (r == RT_TICK_NOT_YET && tlrt_now_ns() + step < following && !nap_until(tlrt_now_ns() + step)) {
 		t0 = tlrt_now_ns();
-		r = tlrt.sampler->tick();
+		r = tlrt_sampler_tick();
 		spent += tlrt_now_ns() - t0;
 	}
 	tlrt_stat_add(RT_STAT_ticks, 1);
@@ -242,8 +247,7 @@ static void fork_prepare(void)
 {
 	if (atomic_load(&tlrt.state) != TLRT_ACTIVE)
 		return;
-	if (tlrt.sampler_started && tlrt.sampler->atfork_prepare)
-		tlrt.sampler->atfork_prepare();
+	tlrt_sampler_fork(TLRT_FORK_PREPARE);
 	pthread_mutex_lock(&tlrt.lock);
 	fork_locked = 1;
 }
@@ -254,8 +258,7 @@ static void fork_parent(void)
 		return;
 	fork_locked = 0;
 	pthread_mutex_unlock(&tlrt.lock);
-	if (tlrt.sampler_started && tlrt.sampler->atfork_parent)
-		tlrt.sampler->atfork_parent();
+	tlrt_sampler_fork(TLRT_FORK_PARENT);
 }
 
 static void fork_child(void)
@@ -274,8 +277,7 @@ static void fork_child(void)
 		return;
 	tlrt_ring_reset();
 	tlrt.start_ns = tlrt_now_ns();
-	if (tlrt.sampler_started && tlrt.sampler->atfork_child)
-		tlrt.sampler->atfork_child();
+	tlrt_sampler_fork(TLRT_FORK_CHILD);
 }
 
 void tlrt_atfork_register(void)

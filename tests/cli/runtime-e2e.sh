@@ -87,6 +87,14 @@ for id in $(q "select id from runs order by id"); do
 		|| fail "$pol: migrated_bytes $mb is not bytes_slow_to_fast + bytes_fast_to_slow"
 	[ "$(q "select count(*) from metrics where run_id = $id and name = 'rt.allocs' and value = $allocs")" = 1 ] \
 		|| fail "$pol: rt.allocs metric does not match the process_stats"
+	# the sampler's own counts (its counts op) stored beside the core's: every sample it took
+	# reached the core's ring, was dropped on a full ring (counted), or was still in the ring at exit
+	armed=$(m sampler.armed) taken=$(m sampler.samples)
+	awk -v a="${armed:-0}" -v t="${taken:-0}" 'BEGIN { exit !(a >= t && t > 0) }' ||
+		fail "$pol: sampler.armed '$armed', sampler.samples '$taken': the fault sampler's counts were not stored"
+	awk -v t="$taken" -v s="$(m rt.samples)" -v d="$(m rt.samples_dropped)" 'BEGIN { exit !(s + d <= t && t - s - d <= 4096) }' ||
+		fail "$pol: the fault sampler took $taken samples, the core drained $(m rt.samples) and dropped $(m rt.samples_dropped)"
+	echo "$pol: sampler.armed $armed, sampler.samples $taken, rt.samples $(m rt.samples), dropped $(m rt.samples_dropped)"
 	# a dynamic policy with 40% of the chunks moves chunks as samples arrive; static never moves one
 	if [ $dynamic = 1 ]; then
 		awk -v v="$mb" 'BEGIN { exit !(v > 0) }' || fail "$pol: migrated_bytes is $mb after $managed samples at a 40% budget"

@@ -620,8 +620,7 @@ static int check_first_page(char *ft, int c, const char *when, char *line, int *
 	unsigned long busy = 0;
 
 	pthread_mutex_lock(&tlrt.lock);
-	if (tlrt.sampler_started)
-		tlrt.sampler->release_range((uintptr_t)ft, FT_BYTES);
+	tlrt_sampler_release((uintptr_t)ft, FT_BYTES);
 	tier = tlrt.chunks[tlrt_chunk_of((uintptr_t)(ft + (size_t)c * CHUNK))].tier;
 	node = tier == TLP_FAST ? FAST_NODE : SLOW_NODE;
 	line[c] = tier == TLP_FAST ? 'F' : 's';

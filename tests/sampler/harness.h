@@ -118,7 +118,7 @@ static inline int h_check(size_t b)
 /* The child gets the sample lock free, whatever a handler thread was doing. */
 static void h_atfork_prepare(void)
 {
-	if (H.ops)
+	if (H.ops && H.ops->atfork_prepare)
 		H.ops->atfork_prepare();
 	pthread_mutex_lock(&H.lock);
 }
@@ -126,14 +126,14 @@ static void h_atfork_prepare(void)
 static void h_atfork_parent(void)
 {
 	pthread_mutex_unlock(&H.lock);
-	if (H.ops)
+	if (H.ops && H.ops->atfork_parent)
 		H.ops->atfork_parent();
 }
 
 static void h_atfork_child(void)
 {
 	pthread_mutex_init(&H.lock, NULL);
-	if (H.ops)
+	if (H.ops && H.ops->atfork_child)
 		H.ops->atfork_child();
 }
 

@@ -433,7 +433,7 @@ static void stop_closes_everything(void **state)
 	(void)state;
 	ops->tick();
 	assert_true(perf_fds() > 0);
-	ops->release_range(H.base, H_ARENA);
+	assert_null(ops->release_range);	/* nothing is armed: nothing to release */
 	ops->stop();
 	assert_int_equal(perf_fds(), 0);
 	tlrt_sampler_perf_counts(&c);

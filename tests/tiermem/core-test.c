@@ -859,6 +859,34 @@ static void test_cache_sampled(void **state)
 	in_child(cache_sampled);
 }
 
+/*
+ * A sampler that outruns the runtime thread loses samples on the full
+ * ring, never the program's time, and each one lost is counted: every
+ * sample delivered is drained or counted dropped.
+ */
+static void ring_full(void)
+{
+	unsigned char *p;
+	const int sent = 4096 + 100;
+
+	setup_env("TIERLAB_CHUNKS=2");
+	p = tlrt_alloc(8 * MiB, 0, 0);
+	CHECK(p);
+	for (int i = 0; i < sent; i++)
+		sample(p + (size_t)(i % 4) * 2 * MiB);
+	for (int i = 0; i < 1000 && tlrt_stat(RT_STAT_samples) + tlrt_stat(RT_STAT_samples_dropped) < (uint64_t)sent; i++)
+		tlrt_process_pending();
+	CHECK(tlrt_stat(RT_STAT_samples) + tlrt_stat(RT_STAT_samples_dropped) == (uint64_t)sent);
+	CHECK(tlrt_stat(RT_STAT_samples_dropped) >= 1);
+	tlrt_free(p);
+}
+
+static void test_ring_full(void **state)
+{
+	(void)state;
+	in_child(ring_full);
+}
+
 /* Every sampler row finds the ops that answer to its name, or nothing when its file is not built in. */
 static void test_sampler_table(void **state)
 {
@@ -914,6 +942,7 @@ int main(void)
 		cmocka_unit_test(test_tick_schedule),
 		cmocka_unit_test(test_basic),
 		cmocka_unit_test(test_budget_refused),
+		cmocka_unit_test(test_ring_full),
 		cmocka_unit_test(test_moves_count_present_pages),
 		cmocka_unit_test(test_hit_at_sample_time),
 		cmocka_unit_test(test_dynamic_budget),

@@ -92,6 +92,82 @@ static double metric(const struct tl_ingest *ing, const char *name)
 	return 0;
 }
 
+/*
+ * A counters file with the sampler's own counts (names[i], vals[i]) after
+ * the stats' names, as record.c lays it out; v1: the layout before the
+ * sampler slots (a header without sampler_offset and nsampler).
+ */
+static void write_with_sampler(int pid, const uint64_t *stats, size_t n, const char *const *cn,
+			       const uint64_t *cv, int v1)
+{
+	struct rt_counters_header h = { 0 };
+	struct rt_counters_sampler slot[RT_SAMPLER_COUNTS_MAX] = { 0 };
+	size_t hs = v1 ? offsetof(struct rt_counters_header, sampler_offset) : sizeof(h), at;
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/tiermem-%d.counters", dir, pid);
+	f = fopen(path, "wb");
+	assert_non_null(f);
+	memcpy(h.magic, RT_COUNTERS_MAGIC, 8);
+	h.version = RT_COUNTERS_VERSION;
+	h.nstats = RT_STAT__COUNT;
+	h.header_size = (uint32_t)hs;
+	h.pid = pid;
+	h.complete = 1;
+	at = hs + 8 * RT_STAT__COUNT;
+	for (int i = 0; i < RT_STAT__COUNT; i++)
+		at += strlen(names[i]) + 1;
+	at = (at + 7) & ~(size_t)7;
+	h.sampler_offset = (uint32_t)at;
+	h.nsampler = (uint32_t)n;
+	fwrite(&h, hs, 1, f);
+	fwrite(stats, 8, RT_STAT__COUNT, f);
+	for (int i = 0; i < RT_STAT__COUNT; i++)
+		fwrite(names[i], 1, strlen(names[i]) + 1, f);
+	if (!v1) {
+		for (size_t i = 0; i < n; i++) {
+			snprintf(slot[i].name, sizeof(slot[i].name), "%s", cn[i]);
+			slot[i].value = cv[i];
+		}
+		fseek(f, (long)at, SEEK_SET);
+		fwrite(slot, sizeof(slot[0]), RT_SAMPLER_COUNTS_MAX, f);
+	}
+	fclose(f);
+}
+
+/*
+ * The sampler's own counts become sampler.NAME metrics summed over the
+ * processes that have them; a file from before the sampler slots is
+ * read as it was; a slot whose name is not [a-z_] makes the file unread.
+ */
+static void sampler_counts(void **state)
+{
+	uint64_t st[RT_STAT__COUNT] = { 0 };
+	const char *const n1[] = { "armed", "samples" }, *const n2[] = { "samples", "arm_wait_ns" };
+	const char *const bad[] = { "ok", "rm -rf" };
+	const uint64_t v1[] = { 10, 7 }, v2[] = { 5, 1000 };
+	struct tl_ingest ing;
+
+	(void)state;
+	st[RT_STAT_samples] = 3;
+	write_with_sampler(200, st, 2, n1, v1, 0);
+	write_with_sampler(201, st, 2, n2, v2, 0);
+	write_with_sampler(202, st, 0, NULL, NULL, 1);	/* an older runtime's file */
+	assert_int_equal(tl_ingest_scan(dir, &ing), 0);
+	assert_int_equal(ing.nprocs, 3);
+	assert_float_equal(metric(&ing, "sampler.armed"), 10, 0);
+	assert_float_equal(metric(&ing, "sampler.samples"), 12, 0);
+	assert_float_equal(metric(&ing, "sampler.arm_wait_ns"), 1000, 0);
+	assert_float_equal(metric(&ing, "rt.samples"), 9, 0);	/* the old file's stats count too */
+	tl_ingest_release(&ing);
+
+	write_with_sampler(203, st, 2, bad, v1, 0);
+	assert_int_equal(tl_ingest_scan(dir, &ing), 0);
+	assert_int_equal(ing.nprocs, 3);	/* 203 skipped with a warning */
+	tl_ingest_release(&ing);
+}
+
 static void sums_over_processes(void **state)
 {
 	uint64_t a[RT_STAT__COUNT] = { 0 }, b[RT_STAT__COUNT] = { 0 };
@@ -273,6 +349,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(sums_over_processes, setup, teardown),
+		cmocka_unit_test_setup_teardown(sampler_counts, setup, teardown),
 		cmocka_unit_test_setup_teardown(log_goes_to_tables, setup, teardown),
 		cmocka_unit_test_setup_teardown(ranks_are_one_run, setup, teardown),
 		cmocka_unit_test(empty_dir_is_nothing),
