@@ -164,6 +164,13 @@ struct sqlite3 *tl_store_db(struct tl_store *st);
 /* Binds a string, or NULL for a NULL pointer. */
 int tl_store_bind_text(sqlite3_stmt *s, int i, const char *v);
 /*
+ * sqlite3_step(), unless a bind since the last step failed: then that
+ * error, and the statement is not run (a NULL parameter would answer
+ * wrongly). tl_store_bind_error(): that error, or 0, cleared.
+ */
+int tl_store_step(sqlite3_stmt *s);
+int tl_store_bind_error(void);
+/*
  * Binds parameters i, i+1, ... one per letter of types: 'i' int, 'I'
  * int64_t, 'd' double (NaN: NULL), 't' text (NULL: NULL), 'N' an int
  * then an int64_t (the int 0: NULL). Returns the next parameter's index.

@@ -83,7 +83,7 @@ static int common_columns(struct tl_store *st, const char *table, const char *sk
 		sqlite3_finalize(s);
 		return tl_store_fail(st, -ENOMEM, "out of memory");
 	}
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	while ((rc = tl_store_step(s)) == SQLITE_ROW) {
 		const char *col = (const char *)sqlite3_column_text(s, 0);
 
 		if (skip && !strcmp(col, skip))
@@ -178,7 +178,7 @@ static void finalize_all(struct merge *m)
 /* Steps a statement that returns no row and resets it. */
 static int run_step(struct merge *m, sqlite3_stmt *s)
 {
-	int rc = sqlite3_step(s);
+	int rc = tl_store_step(s);
 
 	sqlite3_reset(s);
 	return rc == SQLITE_DONE ? 0 : tl_store_sqlerr(m->st, rc, "cannot copy a run");
@@ -192,7 +192,7 @@ static int one_int(struct tl_store *st, const char *sql, long long *out)
 
 	if (rc != SQLITE_OK)
 		return tl_store_sqlerr(st, rc, "cannot read the shard");
-	rc = sqlite3_step(s);
+	rc = tl_store_step(s);
 	*out = rc == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
 	sqlite3_finalize(s);
 	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : tl_store_sqlerr(st, rc, "cannot read the shard");
@@ -220,7 +220,7 @@ static int check_shard(struct merge *m, struct tl_merge_expect *want)
 	rc = sqlite3_prepare_v2(m->st->db, sql, -1, &s, NULL);
 	if (rc != SQLITE_OK)
 		return tl_store_sqlerr(m->st, rc, "cannot read the shard's experiment");
-	while (!rc && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+	while (!rc && (rc = tl_store_step(s)) == SQLITE_ROW) {
 		const char *name = (const char *)sqlite3_column_text(s, 0);
 		const char *hash = (const char *)sqlite3_column_text(s, 1);
 
@@ -268,7 +268,7 @@ static int check_run_dirs(struct merge *m)
 
 	if (rc != SQLITE_OK)
 		return tl_store_sqlerr(m->st, rc, "cannot read the shard's runs");
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	while ((rc = tl_store_step(s)) == SQLITE_ROW) {
 		const char *key = (const char *)sqlite3_column_text(s, 0);
 		char what[160];
 
@@ -303,7 +303,7 @@ static int target_experiment(struct merge *m, const struct tl_merge_expect *want
 	if (rc != SQLITE_OK)
 		return tl_store_sqlerr(m->st, rc, "cannot find the experiment");
 	tl_store_bind(s, 1, "tt", want->name, want->spec_hash);
-	rc = sqlite3_step(s);
+	rc = tl_store_step(s);
 	*id = rc == SQLITE_ROW ? sqlite3_column_int64(s, 0) : 0;
 	sqlite3_finalize(s);
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
@@ -331,7 +331,7 @@ static int target_experiment(struct merge *m, const struct tl_merge_expect *want
 	if (rc != SQLITE_OK)
 		return tl_store_sqlerr(m->st, rc, "cannot copy the experiment");
 	tl_store_bind(s, 1, "II", *id, (int64_t)shard_exp);
-	rc = sqlite3_step(s);
+	rc = tl_store_step(s);
 	sqlite3_finalize(s);
 	return rc == SQLITE_DONE ? 0 : tl_store_sqlerr(m->st, rc, "cannot copy the experiment's environment");
 }
@@ -363,15 +363,16 @@ static int copy_runs(struct merge *m, const struct tl_merge_expect *want, int64_
 	rc = sqlite3_prepare_v2(m->st->db, sql, -1, &s, NULL);
 	if (rc != SQLITE_OK)
 		return tl_store_sqlerr(m->st, rc, "cannot read the shard's runs");
-	while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+	while ((rc = tl_store_step(s)) == SQLITE_ROW) {
 		int64_t old = sqlite3_column_int64(s, 0), new_id;
 		const char *key = (const char *)sqlite3_column_text(s, 1);
-		int have;
+		int have, vrc;
 
-		sqlite3_bind_text(m->latest, 1, want->name, -1, SQLITE_STATIC);
-		sqlite3_bind_text(m->latest, 2, key, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_value(m->latest, 3, sqlite3_column_value(s, 2));
-		rc = sqlite3_step(m->latest);
+		tl_store_bind_text(m->latest, 1, want->name);
+		tl_store_bind_text(m->latest, 2, key);
+		vrc = sqlite3_bind_value(m->latest, 3, sqlite3_column_value(s, 2));
+		rc = tl_store_step(m->latest);
+		rc = vrc == SQLITE_OK ? rc : vrc;
 		have = rc == SQLITE_ROW && sqlite3_column_int(m->latest, 0);
 		sqlite3_reset(m->latest);
 		if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
@@ -448,7 +449,7 @@ int tl_store_merge(struct tl_store *st, const char *shard, struct tl_merge_expec
 	rc = sqlite3_prepare_v2(st->db, "ATTACH DATABASE ?1 AS " SHARD, -1, &s, NULL);
 	if (rc == SQLITE_OK) {
 		tl_store_bind_text(s, 1, shard);
-		rc = sqlite3_step(s);
+		rc = tl_store_step(s);
 		sqlite3_finalize(s);
 	}
 	if (rc != SQLITE_OK && rc != SQLITE_DONE) {

@@ -90,6 +90,11 @@ static int query(struct tl_store *st, sqlite3_stmt **s, const char *what, bool r
 	va_start(ap, types);
 	tl_store_vbind(*s, 1, types, ap);
 	va_end(ap);
+	if ((rc = tl_store_bind_error())) {
+		sqlite3_finalize(*s);
+		*s = NULL;
+		return tl_store_sqlerr(st, rc, what);
+	}
 	return 0;
 }
 

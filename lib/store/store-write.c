@@ -76,7 +76,7 @@ static int commit(struct tl_store *st, const char *what)
 /* Steps a bound statement that returns no row, and resets it for the next bindings. */
 static int step(sqlite3_stmt *s)
 {
-	int rc = sqlite3_step(s);
+	int rc = tl_store_step(s);
 
 	sqlite3_reset(s);
 	return rc == SQLITE_DONE ? SQLITE_OK : rc;
@@ -436,7 +436,7 @@ int tl_store_add_session(struct tl_store *st, const struct tl_session_record *sr
 		rc = sqlite3_prepare_v2(st->db, "SELECT id FROM sessions WHERE key = ?", -1, &s, NULL);
 	if (rc == SQLITE_OK) {
 		tl_store_bind_text(s, 1, sr->key);
-		rc = sqlite3_step(s);
+		rc = tl_store_step(s);
 		if (rc == SQLITE_ROW) {
 			*id = sqlite3_column_int64(s, 0);
 			rc = SQLITE_OK;

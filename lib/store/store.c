@@ -92,9 +92,41 @@ int tl_store_sqlerr(struct tl_store *st, int rc, const char *what)
 	return tl_store_errno(rc);
 }
 
+/*
+ * A bind that failed (SQLite could not copy a text: out of memory) would
+ * leave its parameter NULL, and a lookup would then find nothing, or an
+ * insert store NULL, with no error: noted here, answered by the next
+ * tl_store_step() (or tl_store_bind_error()) in place of the statement.
+ */
+static _Thread_local int bind_failed;
+
+static void bound(int rc)
+{
+	if (rc != SQLITE_OK && !bind_failed)
+		bind_failed = rc;
+}
+
+int tl_store_bind_error(void)
+{
+	int rc = bind_failed;
+
+	bind_failed = 0;
+	return rc;
+}
+
+int tl_store_step(sqlite3_stmt *s)
+{
+	int rc = tl_store_bind_error();
+
+	return rc ? rc : sqlite3_step(s);
+}
+
 int tl_store_bind_text(sqlite3_stmt *s, int i, const char *v)
 {
-	return v ? sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(s, i);
+	int rc = v ? sqlite3_bind_text(s, i, v, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(s, i);
+
+	bound(rc);
+	return rc;
 }
 
 int tl_store_vbind(sqlite3_stmt *s, int i, const char *types, va_list ap)
@@ -102,19 +134,16 @@ int tl_store_vbind(sqlite3_stmt *s, int i, const char *types, va_list ap)
 	for (const char *t = types; *t; t++, i++) {
 		switch (*t) {
 		case 'i':
-			sqlite3_bind_int(s, i, va_arg(ap, int));
+			bound(sqlite3_bind_int(s, i, va_arg(ap, int)));
 			break;
 		case 'I':
-			sqlite3_bind_int64(s, i, va_arg(ap, int64_t));
+			bound(sqlite3_bind_int64(s, i, va_arg(ap, int64_t)));
 			break;
 		case 'd': {
 			double d = va_arg(ap, double);
 
 			/* NaN is "not a number" in the schema: NULL */
-			if (d == d)
-				sqlite3_bind_double(s, i, d);
-			else
-				sqlite3_bind_null(s, i);
+			bound(d == d ? sqlite3_bind_double(s, i, d) : sqlite3_bind_null(s, i));
 			break;
 		}
 		case 't':
@@ -124,10 +153,7 @@ int tl_store_vbind(sqlite3_stmt *s, int i, const char *types, va_list ap)
 			int has = va_arg(ap, int);
 			int64_t v = va_arg(ap, int64_t);
 
-			if (has)
-				sqlite3_bind_int64(s, i, v);
-			else
-				sqlite3_bind_null(s, i);
+			bound(has ? sqlite3_bind_int64(s, i, v) : sqlite3_bind_null(s, i));
 			break;
 		}
 		default:

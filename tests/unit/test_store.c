@@ -589,6 +589,16 @@ static void test_run_done(void **state)
 	assert_int_equal(tl_store_run_done(st, "exp", "never-r1"), 0);
 	assert_int_equal(tl_store_run_done(st, "other", "ok-r1"), 0);
 	assert_int_equal(tl_store_run_done(st, NULL, "ok-r1"), 1);
+	/*
+	 * A parameter SQLite cannot take (here: longer than the connection's
+	 * length limit; in the field: no memory to copy it) is an error, not
+	 * a lookup of NULL that finds nothing: --resume would run and store
+	 * a finished run again.
+	 */
+	sqlite3_limit(st->db, SQLITE_LIMIT_LENGTH, 8);	/* the stored keys fit */
+	capture_begin();
+	assert_true(tl_store_run_done(st, "exp", "ok-r1-longer") < 0);
+	assert_non_null(strstr(capture_end(), "cannot look up a finished run"));
 	tl_store_close(st);
 }
 
