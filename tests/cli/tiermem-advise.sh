@@ -22,8 +22,13 @@ kib=$(sed -n 's/^mapping of a: \([0-9]*\) KiB, of b: \([0-9]*\) KiB$/\1 \2/p' <<
 read -r ka kb <<<"$kib"
 [ "$ka" = "$kb" ] && [ $((ka % 1048576)) = 0 ] || fail "managed memory split into mappings of $ka and $kb KiB"
 dump=$("$T/counters-dump" "$scratch"/run/tiermem-*.counters)
+echo "$dump" | grep -E "^(ticks|samples_managed|ticks_late) "
 samples=$(awk '$1 == "samples_managed" { print $2 }' <<<"$dump")
-[ "$samples" -ge 20 ] || fail "only $samples samples in 0.5 s at 200 Hz: the fault sampler did not arm"
+ticks=$(awk '$1 == "ticks" { print $2 }' <<<"$dump")
+# most ticks armed and took their sample (100 ticks in 0.5 s on a quiet host; a loaded one
+# gives fewer ticks, not fewer samples per tick)
+[ "$samples" -gt 0 ] && [ $((2 * samples)) -ge "$ticks" ] ||
+	fail "$samples samples in $ticks ticks at 200 Hz: the fault sampler did not arm"
 echo "runtime: one mapping of $ka KiB, $samples samples"
 
 # the kernel's own behaviour without the runtime: the arrays are mappings of their own
