@@ -19,40 +19,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "scratch.h"
 
 #include "store/store-internal.h"
-
-static char dir[64];
-
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
 
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/tierlab-merge.XXXXXX");
-	return mkdtemp(dir) ? 0 : -1;
+	return scratch_make("merge");
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	return nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-static char *path_in(const char *name)
-{
-	static char buf[8][256];
-	static int next;
-	char *p = buf[next++ % 8];
-
-	snprintf(p, sizeof(buf[0]), "%s/%s", dir, name);
-	return p;
+	return scratch_remove();
 }
 
 /* A shard as an array task leaves it: one experiment, its runs, their directories under the shard's. */

@@ -20,32 +20,22 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "scratch.h"
 
 #include "measure/environment.h"
 #include "run/quiet-host.h"
 #include "util/sha256.h"
 
-static char dir[64];
-
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/tierlab-prov.XXXXXX");
-	return mkdtemp(dir) ? 0 : -1;
+	return scratch_make("prov");
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	return nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return scratch_remove();
 }
 
 static void write_file(const char *path, const void *data, size_t len)

@@ -21,75 +21,20 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include "scratch.h"
 
 #include "store/store-internal.h"
-
-static char dir[64];
-
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
 
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/tierlab-store.XXXXXX");
-	return mkdtemp(dir) ? 0 : -1;
+	return scratch_make("store");
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	return nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-/* A path in the test's directory; a test may hold up to 16 at once. */
-static char *path_in(const char *name)
-{
-	static char buf[16][256];
-	static int next;
-	char *p = buf[next++ % 16];
-
-	snprintf(p, sizeof(buf[0]), "%s/%s", dir, name);
-	return p;
-}
-
-/* stderr into a file while a call runs, so tests can read the error line. */
-static int saved_stderr = -1;
-static char captured[4096], capture_path[256];
-
-static void capture_begin(void)
-{
-	int fd;
-
-	snprintf(capture_path, sizeof(capture_path), "%s/stderr.txt", dir);
-	fd = open(capture_path, O_RDWR | O_CREAT | O_TRUNC, 0644);
-
-	assert_true(fd >= 0);
-	fflush(stderr);
-	saved_stderr = dup(2);
-	dup2(fd, 2);
-	close(fd);
-}
-
-static const char *capture_end(void)
-{
-	FILE *f;
-	size_t n;
-
-	fflush(stderr);
-	dup2(saved_stderr, 2);
-	close(saved_stderr);
-	f = fopen(capture_path, "r");
-	assert_non_null(f);
-	n = fread(captured, 1, sizeof(captured) - 1, f);
-	captured[n] = '\0';
-	fclose(f);
-	return captured;
+	return scratch_remove();
 }
 
 static int count_lines(const char *s)
