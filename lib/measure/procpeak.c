@@ -4,6 +4,7 @@
  * allocation, because this runs every tick next to a workload being timed.
  */
 #include "measure/procpeak.h"
+#include "util/clock.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -28,14 +29,6 @@ struct footprint {
 void tl_procpeak_init(struct tl_procpeak *p)
 {
 	memset(p, 0, sizeof(*p));
-}
-
-static double mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /* Reads a small /proc file into buf (NUL-terminated); its length or -errno. */
@@ -126,7 +119,7 @@ int tl_procpeak_sample(struct tl_procpeak *p, pid_t pid)
 	pid_t procs[MAX_PROCS];
 	struct footprint fp = { 0 };
 	size_t n = 1, seen = 0;
-	double t0 = mono(), cost;
+	double t0 = tl_mono_s(), cost;
 	bool smaps = !p->no_smaps && t0 >= p->smaps_next;
 
 	procs[0] = pid;
@@ -151,7 +144,7 @@ int tl_procpeak_sample(struct tl_procpeak *p, pid_t pid)
 	if (smaps) {
 		PEAK(anon_huge);
 		p->smaps_samples++;
-		cost = mono() - t0;
+		cost = tl_mono_s() - t0;
 		p->smaps_next = t0 + cost / SMAPS_SHARE;
 	}
 #undef PEAK

@@ -5,20 +5,13 @@
  * not redraw the terminal.
  */
 #include "run/progress.h"
+#include "util/clock.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "util/visible.h"
-
-static double mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 void tl_format_duration(char *buf, size_t len, double s)
 {
@@ -55,7 +48,7 @@ void tl_progress_start(struct tl_progress *p, size_t total, bool tty)
 	memset(p, 0, sizeof(*p));
 	p->total = total;
 	p->tty = tty;
-	p->t0 = mono();
+	p->t0 = tl_mono_s();
 }
 
 /* "KEY  DESCRIPTION", made visible, into p->current. */
@@ -78,7 +71,7 @@ void tl_progress_skip(struct tl_progress *p, const char *key, const char *desc)
 void tl_progress_begin(struct tl_progress *p, const char *key, const char *desc)
 {
 	set_current(p, key, desc);
-	p->run_t0 = mono();
+	p->run_t0 = tl_mono_s();
 	status_line(p);
 }
 
@@ -87,7 +80,7 @@ void tl_progress_end(struct tl_progress *p, const struct tl_run_result *res, boo
 {
 	char value[64];
 
-	p->busy += mono() - p->run_t0;
+	p->busy += tl_mono_s() - p->run_t0;
 	p->timed++;
 	clear_line(p);
 	p->done++;

@@ -12,6 +12,7 @@
  * kills the process group when tierlab dies without doing it (SIGKILL).
  */
 #include "run/runner.h"
+#include "util/clock.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -65,22 +66,6 @@ struct run {
 	struct timeval utime, stime;
 	long maxrss_kb;
 };
-
-static double mono(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static double wall_clock(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 static int fail(struct tl_run_result *res, int rc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -354,8 +339,8 @@ static int start(struct run *r)
 				    "aborted before '%s' started", r->req->argv[0]);
 	}
 	r->started = true;
-	r->t0 = mono();
-	r->res->started_at = wall_clock();
+	r->t0 = tl_mono_s();
+	r->res->started_at = tl_wall_s();
 	/* Fails only if the child already gave up; its error pipe says why. */
 	send(r->cs.cork_wr, &go, 1, MSG_NOSIGNAL);
 	close_fd(&r->cs.cork_wr);
@@ -391,7 +376,7 @@ static void wait_loop(struct run *r)
 	double kill_at = INFINITY;
 
 	while (!leader_exited(r->pid)) {
-		double now = mono(), next;
+		double now = tl_mono_s(), next;
 		struct pollfd pfd[3] = {
 			{ .fd = r->pidfd, .events = POLLIN },
 			{ .fd = tl_capture_fd(&r->out), .events = POLLIN },
@@ -429,8 +414,8 @@ static void wait_loop(struct run *r)
 		/* poll skips the negative fds: a pipe that ended, no pidfd */
 		poll(pfd, 3, ms);
 	}
-	r->t1 = mono();
-	r->res->ended_at = wall_clock();
+	r->t1 = tl_mono_s();
+	r->res->ended_at = tl_wall_s();
 }
 
 static void add_rusage(struct run *r, const struct rusage *ru)
@@ -668,7 +653,7 @@ int tl_runner_run(const struct tl_run_request *req, struct tl_run_result *res)
 
 	memset(res, 0, sizeof(*res));
 	res->exit_code = -1;
-	res->started_at = res->ended_at = wall_clock();
+	res->started_at = res->ended_at = tl_wall_s();
 	rc = prepare(&r);
 	if (rc)
 		goto out_release;

@@ -24,6 +24,7 @@
  * every row's own work counts) 16 s of its 211.
  */
 #include "store/store-internal.h"
+#include "util/clock.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -37,21 +38,13 @@
 /* A pause after a row at least this long was the caller's, not SQLite's. */
 #define CALLER_GAP_S 0.001
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /*
  * Adds the time since the last event, unless the caller held it: after a
  * row (or a statement's end) for a millisecond or more.
  */
 static void count(struct tl_store_budget *b, bool sqlite_now)
 {
-	double t = now_s(), gap = t - b->last;
+	double t = tl_mono_s(), gap = t - b->last;
 
 	if (b->in_sqlite || gap < CALLER_GAP_S)
 		b->used_s += gap;
@@ -78,7 +71,7 @@ static int on_trace(unsigned what, void *arg, void *p, void *x)
 	(void)x;
 	if (what == SQLITE_TRACE_STMT) {
 		/* a statement starts: what came before was the caller's */
-		b->last = now_s();
+		b->last = tl_mono_s();
 		b->in_sqlite = true;
 	} else {
 		/* a row handed back, or the statement done: the caller's turn */
@@ -117,7 +110,7 @@ void tl_store_budget_start(struct tl_store *st, double limit_s)
 		return;
 	b->limit_s = limit_s;
 	b->used_s = 0;
-	b->last = now_s();
+	b->last = tl_mono_s();
 	b->in_sqlite = false;
 	b->spent = b->said = false;
 	sqlite3_progress_handler(st->db, PROGRESS_OPS, on_progress, b);

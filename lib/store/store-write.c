@@ -9,13 +9,13 @@
  * statement step per batch instead of per row.
  */
 #include "store/store-internal.h"
+#include "util/clock.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/time.h>
 #include "util/error.h"
 #include "util/name.h"
 #include "util/strings.h"
@@ -23,14 +23,6 @@
 #define ROWS_PER_INSERT 64
 /* While waiting for another process's lock, a line on stderr this often (seconds). */
 #define WAIT_NOTE_S 60
-
-static double now(void)
-{
-	struct timeval tv;
-
-	gettimeofday(&tv, NULL);
-	return tv.tv_sec + tv.tv_usec / 1e6;
-}
 
 /* A statement that failed (or a COMMIT): reported before ROLLBACK replaces the connection's message. */
 static int fail_rollback(struct tl_store *st, int rc, const char *what)
@@ -275,7 +267,7 @@ int tl_store_add_experiment(struct tl_store *st, const struct tl_experiment_reco
 	if (rc != SQLITE_OK)
 		return tl_store_sqlerr(st, rc, what);
 	tl_store_bind(s, 1, "tttttttttd", e->name, e->description, e->spec_path, e->spec_text, e->spec_hash,
-		      e->baseline, e->host, e->kernel, e->tierlab_version, e->created_at > 0 ? e->created_at : now());
+		      e->baseline, e->host, e->kernel, e->tierlab_version, e->created_at > 0 ? e->created_at : tl_wall_s());
 	return write_record(st, s, experiment_rows, e, what, id);
 }
 
@@ -427,7 +419,7 @@ int tl_store_add_session(struct tl_store *st, const struct tl_session_record *sr
 	rc = sqlite3_prepare_v2(st->db, "INSERT OR IGNORE INTO sessions (key, started_at, command, host)"
 				" VALUES (?, ?, ?, ?)", -1, &s, NULL);
 	if (rc == SQLITE_OK) {
-		tl_store_bind(s, 1, "tdtt", sr->key, sr->started_at > 0 ? sr->started_at : now(), sr->command,
+		tl_store_bind(s, 1, "tdtt", sr->key, sr->started_at > 0 ? sr->started_at : tl_wall_s(), sr->command,
 			      sr->host);
 		rc = step(s);
 		sqlite3_finalize(s);
@@ -471,7 +463,7 @@ int tl_store_save_profile(struct tl_store *st, const char *name, const char *jso
 	rc = sqlite3_prepare_v2(st->db, sql, -1, &s, NULL);
 	if (rc != SQLITE_OK)
 		return tl_store_sqlerr(st, rc, "cannot save the machine profile");
-	tl_store_bind(s, 1, "tdt", name, now(), json);
+	tl_store_bind(s, 1, "tdt", name, tl_wall_s(), json);
 	rc = step(s);
 	sqlite3_finalize(s);
 	return rc == SQLITE_OK ? 0 : tl_store_sqlerr(st, rc, "cannot save the machine profile");
