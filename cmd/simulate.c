@@ -26,6 +26,7 @@
 #include "run/session.h"
 #include "simulate/advise.h"
 #include "simulate/model.h"
+#include "simulate/recording.h"
 #include "simulate/setup.h"
 #include "simulate/sim-store.h"
 #include "spec/spec.h"
@@ -41,7 +42,11 @@
 struct sim_opts {
 	const char *db, *trace, *record, *export, *import, *output, *advise, *model, *format;
 	char *command_line;		/* the invocation, stored with its session */
-	double memory_fraction;
+	const char *unmanaged;		/* --unmanaged SIZE: instead of the recording's measured footprint */
+	double unmanaged_share;		/* u of the tier model (model.h) */
+	long maxrss_kb;			/* the recorded run's, 0 unknown */
+	double delivered_hz;		/* the recording's lowest delivered rate (recording.h) */
+	double short_warned;		/* the last rate warned about as not thinned */
 	int events, verify, no_store;
 	char *source;			/* what the trace is: the run's key, or the trace file's path */
 	int64_t source_id;		/* the run's id, 0 for a trace file */
@@ -60,7 +65,7 @@ static double now_s(void)
 }
 
 /* The output directory of a stored run; its key into *key when key is not NULL. */
-static char *run_dir(const char *db, const char *which, char **key, int64_t *id)
+static char *run_dir(const char *db, const char *which, char **key, int64_t *id, long *maxrss_kb)
 {
 	struct tl_store *st = NULL;
 	struct tl_run_row r = { 0 };
@@ -75,6 +80,8 @@ static char *run_dir(const char *db, const char *which, char **key, int64_t *id)
 				*key = r.run_key ? strdup(r.run_key) : NULL;
 			if (id)
 				*id = r.id;
+			if (maxrss_kb)
+				*maxrss_kb = r.maxrss_kb;
 		} else
 			error("run '%s' has no output directory", which);
 	}
@@ -98,7 +105,7 @@ static int load_trace(struct sim_opts *o, const char *run, struct tl_trace *t)
 		else
 			rc = tl_trace_load_file(t, o->trace, why, sizeof(why));
 		o->source = realpath(o->trace, NULL);
-	} else if (!(dir = run_dir(o->db, run, &o->source, &o->source_id)))
+	} else if (!(dir = run_dir(o->db, run, &o->source, &o->source_id, &o->maxrss_kb)))
 		return -1;
 	else {
 		rc = tl_trace_load_dir(t, dir, why, sizeof(why));
@@ -151,6 +158,29 @@ static int load_model(struct sim_opts *o)
 	return 0;
 }
 
+/*
+ * u of the tier model: the share of the program's memory outside managed
+ * allocations, taken to be accessed as densely per byte as managed memory
+ * (no sample sees it). From --unmanaged, or the recorded run's peak RSS
+ * less its managed peak; a trace file has no RSS: 0, said so.
+ */
+static int unmanaged_share(struct sim_opts *o, const struct tl_trace *t)
+{
+	uint64_t managed = 0, unmanaged = 0, rss = (uint64_t)(o->maxrss_kb > 0 ? o->maxrss_kb : 0) * 1024;
+
+	for (size_t i = 0; i < t->nprocs; i++)
+		managed += t->procs[i].peak_bytes;
+	if (o->unmanaged) {
+		if (tl_parse_size(o->unmanaged, &unmanaged))
+			return error("--unmanaged: '%s': expected a size (e.g. 64MiB)", o->unmanaged);
+	} else if (rss) {
+		unmanaged = rss > managed ? rss - managed : 0;
+	} else
+		fprintf(stderr, "note: no measured footprint for the trace: unmanaged memory taken as 0 (--unmanaged)\n");
+	o->unmanaged_share = managed + unmanaged ? (double)unmanaged / (double)(managed + unmanaged) : 0;
+	return 0;
+}
+
 /* ---- printing ---- */
 
 static void print_header(const struct sim_opts *o)
@@ -167,7 +197,7 @@ static void print_header(const struct sim_opts *o)
 }
 
 static void print_result(const struct sim_opts *o, const char *label, const struct tl_sim_result *r,
-			 double seconds, double t0_s)
+			 const struct tl_model_place *pl, double seconds)
 {
 	double mean = 0, rate = seconds > 0 ? (double)o->nsamples / seconds : 0;
 
@@ -183,7 +213,7 @@ static void print_result(const struct sim_opts *o, const char *label, const stru
 		for (int i = 0; i < TL_SIM_OCC_POINTS; i++)
 			printf("%s%.0f", i ? ";" : "", r->occupancy[i]);
 		if (o->have_model)
-			printf(",%.4f", tl_tier_model_estimate(&o->tm, r, t0_s));
+			printf(",%.4f", tl_tier_model_estimate(&o->tm, r, pl));
 		printf(",%.0f\n", rate);
 		return;
 	}
@@ -193,7 +223,7 @@ static void print_result(const struct sim_opts *o, const char *label, const stru
 	       (double)r->bytes[TL_SIM_FAST_TO_SLOW] / 1048576.0, (unsigned long long)r->refused,
 	       mean / 1048576.0);
 	if (o->have_model)
-		printf(" %9.1f%%", 100 * tl_tier_model_estimate(&o->tm, r, t0_s));
+		printf(" %9.1f%%", 100 * tl_tier_model_estimate(&o->tm, r, pl));
 	printf(" %12.3g\n", rate);
 }
 
@@ -297,6 +327,14 @@ static int replay_own(const struct sim_opts *o, const struct tl_trace *t)
 		for (int k = 0; k < TL_SIM_OCC_POINTS; k++)
 			total.occupancy[k] += r.occupancy[k];
 		total.fast_peak_bytes += r.fast_peak_bytes;
+		for (int k = 0; k < TL_SIM_INTERVALS; k++) {
+			total.iv[k].fast += r.iv[k].fast;
+			total.iv[k].slow += r.iv[k].slow;
+			total.iv[k].outside += r.iv[k].outside;
+			total.iv[k].moved_bytes += r.iv[k].moved_bytes;
+		}
+		if (r.interval_s > total.interval_s)
+			total.interval_s = r.interval_s;
 	}
 	if (!replayed)
 		return error("no process of the trace can be replayed with its own configuration");
@@ -311,8 +349,8 @@ static int replay_own(const struct sim_opts *o, const struct tl_trace *t)
 		return 0;
 	}
 	print_header(o);
-	print_result(o, t->nprocs ? t->procs[0].p.policy ? t->procs[0].p.policy : "?" : "?", &total, now_s() - t0,
-		     trace_seconds(t));
+	print_result(o, t->nprocs ? t->procs[0].p.policy ? t->procs[0].p.policy : "?" : "?", &total,
+		     &(struct tl_model_place){ o->unmanaged_share, false }, now_s() - t0);
 	return 0;
 }
 
@@ -342,6 +380,8 @@ static int replay_config(const struct sim_opts *o, const struct tl_trace *t, con
 	struct tl_error err = { { 0 } };
 	struct tl_sim_setup s;
 	struct tl_sim_result r;
+	/* all-fast binds the program's unmanaged memory fast as well; everything else leaves it slow */
+	struct tl_model_pacer pacer = { &o->tm, { o->unmanaged_share, binds_all && !strcmp(policy, "all-fast") } };
 	char why[1024] = "", label[256];
 	double t0;
 	int rc;
@@ -377,6 +417,16 @@ static int replay_config(const struct sim_opts *o, const struct tl_trace *t, con
 		/* a sample in a chunk still moving at the model's migration speed is a miss */
 		s.c.move_gbs = o->tm.migration_gbs;
 		s.c.move_cost_us = o->tm.migration_cost_us;
+		/* ... in model time: a move takes longer in recorded time where the model runs faster */
+		s.c.pace = tl_tier_model_pace;
+		s.c.pace_ctx = &pacer;
+	}
+	if (s.c.rate_hz > 0 && o->delivered_hz > 0 && s.c.rate_hz >= o->delivered_hz &&
+	    o->short_warned != s.c.rate_hz) {
+		/* once per rate: every configuration at that rate replays the recording whole */
+		warning("rate %.0f Hz: the recording delivered %.0f samples/s; every recorded sample replayed, not "
+			"thinned to %.0f Hz", s.c.rate_hz, o->delivered_hz, s.c.rate_hz);
+		((struct sim_opts *)o)->short_warned = s.c.rate_hz;
 	}
 	if (t->nprocs && t->procs[0].p.known && s.c.threshold < t->procs[0].p.threshold && !binds_all)
 		warning("%s: threshold %llu is below the recording's (%llu): allocations in between were not recorded",
@@ -386,7 +436,7 @@ static int replay_config(const struct sim_opts *o, const struct tl_trace *t, con
 	if (rc)
 		return error("%s: %s", label, why);
 	t0 = now_s() - t0;
-	print_result(o, label, &r, t0, trace_seconds(t));
+	print_result(o, label, &r, &pacer.place, t0);
 	tl_sim_setup_release(&s);
 	if (st) {
 		char command[1024];
@@ -394,7 +444,7 @@ static int replay_config(const struct sim_opts *o, const struct tl_trace *t, con
 		snprintf(command, sizeof(command), "tierlab simulate %s %s (%s)", o->trace ? "--trace" : "",
 			 o->source ? o->source : "-", label);
 		if (tl_sim_store_run(st, exp_id, session, c, o->source ? o->source : "-", command, &r,
-				     o->have_model ? &o->tm : NULL, trace_seconds(t), t0))
+				     o->have_model ? &o->tm : NULL, &pacer.place, trace_seconds(t), t0))
 			return -1;
 	}
 	return 0;
@@ -507,8 +557,54 @@ static int advise(const struct sim_opts *o, const struct tl_trace *t)
 
 /* ---- recording and export ---- */
 
+/*
+ * What the recording just made is (recording.h): its delivered rate and
+ * the machine's last-level cache stored as facts of the run
+ * (recording.delivered_hz, recording.llc_bytes, recording.managed_bytes),
+ * and a warning when its managed memory fits in that cache or its sampler
+ * delivered short. Nothing here fails the recording.
+ */
+static void describe_recording(const struct sim_opts *o)
+{
+	struct tl_store *st = NULL;
+	struct tl_run_row r = { 0 };
+	struct tl_trace t = { 0 };
+	struct tl_recording_facts f;
+	char why[1024] = "", v[64];
+	int64_t eid;
+
+	if (tl_store_open(o->db, &st) || tl_store_get_run_or_latest(st, "latest", true, &r) || !r.out_dir ||
+	    tl_trace_load_dir(&t, r.out_dir, why, sizeof(why)))
+		goto out;
+	tl_recording_facts(&t, tl_llc_bytes(NULL), &f);
+	if (f.fits_llc)
+		warning("the recording's managed footprint (%.1f MiB) fits in the last-level cache (%.1f MiB): its "
+			"accesses are served by the cache, not by a memory tier; record a larger size",
+			(double)f.managed_bytes / 1048576.0, (double)f.llc_bytes / 1048576.0);
+	if (f.short_rate)
+		warning("the sampler delivered %.0f samples/s of the %.0f Hz asked (%.0f%%): replays at rates above "
+			"%.0f Hz are not thinned",
+			f.delivered_hz, f.asked_hz, 100 * f.delivered_hz / f.asked_hz, f.delivered_hz);
+	if (tl_store_run_experiment(st, r.id, &eid))
+		goto out;
+	snprintf(v, sizeof(v), "%.1f", f.delivered_hz);
+	if (tl_store_set_env(st, eid, r.id, "recording.delivered_hz", v))
+		goto out;
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)f.llc_bytes);
+	if (tl_store_set_env(st, eid, r.id, "recording.llc_bytes", v))
+		goto out;
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)f.managed_bytes);
+	tl_store_set_env(st, eid, r.id, "recording.managed_bytes", v);
+out:
+	tl_trace_release(&t);
+	tl_run_row_release(&r);
+	if (st)
+		tl_store_close(st);
+}
+
 static int record(const struct sim_opts *o)
 {
+	int rc;
 	struct run_options ro = { .command = "simulate --record", .db = o->db, .command_line = o->command_line };
 	const char *lists[TL_AXIS__COUNT] = { 0 };
 
@@ -516,13 +612,16 @@ static int record(const struct sim_opts *o)
 	lists[TL_AXIS_LOG] = "log";
 	lists[TL_AXIS_RATE] = o->lists[TL_AXIS_RATE] ? o->lists[TL_AXIS_RATE] : "1kHz";
 	lists[TL_AXIS_SAMPLER] = o->lists[TL_AXIS_SAMPLER];
-	return run_spec(o->record, &ro, lists);
+	rc = run_spec(o->record, &ro, lists);
+	if (!rc)
+		describe_recording(o);
+	return rc;
 }
 
 static int export(const struct sim_opts *o)
 {
 	char why[1024] = "";
-	char *dir = run_dir(o->db, o->export, NULL, NULL);
+	char *dir = run_dir(o->db, o->export, NULL, NULL, NULL);
 	FILE *out;
 	int rc;
 
@@ -584,7 +683,7 @@ static int import(const struct sim_opts *o)
 
 int cmd_simulate(int argc, const char **argv)
 {
-	struct sim_opts o = { .format = "text", .memory_fraction = -1 };
+	struct sim_opts o = { .format = "text" };
 	static const char *const usage[] = {
 		"tierlab simulate [<options>] (<run> | --trace <file>) [<spec.yaml>] [--<axis> <v1,v2,...>]...",
 		"tierlab simulate --record <spec.yaml> [--rate <rate>]",
@@ -601,7 +700,7 @@ int cmd_simulate(int argc, const char **argv)
 		OPT_STRING(0, "import", &o.import, "file", "store a trace file as a recorded run, to replay by its key"),
 		OPT_BOOL(0, "advise", &o.advise, "print the static placement that keeps the most samples in --budget"),
 		OPT_STRING(0, "model", &o.model, "file", "tier model (experiments/machines/*.yaml, a probe's JSON, or profile:NAME): add the estimate"),
-		OPT_DOUBLE(0, "memory-fraction", &o.memory_fraction, "m", "the model's share of time waiting on memory"),
+		OPT_STRING(0, "unmanaged", &o.unmanaged, "size", "the program's memory outside managed allocations (default: the recording's measured footprint)"),
 		OPT_BOOL(0, "verify", &o.verify, "replay the run's own configuration and compare with what it did"),
 		OPT_BOOL(0, "events", &o.events, "print the replay's samples and migrations (own configuration)"),
 		OPT_STRING(0, "format", &o.format, "text|csv", "output format"),
@@ -643,14 +742,22 @@ int cmd_simulate(int argc, const char **argv)
 	if (o.model) {
 		if (load_model(&o))
 			return 2;
-		if (o.memory_fraction >= 0)
-			o.tm.memory_fraction = o.memory_fraction > 1 ? 1 : o.memory_fraction;
+		if (!o.tm.calibrated)
+			fprintf(stderr, "note: model '%s' is not calibrated: the workload is taken as memory-bound and "
+					"bandwidth-bound (fit it with tierlab simulate --calibrate)\n",
+				o.tm.name ? o.tm.name : o.model);
 	}
-	if (load_trace(&o, o.trace ? NULL : argv[0], &t)) {
+	if (load_trace(&o, o.trace ? NULL : argv[0], &t) || (o.have_model && unmanaged_share(&o, &t))) {
 		rc = 2;
 		goto out;
 	}
 	o.nsamples = tl_trace_samples(&t);
+	for (size_t i = 0; i < t.nprocs; i++) {
+		double d = tl_trace_delivered_hz(&t.procs[i]);
+
+		if (d > 0 && (o.delivered_hz == 0 || d < o.delivered_hz))
+			o.delivered_hz = d;
+	}
 	if (o.advise)
 		rc = advise(&o, &t) ? 2 : 0;
 	else if (argc == (o.trace ? 1 : 2))
