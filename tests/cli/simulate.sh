@@ -51,6 +51,9 @@ key=$(q "select run_key from runs")
 [ "$(q "select policy || ' ' || rate || ' ' || log || ' ' || simulated from runs")" = "static:0 1000Hz log 0" ] ||
 	fail "the recording is not static:0 at 1000Hz in log mode: $(q 'select policy, rate, log, simulated from runs')"
 
+# the recording says what it is: its delivered rate, the cache and its managed footprint as facts of the run
+[ "$(q "select count(*) from environment where key in ('recording.delivered_hz', 'recording.managed_bytes') and value + 0 > 0")" = 2 ] ||
+	fail "the recording's delivered rate or managed footprint is not stored: $(q "select key, value from environment where key like 'recording.%'")"
 expect_exit 0 "$TIERLAB" simulate "$key" --verify
 expect_contains "$out" "replay matches the run"
 
