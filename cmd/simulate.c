@@ -25,6 +25,7 @@
 #include "run/launch.h"
 #include "run/session.h"
 #include "simulate/advise.h"
+#include "simulate/calibrate.h"
 #include "simulate/model.h"
 #include "simulate/recording.h"
 #include "simulate/setup.h"
@@ -47,7 +48,7 @@ struct sim_opts {
 	long maxrss_kb;			/* the recorded run's, 0 unknown */
 	double delivered_hz;		/* the recording's lowest delivered rate (recording.h) */
 	double short_warned;		/* the last rate warned about as not thinned */
-	int events, verify, no_store;
+	int events, verify, no_store, calibrate;
 	char *source;			/* what the trace is: the run's key, or the trace file's path */
 	int64_t source_id;		/* the run's id, 0 for a trace file */
 	size_t nsamples;		/* in the trace: what a replay walks */
@@ -370,23 +371,28 @@ static char *dir_of(const char *path)
 	return copy;
 }
 
-static int replay_config(const struct sim_opts *o, const struct tl_trace *t, const struct tl_plan *plan,
-			 const struct tl_config *c, const char *spec_dir, struct tl_store *st, int64_t exp_id,
-			 int64_t session)
+/*
+ * Replays configuration c of the plan into *r: the variables `tierlab
+ * run` would give it, read by the runtime's parser, with the model's
+ * migration speed and pace when there is a model. *pl: where its
+ * unmanaged memory is. The replay's CPU seconds into *secs.
+ */
+static int config_replay(const struct sim_opts *o, const struct tl_trace *t, const struct tl_plan *plan,
+			 const struct tl_config *c, const char *spec_dir, const char *label, struct tl_sim_result *r,
+			 struct tl_model_place *pl, double *secs)
 {
 	const char *policy = c->values[TL_AXIS_POLICY];
 	bool binds_all = policy && !tl_policy_uses_runtime(policy);
 	struct tl_launch re = { 0 };
 	struct tl_error err = { { 0 } };
 	struct tl_sim_setup s;
-	struct tl_sim_result r;
 	/* all-fast binds the program's unmanaged memory fast as well; everything else leaves it slow */
 	struct tl_model_pacer pacer = { &o->tm, { o->unmanaged_share, binds_all && !strcmp(policy, "all-fast") } };
-	char why[1024] = "", label[256];
+	char why[1024] = "";
 	double t0;
 	int rc;
 
-	tl_config_describe(plan, c, label, sizeof(label));
+	*pl = pacer.place;
 	if (binds_all) {
 		/*
 		 * all-fast and all-slow run without the runtime: their built-ins,
@@ -432,19 +438,32 @@ static int replay_config(const struct sim_opts *o, const struct tl_trace *t, con
 		warning("%s: threshold %llu is below the recording's (%llu): allocations in between were not recorded",
 			label, (unsigned long long)s.c.threshold, (unsigned long long)t->procs[0].p.threshold);
 	t0 = now_s();
-	rc = tl_sim_replay(t, &s.c, NULL, &r, why, sizeof(why));
-	if (rc)
-		return error("%s: %s", label, why);
-	t0 = now_s() - t0;
-	print_result(o, label, &r, &pacer.place, t0);
+	rc = tl_sim_replay(t, &s.c, NULL, r, why, sizeof(why));
+	*secs = now_s() - t0;
 	tl_sim_setup_release(&s);
+	return rc ? error("%s: %s", label, why) : 0;
+}
+
+static int replay_config(const struct sim_opts *o, const struct tl_trace *t, const struct tl_plan *plan,
+			 const struct tl_config *c, const char *spec_dir, struct tl_store *st, int64_t exp_id,
+			 int64_t session)
+{
+	struct tl_sim_result r;
+	struct tl_model_place pl;
+	char label[256];
+	double secs = 0;
+
+	tl_config_describe(plan, c, label, sizeof(label));
+	if (config_replay(o, t, plan, c, spec_dir, label, &r, &pl, &secs))
+		return -1;
+	print_result(o, label, &r, &pl, secs);
 	if (st) {
 		char command[1024];
 
 		snprintf(command, sizeof(command), "tierlab simulate %s %s (%s)", o->trace ? "--trace" : "",
 			 o->source ? o->source : "-", label);
 		if (tl_sim_store_run(st, exp_id, session, c, o->source ? o->source : "-", command, &r,
-				     o->have_model ? &o->tm : NULL, &pacer.place, trace_seconds(t), t0))
+				     o->have_model ? &o->tm : NULL, &pl, trace_seconds(t), secs))
 			return -1;
 	}
 	return 0;
@@ -498,6 +517,170 @@ static int replay_spec(const struct sim_opts *o, const struct tl_trace *t, const
 	if (!rc && st)
 		fprintf(stderr, "%s: %zu simulated configurations stored in %s\n", spec.name, plan.nconfigs, o->db);
 out:
+	if (st)
+		tl_store_close(st);
+	tl_plan_release(&plan);
+	tl_spec_release(&spec);
+	free(spec_dir);
+	return rc;
+}
+
+/* ---- --calibrate: the model's workload parameters from live runs ---- */
+
+/* The mean figure of merit of c's measured runs in rows (0 runs: *n = 0). */
+static double measured_fom(const struct tl_run_row *rows, size_t nrows, const struct tl_config *c, int *n,
+			   bool *higher)
+{
+	double sum = 0;
+
+	*n = 0;
+	for (size_t i = 0; i < nrows; i++) {
+		const struct tl_run_row *w = &rows[i];
+
+		if (w->simulated || w->status != TL_STATUS_OK || !w->has_fom || !(w->fom > 0) || !w->config_key ||
+		    strcmp(w->config_key, c->key))
+			continue;
+		sum += w->fom;
+		*higher = w->higher_is_better;
+		(*n)++;
+	}
+	return *n ? sum / *n : 0;
+}
+
+/* Configurations with no migration: the placements a user runs live to calibrate (all-fast, all-slow, static). */
+static bool calibrating_policy(const char *policy)
+{
+	return policy && (!strcmp(policy, "all-fast") || !strcmp(policy, "all-slow") || !strncmp(policy, "static", 6));
+}
+
+static int calibrate(struct sim_opts *o, const struct tl_trace *t, const char *spec_path)
+{
+	struct tl_spec spec = { 0 };
+	struct tl_plan plan = { 0 };
+	struct tl_error err = { { 0 } };
+	struct tl_store *st = NULL;
+	struct tl_run_row *rows = NULL;
+	size_t nrows = 0, n = 0, fast = (size_t)-1;
+	char *spec_dir = dir_of(spec_path), why[1024] = "", src[2048], name[512];
+	struct tl_sim_result *rs = NULL;
+	struct tl_calib_point *pts = NULL;
+	double *fom = NULL;
+	char **labels = NULL;
+	int *nruns = NULL, rc = -1;
+	bool higher = true;
+	struct tl_calib_fit fit;
+	FILE *out;
+
+	if (!o->output)
+		return error("--calibrate needs -o <file>: where the fitted model is written");
+	if (!spec_dir || tl_spec_load(spec_path, tl_path_workloads(), &spec, &err)) {
+		error("%s", spec_dir ? err.msg : "out of memory");
+		goto out;
+	}
+	for (int a = 0; a < TL_AXIS__COUNT; a++)
+		if (o->lists[a] && tl_spec_set_axis(&spec, a, o->lists[a], &err)) {
+			error("%s", err.msg);
+			goto out;
+		}
+	if (tl_plan_build(&spec, &plan, &err)) {
+		error("%s", err.msg);
+		goto out;
+	}
+	if (tl_store_open_existing(o->db, &st) || tl_store_query_runs(st, spec.name, &rows, &nrows))
+		goto out;
+	rs = calloc(plan.nconfigs + 1, sizeof(*rs));
+	pts = calloc(plan.nconfigs + 1, sizeof(*pts));
+	fom = calloc(plan.nconfigs + 1, sizeof(*fom));
+	labels = calloc(plan.nconfigs + 1, sizeof(*labels));
+	nruns = calloc(plan.nconfigs + 1, sizeof(*nruns));
+	if (!rs || !pts || !fom || !labels || !nruns) {
+		error("out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < plan.nconfigs; i++) {
+		const struct tl_config *c = &plan.configs[i];
+		char label[256];
+		double secs;
+
+		tl_config_describe(&plan, c, label, sizeof(label));
+		if (!calibrating_policy(c->values[TL_AXIS_POLICY])) {
+			fprintf(stderr, "note: %s: not a placement without migration (all-fast, all-slow, static): not "
+					"used to calibrate\n", label);
+			continue;
+		}
+		fom[n] = measured_fom(rows, nrows, c, &nruns[n], &higher);
+		if (!nruns[n]) {
+			fprintf(stderr, "note: %s: no measured run in experiment '%s': not used\n", label, spec.name);
+			continue;
+		}
+		if (config_replay(o, t, &plan, c, spec_dir, label, &rs[n], &pts[n].place, &secs))
+			goto out;
+		if (!(labels[n] = strdup(label))) {
+			error("out of memory");
+			goto out;
+		}
+		pts[n].label = labels[n];
+		pts[n].r = &rs[n];
+		if (!strcmp(c->values[TL_AXIS_POLICY], "all-fast"))
+			fast = n;
+		n++;
+	}
+	if (fast == (size_t)-1) {
+		error("--calibrate: no measured all-fast run of experiment '%s' (the baseline of every figure; run the "
+		      "spec with policy all-fast)", spec.name);
+		goto out;
+	}
+	if (n < 3) {
+		error("--calibrate: %zu measured configurations of experiment '%s'; it needs all-fast and at least two "
+		      "more (all-slow, static fractions)", n, spec.name);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		pts[i].measured = higher ? fom[i] / fom[fast] : fom[fast] / fom[i];
+	if (tl_calibrate(&o->tm, pts, n, &fit)) {
+		error("--calibrate: the measurements cannot be fitted");
+		goto out;
+	}
+	printf("%-48s %5s %10s %10s %9s\n", "configuration", "runs", "measured", "model", "residual");
+	for (size_t i = 0; i < n; i++) {
+		double e = tl_tier_model_estimate(&o->tm, pts[i].r, &pts[i].place);
+
+		printf("%-48.48s %5d %9.2f%% %9.2f%% %+8.2f\n", pts[i].label, nruns[i], 100 * pts[i].measured, 100 * e,
+		       100 * (e - pts[i].measured));
+	}
+	printf("fit: compute %.4g ns/byte, overlap %.3f, mlp %s%.4g; residual rms %.2f points, largest %.2f; "
+	       "held out (each configuration predicted by a fit without it): within %.2f points\n",
+	       o->tm.compute_ns_per_byte, o->tm.overlap, o->tm.mlp > 0 ? "" : "unlimited ", o->tm.mlp,
+	       100 * fit.rms, 100 * fit.max_abs, 100 * fit.held_out);
+	snprintf(src, sizeof(src),
+		 "tierlab simulate --calibrate: recording %s replayed in %zu configurations of experiment %s, "
+		 "their measured runs' figures of merit relative to all-fast",
+		 o->source ? o->source : "-", n, spec.name);
+	snprintf(name, sizeof(name), "%s+%s", o->tm.name ? o->tm.name : "model", spec.name);
+	free(o->tm.workload_source);
+	free(o->tm.name);
+	o->tm.workload_source = strdup(src);
+	o->tm.name = strdup(name);
+	if (!(out = fopen(o->output, "w"))) {
+		error("'%s': %s", o->output, strerror(errno));
+		goto out;
+	}
+	rc = tl_tier_model_save(&o->tm, out, why, sizeof(why));
+	if (fclose(out) && !rc)
+		rc = -errno;
+	if (rc)
+		error("'%s': %s", o->output, why[0] ? why : strerror(-rc));
+	else
+		fprintf(stderr, "fitted model written to %s\n", o->output);
+out:
+	for (size_t i = 0; labels && i < plan.nconfigs; i++)
+		free(labels[i]);
+	free(labels);
+	free(nruns);
+	free(fom);
+	free(pts);
+	free(rs);
+	tl_run_rows_free(rows, nrows);
 	if (st)
 		tl_store_close(st);
 	tl_plan_release(&plan);
@@ -690,17 +873,19 @@ int cmd_simulate(int argc, const char **argv)
 		"tierlab simulate --export <run> [-o <file>]",
 		"tierlab simulate --import <file>",
 		"tierlab simulate --advise (<run> | --trace <file>) --budget <budget>",
+		"tierlab simulate --calibrate (<run> | --trace <file>) <spec.yaml> --model <model> -o <file>",
 		NULL
 	};
 	const struct option common[] = {
 		OPT_STRING(0, "trace", &o.trace, "file", "replay a trace file (from --export), a tiermem log, or a directory of them, instead of a run"),
 		OPT_STRING(0, "record", &o.record, "spec", "run the spec once recording accesses (static:0, log mode, 1kHz)"),
 		OPT_STRING(0, "export", &o.export, "run", "write the run's logs as one trace file"),
-		OPT_STRING('o', "output", &o.output, "file", "where --export writes (default: stdout)"),
+		OPT_STRING('o', "output", &o.output, "file", "where --export writes (default: stdout), or --calibrate its fitted model"),
 		OPT_STRING(0, "import", &o.import, "file", "store a trace file as a recorded run, to replay by its key"),
 		OPT_BOOL(0, "advise", &o.advise, "print the static placement that keeps the most samples in --budget"),
 		OPT_STRING(0, "model", &o.model, "file", "tier model (experiments/machines/*.yaml, a probe's JSON, or profile:NAME): add the estimate"),
 		OPT_STRING(0, "unmanaged", &o.unmanaged, "size", "the program's memory outside managed allocations (default: the recording's measured footprint)"),
+		OPT_BOOL(0, "calibrate", &o.calibrate, "fit the model's workload parameters to the spec's measured all-fast, all-slow and static runs; -o: the fitted model"),
 		OPT_BOOL(0, "verify", &o.verify, "replay the run's own configuration and compare with what it did"),
 		OPT_BOOL(0, "events", &o.events, "print the replay's samples and migrations (own configuration)"),
 		OPT_STRING(0, "format", &o.format, "text|csv", "output format"),
@@ -758,7 +943,13 @@ int cmd_simulate(int argc, const char **argv)
 		if (d > 0 && (o.delivered_hz == 0 || d < o.delivered_hz))
 			o.delivered_hz = d;
 	}
-	if (o.advise)
+	if (o.calibrate) {
+		if (argc != (o.trace ? 1 : 2) || !o.have_model) {
+			error("--calibrate needs a recording, a spec and --model");
+			rc = 2;
+		} else
+			rc = calibrate(&o, &t, argv[o.trace ? 0 : 1]) ? 2 : 0;
+	} else if (o.advise)
 		rc = advise(&o, &t) ? 2 : 0;
 	else if (argc == (o.trace ? 1 : 2))
 		rc = replay_spec(&o, &t, argv[o.trace ? 0 : 1]) ? 2 : 0;

@@ -215,6 +215,8 @@ int tl_calibrate(struct tl_tier_model *m, const struct tl_calib_point *pts, size
 		if (e > fit->max_abs)
 			fit->max_abs = e;
 	}
+	m->residual_rms = fit->rms;
+	m->held_out = fit->held_out;
 	m->calibrated = true;
 	return 0;
 }

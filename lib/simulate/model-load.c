@@ -45,6 +45,8 @@ static int tier(struct tl_yaml *y, yaml_node_t *tiers, const char *key, struct t
 		return -EINVAL;
 	if ((name = tl_yaml_get(y, n, "name", NULL)) && tl_yaml_string(y, name, f, &t->name))
 		return -EINVAL;
+	if ((name = tl_yaml_get(y, n, "source", NULL)) && tl_yaml_string(y, name, f, &t->source))
+		return -EINVAL;
 	return number(y, n, f, "latency_ns", 1e-3, 1e9, &t->latency_ns) ?:
 	       number(y, n, f, "bandwidth_gbs", 1e-6, 1e9, &t->bandwidth_gbs);
 }
@@ -56,7 +58,7 @@ static int tier(struct tl_yaml *y, yaml_node_t *tiers, const char *key, struct t
 static int workload(struct tl_yaml *y, yaml_node_t *root, struct tl_tier_model *m)
 {
 	static const char *const keys[] = { "compute_ns_per_byte", "overlap", "mlp", "source", "residual_rms",
-					    "runs", NULL };
+					    "held_out", NULL };
 	yaml_node_t *n = tl_yaml_get(y, root, "workload", NULL), *src;
 
 	m->overlap = 1;
@@ -67,6 +69,11 @@ static int workload(struct tl_yaml *y, yaml_node_t *root, struct tl_tier_model *
 	    number(y, n, "workload", "overlap", 0, 1, &m->overlap) || number(y, n, "workload", "mlp", 0, 1e12, &m->mlp))
 		return -EINVAL;
 	if ((src = tl_yaml_get(y, n, "source", NULL)) && tl_yaml_string(y, src, "workload.source", &m->workload_source))
+		return -EINVAL;
+	if (tl_yaml_get(y, n, "residual_rms", NULL) &&
+	    number(y, n, "workload", "residual_rms", 0, 1e9, &m->residual_rms))
+		return -EINVAL;
+	if (tl_yaml_get(y, n, "held_out", NULL) && number(y, n, "workload", "held_out", 0, 1e9, &m->held_out))
 		return -EINVAL;
 	m->calibrated = true;
 	return 0;
@@ -98,6 +105,8 @@ static int parse(struct tl_yaml *y, struct tl_tier_model *m)
 	if (tl_yaml_expect_map(y, n, "migration", "a map") || tl_yaml_check_keys(y, n, "migration", mig_keys) ||
 	    number(y, n, "migration", "bandwidth_gbs", 1e-6, 1e9, &m->migration_gbs) ||
 	    number(y, n, "migration", "cost_us", 0, 1e9, &m->migration_cost_us))
+		return -EINVAL;
+	if ((n = tl_yaml_get(y, n, "source", NULL)) && tl_yaml_string(y, n, "migration.source", &m->migration_source))
 		return -EINVAL;
 	return workload(y, root, m);
 }
@@ -171,6 +180,7 @@ int tl_tier_model_from_probe(const char *origin, const char *json, struct tl_tie
 {
 	struct tl_yaml y = { 0 };
 	yaml_node_t *root, *rec, *nodes, *fast, *slow, *mig;
+	bool measured = false;
 	char name[256];
 	int rc;
 
@@ -205,12 +215,19 @@ int tl_tier_model_from_probe(const char *origin, const char *json, struct tl_tie
 	if ((mig = tl_yaml_get(&y, root, "migration", NULL)) && mig->type == YAML_MAPPING_NODE) {
 		yaml_node_t *g = tl_yaml_get(&y, mig, "move_gbs", NULL), *c = tl_yaml_get(&y, mig, "move_cost_us", NULL);
 
-		if (g && !tl_yaml_is_null(g) && tl_yaml_text(g) && strtod(tl_yaml_text(g), NULL) > 0)
+		if (g && !tl_yaml_is_null(g) && tl_yaml_text(g) && strtod(tl_yaml_text(g), NULL) > 0) {
 			m->migration_gbs = strtod(tl_yaml_text(g), NULL);
+			measured = true;
+		}
 		if (c && !tl_yaml_is_null(c) && tl_yaml_text(c) && strtod(tl_yaml_text(c), NULL) >= 0)
 			m->migration_cost_us = strtod(tl_yaml_text(c), NULL);
 	}
-	rc = m->name ? 0 : -ENOMEM;
+	snprintf(name, sizeof(name), "tierlab probe (%s)", origin);
+	m->fast.source = strdup(name);
+	m->slow.source = strdup(name);
+	m->migration_source = strdup(measured ? name : "assumed");
+	if (!m->name || !m->fast.source || !m->slow.source || !m->migration_source)
+		rc = -ENOMEM;
 out:
 	tl_yaml_release(&y);
 	if (rc)
@@ -225,5 +242,8 @@ void tl_tier_model_release(struct tl_tier_model *m)
 	free(m->fast.name);
 	free(m->slow.name);
 	free(m->workload_source);
+	free(m->fast.source);
+	free(m->slow.source);
+	free(m->migration_source);
 	memset(m, 0, sizeof(*m));
 }

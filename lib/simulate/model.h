@@ -32,6 +32,7 @@
 #define TL_SIMULATE_MODEL_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "simulate/replay.h"
 #include "util/error.h"
@@ -44,6 +45,7 @@
 struct tl_tier_model_tier {
 	char *name;
 	double latency_ns, bandwidth_gbs;
+	char *source;			/* where the figures came from ("assumed"); may be NULL */
 };
 
 struct tl_tier_model {
@@ -51,12 +53,15 @@ struct tl_tier_model {
 	struct tl_tier_model_tier fast, slow;
 	double migration_gbs;		/* bytes moved per second by migration, GB/s */
 	double migration_cost_us;	/* fixed cost of one migration (delays its completion) */
+	char *migration_source;		/* may be NULL */
 	/* the workload's free parameters (see above); calibrated false: the defaults */
 	double compute_ns_per_byte;	/* kappa */
 	double overlap;			/* in [0, 1]: 1, compute hides under memory time */
 	double mlp;			/* outstanding lines; 0: unlimited (no latency bound) */
 	bool calibrated;
 	char *workload_source;		/* where the fitted figures came from; NULL uncalibrated */
+	double residual_rms;		/* of the fit, and its largest leave-one-out error (calibrated only) */
+	double held_out;
 };
 
 /* How one configuration's memory is laid out, beyond what the replay counted. */
@@ -83,6 +88,13 @@ int tl_tier_model_load(const char *path, struct tl_tier_model *m, struct tl_erro
  */
 int tl_tier_model_from_probe(const char *origin, const char *json, struct tl_tier_model *m, struct tl_error *err);
 void tl_tier_model_release(struct tl_tier_model *m);
+
+/*
+ * Writes m as a model file (the format tl_tier_model_load reads, with
+ * libyaml's emitter), with its workload section when calibrated. 0, or
+ * -EIO with why.
+ */
+int tl_tier_model_save(const struct tl_tier_model *m, FILE *out, char *why, size_t whylen);
 
 /* The seconds one interval takes (t_i above). */
 double tl_tier_model_time(const struct tl_tier_model *m, const struct tl_model_traffic *x);
