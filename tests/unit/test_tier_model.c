@@ -13,7 +13,9 @@
  *   - the pace of an interval (model seconds per recorded second);
  *   - a replay whose chunk's move completes in model time: a model whose
  *     configuration runs faster than the recording stretches the move in
- *     recorded time, so a later sample still finds the chunk on its old tier.
+ *     recorded time, so a later sample still finds the chunk on its old tier;
+ *   - a probe profile's measured move throughput as the model's migration
+ *     figures; the probe's move measurement itself runs.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -24,7 +26,10 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <errno.h>
+
 #include "policies/policies.h"
+#include "probe/probe.h"
 #include "simulate/model.h"
 #include "simulate/replay.h"
 #include "simulate/trace.h"
@@ -201,6 +206,38 @@ static void test_move_in_model_time(void **state)
 	tl_trace_release(&t);
 }
 
+/* A probe profile's measured move throughput becomes the model's migration figures, said to be the probe's. */
+static void test_probe_migration(void **state)
+{
+	static const char json[] =
+		"{\"nodes\": [{\"id\": 0, \"latency_ns\": 100.0, \"read_gbs\": 60.0},"
+		" {\"id\": 1, \"latency_ns\": 120.0, \"read_gbs\": 180.0}],"
+		" \"recommendation\": {\"fast\": \"1\", \"slow\": \"0\"},"
+		" \"migration\": {\"from\": 0, \"to\": 1, \"move_gbs\": 2.75, \"move_cost_us\": 31.5, \"skipped\": null}}";
+	struct tl_tier_model m;
+	struct tl_error err = { { 0 } };
+	(void)state;
+
+	assert_int_equal(tl_tier_model_from_probe("p.json", json, &m, &err), 0);
+	assert_float_equal(m.migration_gbs, 2.75, 1e-12);
+	assert_float_equal(m.migration_cost_us, 31.5, 1e-12);
+	assert_non_null(strstr(m.migration_source, "tierlab probe"));
+	assert_float_equal(m.fast.bandwidth_gbs, 180, 1e-12);
+	assert_false(m.calibrated);
+	tl_tier_model_release(&m);
+}
+
+/* The probe's own move measurement runs (here between a node and itself: the calls, not a tier's speed). */
+static void test_probe_move(void **state)
+{
+	double gbs = 0, cost = -1;
+	(void)state;
+
+	assert_int_equal(tl_probe_move(0, 0, 8ull << 20, &gbs, &cost), 0);
+	assert_true(gbs > 0 && cost >= 0);
+	assert_int_equal(tl_probe_move(-1, 0, 8ull << 20, &gbs, &cost), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -210,6 +247,8 @@ int main(void)
 		cmocka_unit_test(test_migration_and_unmanaged),
 		cmocka_unit_test(test_pace),
 		cmocka_unit_test(test_move_in_model_time),
+		cmocka_unit_test(test_probe_migration),
+		cmocka_unit_test(test_probe_move),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
