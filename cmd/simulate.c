@@ -377,7 +377,7 @@ static char *dir_of(const char *path)
  * migration speed and pace when there is a model. *pl: where its
  * unmanaged memory is. The replay's CPU seconds into *secs.
  */
-static int config_replay(const struct sim_opts *o, const struct tl_trace *t, const struct tl_plan *plan,
+static int config_replay(struct sim_opts *o, const struct tl_trace *t, const struct tl_plan *plan,
 			 const struct tl_config *c, const char *spec_dir, const char *label, struct tl_sim_result *r,
 			 struct tl_model_place *pl, double *secs)
 {
@@ -432,7 +432,7 @@ static int config_replay(const struct sim_opts *o, const struct tl_trace *t, con
 		/* once per rate: every configuration at that rate replays the recording whole */
 		warning("rate %.0f Hz: the recording delivered %.0f samples/s; every recorded sample replayed, not "
 			"thinned to %.0f Hz", s.c.rate_hz, o->delivered_hz, s.c.rate_hz);
-		((struct sim_opts *)o)->short_warned = s.c.rate_hz;
+		o->short_warned = s.c.rate_hz;
 	}
 	if (t->nprocs && t->procs[0].p.known && s.c.threshold < t->procs[0].p.threshold && !binds_all)
 		warning("%s: threshold %llu is below the recording's (%llu): allocations in between were not recorded",
@@ -444,7 +444,7 @@ static int config_replay(const struct sim_opts *o, const struct tl_trace *t, con
 	return rc ? error("%s: %s", label, why) : 0;
 }
 
-static int replay_config(const struct sim_opts *o, const struct tl_trace *t, const struct tl_plan *plan,
+static int replay_config(struct sim_opts *o, const struct tl_trace *t, const struct tl_plan *plan,
 			 const struct tl_config *c, const char *spec_dir, struct tl_store *st, int64_t exp_id,
 			 int64_t session)
 {
@@ -469,7 +469,7 @@ static int replay_config(const struct sim_opts *o, const struct tl_trace *t, con
 	return 0;
 }
 
-static int replay_spec(const struct sim_opts *o, const struct tl_trace *t, const char *spec_path)
+static int replay_spec(struct sim_opts *o, const struct tl_trace *t, const char *spec_path)
 {
 	struct tl_spec spec = { 0 };
 	struct tl_plan plan = { 0 };
