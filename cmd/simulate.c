@@ -48,6 +48,7 @@ struct sim_opts {
 	long maxrss_kb;			/* the recorded run's, 0 unknown */
 	double delivered_hz;		/* the recording's lowest delivered rate (recording.h) */
 	double short_warned;		/* the last rate warned about as not thinned */
+	int seed;			/* --seed: of the thinned ticks' jitter (0: the default draw) */
 	int events, verify, no_store, calibrate;
 	char *source;			/* what the trace is: the run's key, or the trace file's path */
 	int64_t source_id;		/* the run's id, 0 for a trace file */
@@ -427,6 +428,9 @@ static int config_replay(struct sim_opts *o, const struct tl_trace *t, const str
 		s.c.pace = tl_tier_model_pace;
 		s.c.pace_ctx = &pacer;
 	}
+	/* another draw of the thinned ticks: a live run at that rate is one draw of them */
+	if (o->seed > 0)
+		s.c.seed = (uint64_t)o->seed * 0x9E3779B97F4A7C15ULL;
 	if (s.c.rate_hz > 0 && o->delivered_hz > 0 && s.c.rate_hz >= o->delivered_hz &&
 	    o->short_warned != s.c.rate_hz) {
 		/* once per rate: every configuration at that rate replays the recording whole */
@@ -884,6 +888,7 @@ int cmd_simulate(int argc, const char **argv)
 		OPT_STRING(0, "import", &o.import, "file", "store a trace file as a recorded run, to replay by its key"),
 		OPT_BOOL(0, "advise", &o.advise, "print the static placement that keeps the most samples in --budget"),
 		OPT_STRING(0, "model", &o.model, "file", "tier model (experiments/machines/*.yaml, a probe's JSON, or profile:NAME): add the estimate"),
+		OPT_INTEGER(0, "seed", &o.seed, "n", "another draw of the thinned ticks' times (1, 2, ...; default: the fixed draw)"),
 		OPT_STRING(0, "unmanaged", &o.unmanaged, "size", "the program's memory outside managed allocations (default: the recording's measured footprint)"),
 		OPT_BOOL(0, "calibrate", &o.calibrate, "fit the model's workload parameters to the spec's measured all-fast, all-slow and static runs; -o: the fitted model"),
 		OPT_BOOL(0, "verify", &o.verify, "replay the run's own configuration and compare with what it did"),
