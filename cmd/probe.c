@@ -75,7 +75,7 @@ int cmd_probe(int argc, const char **argv)
 	if (save && tl_store_open(db ? db : tl_path_default_db(), &st))
 		goto out;
 	if (tl_probe_topology(&p) || tl_probe_counters(&p) || tl_probe_measure(&p) ||
-	    tl_probe_recommend(&p))
+	    tl_probe_recommend(&p) || tl_probe_migration(&p))
 		goto out;
 	if (json ? tl_probe_print_json(&p, stdout) : tl_probe_print_text(&p, stdout))
 		goto out;

@@ -25,7 +25,9 @@
 #include "run/launch.h"
 #include "run/session.h"
 #include "simulate/advise.h"
+#include "simulate/calibrate.h"
 #include "simulate/model.h"
+#include "simulate/recording.h"
 #include "simulate/setup.h"
 #include "simulate/sim-store.h"
 #include "spec/spec.h"
@@ -41,8 +43,13 @@
 struct sim_opts {
 	const char *db, *trace, *record, *export, *import, *output, *advise, *model, *format;
 	char *command_line;		/* the invocation, stored with its session */
-	double memory_fraction;
-	int events, verify, no_store;
+	const char *unmanaged;		/* --unmanaged SIZE: instead of the recording's measured footprint */
+	double unmanaged_share;		/* u of the tier model (model.h) */
+	long maxrss_kb;			/* the recorded run's, 0 unknown */
+	double delivered_hz;		/* the recording's lowest delivered rate (recording.h) */
+	double short_warned;		/* the last rate warned about as not thinned */
+	int seed;			/* --seed: of the thinned ticks' jitter (0: the default draw) */
+	int events, verify, no_store, calibrate;
 	char *source;			/* what the trace is: the run's key, or the trace file's path */
 	int64_t source_id;		/* the run's id, 0 for a trace file */
 	size_t nsamples;		/* in the trace: what a replay walks */
@@ -60,7 +67,7 @@ static double now_s(void)
 }
 
 /* The output directory of a stored run; its key into *key when key is not NULL. */
-static char *run_dir(const char *db, const char *which, char **key, int64_t *id)
+static char *run_dir(const char *db, const char *which, char **key, int64_t *id, long *maxrss_kb)
 {
 	struct tl_store *st = NULL;
 	struct tl_run_row r = { 0 };
@@ -75,6 +82,8 @@ static char *run_dir(const char *db, const char *which, char **key, int64_t *id)
 				*key = r.run_key ? strdup(r.run_key) : NULL;
 			if (id)
 				*id = r.id;
+			if (maxrss_kb)
+				*maxrss_kb = r.maxrss_kb;
 		} else
 			error("run '%s' has no output directory", which);
 	}
@@ -98,7 +107,7 @@ static int load_trace(struct sim_opts *o, const char *run, struct tl_trace *t)
 		else
 			rc = tl_trace_load_file(t, o->trace, why, sizeof(why));
 		o->source = realpath(o->trace, NULL);
-	} else if (!(dir = run_dir(o->db, run, &o->source, &o->source_id)))
+	} else if (!(dir = run_dir(o->db, run, &o->source, &o->source_id, &o->maxrss_kb)))
 		return -1;
 	else {
 		rc = tl_trace_load_dir(t, dir, why, sizeof(why));
@@ -151,6 +160,29 @@ static int load_model(struct sim_opts *o)
 	return 0;
 }
 
+/*
+ * u of the tier model: the share of the program's memory outside managed
+ * allocations, taken to be accessed as densely per byte as managed memory
+ * (no sample sees it). From --unmanaged, or the recorded run's peak RSS
+ * less its managed peak; a trace file has no RSS: 0, said so.
+ */
+static int unmanaged_share(struct sim_opts *o, const struct tl_trace *t)
+{
+	uint64_t managed = 0, unmanaged = 0, rss = (uint64_t)(o->maxrss_kb > 0 ? o->maxrss_kb : 0) * 1024;
+
+	for (size_t i = 0; i < t->nprocs; i++)
+		managed += t->procs[i].peak_bytes;
+	if (o->unmanaged) {
+		if (tl_parse_size(o->unmanaged, &unmanaged))
+			return error("--unmanaged: '%s': expected a size (e.g. 64MiB)", o->unmanaged);
+	} else if (rss) {
+		unmanaged = rss > managed ? rss - managed : 0;
+	} else
+		fprintf(stderr, "note: no measured footprint for the trace: unmanaged memory taken as 0 (--unmanaged)\n");
+	o->unmanaged_share = managed + unmanaged ? (double)unmanaged / (double)(managed + unmanaged) : 0;
+	return 0;
+}
+
 /* ---- printing ---- */
 
 static void print_header(const struct sim_opts *o)
@@ -167,7 +199,7 @@ static void print_header(const struct sim_opts *o)
 }
 
 static void print_result(const struct sim_opts *o, const char *label, const struct tl_sim_result *r,
-			 double seconds, double t0_s)
+			 const struct tl_model_place *pl, double seconds)
 {
 	double mean = 0, rate = seconds > 0 ? (double)o->nsamples / seconds : 0;
 
@@ -183,7 +215,7 @@ static void print_result(const struct sim_opts *o, const char *label, const stru
 		for (int i = 0; i < TL_SIM_OCC_POINTS; i++)
 			printf("%s%.0f", i ? ";" : "", r->occupancy[i]);
 		if (o->have_model)
-			printf(",%.4f", tl_tier_model_estimate(&o->tm, r, t0_s));
+			printf(",%.4f", tl_tier_model_estimate(&o->tm, r, pl));
 		printf(",%.0f\n", rate);
 		return;
 	}
@@ -193,7 +225,7 @@ static void print_result(const struct sim_opts *o, const char *label, const stru
 	       (double)r->bytes[TL_SIM_FAST_TO_SLOW] / 1048576.0, (unsigned long long)r->refused,
 	       mean / 1048576.0);
 	if (o->have_model)
-		printf(" %9.1f%%", 100 * tl_tier_model_estimate(&o->tm, r, t0_s));
+		printf(" %9.1f%%", 100 * tl_tier_model_estimate(&o->tm, r, pl));
 	printf(" %12.3g\n", rate);
 }
 
@@ -297,6 +329,14 @@ static int replay_own(const struct sim_opts *o, const struct tl_trace *t)
 		for (int k = 0; k < TL_SIM_OCC_POINTS; k++)
 			total.occupancy[k] += r.occupancy[k];
 		total.fast_peak_bytes += r.fast_peak_bytes;
+		for (int k = 0; k < TL_SIM_INTERVALS; k++) {
+			total.iv[k].fast += r.iv[k].fast;
+			total.iv[k].slow += r.iv[k].slow;
+			total.iv[k].outside += r.iv[k].outside;
+			total.iv[k].moved_bytes += r.iv[k].moved_bytes;
+		}
+		if (r.interval_s > total.interval_s)
+			total.interval_s = r.interval_s;
 	}
 	if (!replayed)
 		return error("no process of the trace can be replayed with its own configuration");
@@ -311,8 +351,8 @@ static int replay_own(const struct sim_opts *o, const struct tl_trace *t)
 		return 0;
 	}
 	print_header(o);
-	print_result(o, t->nprocs ? t->procs[0].p.policy ? t->procs[0].p.policy : "?" : "?", &total, now_s() - t0,
-		     trace_seconds(t));
+	print_result(o, t->nprocs ? t->procs[0].p.policy ? t->procs[0].p.policy : "?" : "?", &total,
+		     &(struct tl_model_place){ o->unmanaged_share, false }, now_s() - t0);
 	return 0;
 }
 
@@ -332,21 +372,28 @@ static char *dir_of(const char *path)
 	return copy;
 }
 
-static int replay_config(const struct sim_opts *o, const struct tl_trace *t, const struct tl_plan *plan,
-			 const struct tl_config *c, const char *spec_dir, struct tl_store *st, int64_t exp_id,
-			 int64_t session)
+/*
+ * Replays configuration c of the plan into *r: the variables `tierlab
+ * run` would give it, read by the runtime's parser, with the model's
+ * migration speed and pace when there is a model. *pl: where its
+ * unmanaged memory is. The replay's CPU seconds into *secs.
+ */
+static int config_replay(struct sim_opts *o, const struct tl_trace *t, const struct tl_plan *plan,
+			 const struct tl_config *c, const char *spec_dir, const char *label, struct tl_sim_result *r,
+			 struct tl_model_place *pl, double *secs)
 {
 	const char *policy = c->values[TL_AXIS_POLICY];
 	bool binds_all = policy && !tl_policy_uses_runtime(policy);
 	struct tl_launch re = { 0 };
 	struct tl_error err = { { 0 } };
 	struct tl_sim_setup s;
-	struct tl_sim_result r;
-	char why[1024] = "", label[256];
+	/* all-fast binds the program's unmanaged memory fast as well; everything else leaves it slow */
+	struct tl_model_pacer pacer = { &o->tm, { o->unmanaged_share, binds_all && !strcmp(policy, "all-fast") } };
+	char why[1024] = "";
 	double t0;
 	int rc;
 
-	tl_config_describe(plan, c, label, sizeof(label));
+	*pl = pacer.place;
 	if (binds_all) {
 		/*
 		 * all-fast and all-slow run without the runtime: their built-ins,
@@ -377,30 +424,56 @@ static int replay_config(const struct sim_opts *o, const struct tl_trace *t, con
 		/* a sample in a chunk still moving at the model's migration speed is a miss */
 		s.c.move_gbs = o->tm.migration_gbs;
 		s.c.move_cost_us = o->tm.migration_cost_us;
+		/* ... in model time: a move takes longer in recorded time where the model runs faster */
+		s.c.pace = tl_tier_model_pace;
+		s.c.pace_ctx = &pacer;
+	}
+	/* another draw of the thinned ticks: a live run at that rate is one draw of them */
+	if (o->seed > 0)
+		s.c.seed = (uint64_t)o->seed * 0x9E3779B97F4A7C15ULL;
+	if (s.c.rate_hz > 0 && o->delivered_hz > 0 && s.c.rate_hz >= o->delivered_hz &&
+	    o->short_warned != s.c.rate_hz) {
+		/* once per rate: every configuration at that rate replays the recording whole */
+		warning("rate %.0f Hz: the recording delivered %.0f samples/s; every recorded sample replayed, not "
+			"thinned to %.0f Hz", s.c.rate_hz, o->delivered_hz, s.c.rate_hz);
+		o->short_warned = s.c.rate_hz;
 	}
 	if (t->nprocs && t->procs[0].p.known && s.c.threshold < t->procs[0].p.threshold && !binds_all)
 		warning("%s: threshold %llu is below the recording's (%llu): allocations in between were not recorded",
 			label, (unsigned long long)s.c.threshold, (unsigned long long)t->procs[0].p.threshold);
 	t0 = now_s();
-	rc = tl_sim_replay(t, &s.c, NULL, &r, why, sizeof(why));
-	if (rc)
-		return error("%s: %s", label, why);
-	t0 = now_s() - t0;
-	print_result(o, label, &r, t0, trace_seconds(t));
+	rc = tl_sim_replay(t, &s.c, NULL, r, why, sizeof(why));
+	*secs = now_s() - t0;
 	tl_sim_setup_release(&s);
+	return rc ? error("%s: %s", label, why) : 0;
+}
+
+static int replay_config(struct sim_opts *o, const struct tl_trace *t, const struct tl_plan *plan,
+			 const struct tl_config *c, const char *spec_dir, struct tl_store *st, int64_t exp_id,
+			 int64_t session)
+{
+	struct tl_sim_result r;
+	struct tl_model_place pl;
+	char label[256];
+	double secs = 0;
+
+	tl_config_describe(plan, c, label, sizeof(label));
+	if (config_replay(o, t, plan, c, spec_dir, label, &r, &pl, &secs))
+		return -1;
+	print_result(o, label, &r, &pl, secs);
 	if (st) {
 		char command[1024];
 
 		snprintf(command, sizeof(command), "tierlab simulate %s %s (%s)", o->trace ? "--trace" : "",
 			 o->source ? o->source : "-", label);
 		if (tl_sim_store_run(st, exp_id, session, c, o->source ? o->source : "-", command, &r,
-				     o->have_model ? &o->tm : NULL, trace_seconds(t), t0))
+				     o->have_model ? &o->tm : NULL, &pl, trace_seconds(t), secs))
 			return -1;
 	}
 	return 0;
 }
 
-static int replay_spec(const struct sim_opts *o, const struct tl_trace *t, const char *spec_path)
+static int replay_spec(struct sim_opts *o, const struct tl_trace *t, const char *spec_path)
 {
 	struct tl_spec spec = { 0 };
 	struct tl_plan plan = { 0 };
@@ -448,6 +521,170 @@ static int replay_spec(const struct sim_opts *o, const struct tl_trace *t, const
 	if (!rc && st)
 		fprintf(stderr, "%s: %zu simulated configurations stored in %s\n", spec.name, plan.nconfigs, o->db);
 out:
+	if (st)
+		tl_store_close(st);
+	tl_plan_release(&plan);
+	tl_spec_release(&spec);
+	free(spec_dir);
+	return rc;
+}
+
+/* ---- --calibrate: the model's workload parameters from live runs ---- */
+
+/* The mean figure of merit of c's measured runs in rows (0 runs: *n = 0). */
+static double measured_fom(const struct tl_run_row *rows, size_t nrows, const struct tl_config *c, int *n,
+			   bool *higher)
+{
+	double sum = 0;
+
+	*n = 0;
+	for (size_t i = 0; i < nrows; i++) {
+		const struct tl_run_row *w = &rows[i];
+
+		if (w->simulated || w->status != TL_STATUS_OK || !w->has_fom || !(w->fom > 0) || !w->config_key ||
+		    strcmp(w->config_key, c->key))
+			continue;
+		sum += w->fom;
+		*higher = w->higher_is_better;
+		(*n)++;
+	}
+	return *n ? sum / *n : 0;
+}
+
+/* Configurations with no migration: the placements a user runs live to calibrate (all-fast, all-slow, static). */
+static bool calibrating_policy(const char *policy)
+{
+	return policy && (!strcmp(policy, "all-fast") || !strcmp(policy, "all-slow") || !strncmp(policy, "static", 6));
+}
+
+static int calibrate(struct sim_opts *o, const struct tl_trace *t, const char *spec_path)
+{
+	struct tl_spec spec = { 0 };
+	struct tl_plan plan = { 0 };
+	struct tl_error err = { { 0 } };
+	struct tl_store *st = NULL;
+	struct tl_run_row *rows = NULL;
+	size_t nrows = 0, n = 0, fast = (size_t)-1;
+	char *spec_dir = dir_of(spec_path), why[1024] = "", src[2048], name[512];
+	struct tl_sim_result *rs = NULL;
+	struct tl_calib_point *pts = NULL;
+	double *fom = NULL;
+	char **labels = NULL;
+	int *nruns = NULL, rc = -1;
+	bool higher = true;
+	struct tl_calib_fit fit;
+	FILE *out;
+
+	if (!o->output)
+		return error("--calibrate needs -o <file>: where the fitted model is written");
+	if (!spec_dir || tl_spec_load(spec_path, tl_path_workloads(), &spec, &err)) {
+		error("%s", spec_dir ? err.msg : "out of memory");
+		goto out;
+	}
+	for (int a = 0; a < TL_AXIS__COUNT; a++)
+		if (o->lists[a] && tl_spec_set_axis(&spec, a, o->lists[a], &err)) {
+			error("%s", err.msg);
+			goto out;
+		}
+	if (tl_plan_build(&spec, &plan, &err)) {
+		error("%s", err.msg);
+		goto out;
+	}
+	if (tl_store_open_existing(o->db, &st) || tl_store_query_runs(st, spec.name, &rows, &nrows))
+		goto out;
+	rs = calloc(plan.nconfigs + 1, sizeof(*rs));
+	pts = calloc(plan.nconfigs + 1, sizeof(*pts));
+	fom = calloc(plan.nconfigs + 1, sizeof(*fom));
+	labels = calloc(plan.nconfigs + 1, sizeof(*labels));
+	nruns = calloc(plan.nconfigs + 1, sizeof(*nruns));
+	if (!rs || !pts || !fom || !labels || !nruns) {
+		error("out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < plan.nconfigs; i++) {
+		const struct tl_config *c = &plan.configs[i];
+		char label[256];
+		double secs;
+
+		tl_config_describe(&plan, c, label, sizeof(label));
+		if (!calibrating_policy(c->values[TL_AXIS_POLICY])) {
+			fprintf(stderr, "note: %s: not a placement without migration (all-fast, all-slow, static): not "
+					"used to calibrate\n", label);
+			continue;
+		}
+		fom[n] = measured_fom(rows, nrows, c, &nruns[n], &higher);
+		if (!nruns[n]) {
+			fprintf(stderr, "note: %s: no measured run in experiment '%s': not used\n", label, spec.name);
+			continue;
+		}
+		if (config_replay(o, t, &plan, c, spec_dir, label, &rs[n], &pts[n].place, &secs))
+			goto out;
+		if (!(labels[n] = strdup(label))) {
+			error("out of memory");
+			goto out;
+		}
+		pts[n].label = labels[n];
+		pts[n].r = &rs[n];
+		if (!strcmp(c->values[TL_AXIS_POLICY], "all-fast"))
+			fast = n;
+		n++;
+	}
+	if (fast == (size_t)-1) {
+		error("--calibrate: no measured all-fast run of experiment '%s' (the baseline of every figure; run the "
+		      "spec with policy all-fast)", spec.name);
+		goto out;
+	}
+	if (n < 3) {
+		error("--calibrate: %zu measured configurations of experiment '%s'; it needs all-fast and at least two "
+		      "more (all-slow, static fractions)", n, spec.name);
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		pts[i].measured = higher ? fom[i] / fom[fast] : fom[fast] / fom[i];
+	if (tl_calibrate(&o->tm, pts, n, &fit)) {
+		error("--calibrate: the measurements cannot be fitted");
+		goto out;
+	}
+	printf("%-48s %5s %10s %10s %9s\n", "configuration", "runs", "measured", "model", "residual");
+	for (size_t i = 0; i < n; i++) {
+		double e = tl_tier_model_estimate(&o->tm, pts[i].r, &pts[i].place);
+
+		printf("%-48.48s %5d %9.2f%% %9.2f%% %+8.2f\n", pts[i].label, nruns[i], 100 * pts[i].measured, 100 * e,
+		       100 * (e - pts[i].measured));
+	}
+	printf("fit: compute %.4g ns/byte, overlap %.3f, mlp %s%.4g; residual rms %.2f points, largest %.2f; "
+	       "held out (each configuration predicted by a fit without it): within %.2f points\n",
+	       o->tm.compute_ns_per_byte, o->tm.overlap, o->tm.mlp > 0 ? "" : "unlimited ", o->tm.mlp,
+	       100 * fit.rms, 100 * fit.max_abs, 100 * fit.held_out);
+	snprintf(src, sizeof(src),
+		 "tierlab simulate --calibrate: recording %s replayed in %zu configurations of experiment %s, "
+		 "their measured runs' figures of merit relative to all-fast",
+		 o->source ? o->source : "-", n, spec.name);
+	snprintf(name, sizeof(name), "%s+%s", o->tm.name ? o->tm.name : "model", spec.name);
+	free(o->tm.workload_source);
+	free(o->tm.name);
+	o->tm.workload_source = strdup(src);
+	o->tm.name = strdup(name);
+	if (!(out = fopen(o->output, "w"))) {
+		error("'%s': %s", o->output, strerror(errno));
+		goto out;
+	}
+	rc = tl_tier_model_save(&o->tm, out, why, sizeof(why));
+	if (fclose(out) && !rc)
+		rc = -errno;
+	if (rc)
+		error("'%s': %s", o->output, why[0] ? why : strerror(-rc));
+	else
+		fprintf(stderr, "fitted model written to %s\n", o->output);
+out:
+	for (size_t i = 0; labels && i < plan.nconfigs; i++)
+		free(labels[i]);
+	free(labels);
+	free(nruns);
+	free(fom);
+	free(pts);
+	free(rs);
+	tl_run_rows_free(rows, nrows);
 	if (st)
 		tl_store_close(st);
 	tl_plan_release(&plan);
@@ -507,8 +744,54 @@ static int advise(const struct sim_opts *o, const struct tl_trace *t)
 
 /* ---- recording and export ---- */
 
+/*
+ * What the recording just made is (recording.h): its delivered rate and
+ * the machine's last-level cache stored as facts of the run
+ * (recording.delivered_hz, recording.llc_bytes, recording.managed_bytes),
+ * and a warning when its managed memory fits in that cache or its sampler
+ * delivered short. Nothing here fails the recording.
+ */
+static void describe_recording(const struct sim_opts *o)
+{
+	struct tl_store *st = NULL;
+	struct tl_run_row r = { 0 };
+	struct tl_trace t = { 0 };
+	struct tl_recording_facts f;
+	char why[1024] = "", v[64];
+	int64_t eid;
+
+	if (tl_store_open(o->db, &st) || tl_store_get_run_or_latest(st, "latest", true, &r) || !r.out_dir ||
+	    tl_trace_load_dir(&t, r.out_dir, why, sizeof(why)))
+		goto out;
+	tl_recording_facts(&t, tl_llc_bytes(NULL), &f);
+	if (f.fits_llc)
+		warning("the recording's managed footprint (%.1f MiB) fits in the last-level cache (%.1f MiB): its "
+			"accesses are served by the cache, not by a memory tier; record a larger size",
+			(double)f.managed_bytes / 1048576.0, (double)f.llc_bytes / 1048576.0);
+	if (f.short_rate)
+		warning("the sampler delivered %.0f samples/s of the %.0f Hz asked (%.0f%%): replays at rates above "
+			"%.0f Hz are not thinned",
+			f.delivered_hz, f.asked_hz, 100 * f.delivered_hz / f.asked_hz, f.delivered_hz);
+	if (tl_store_run_experiment(st, r.id, &eid))
+		goto out;
+	snprintf(v, sizeof(v), "%.1f", f.delivered_hz);
+	if (tl_store_set_env(st, eid, r.id, "recording.delivered_hz", v))
+		goto out;
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)f.llc_bytes);
+	if (tl_store_set_env(st, eid, r.id, "recording.llc_bytes", v))
+		goto out;
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)f.managed_bytes);
+	tl_store_set_env(st, eid, r.id, "recording.managed_bytes", v);
+out:
+	tl_trace_release(&t);
+	tl_run_row_release(&r);
+	if (st)
+		tl_store_close(st);
+}
+
 static int record(const struct sim_opts *o)
 {
+	int rc;
 	struct run_options ro = { .command = "simulate --record", .db = o->db, .command_line = o->command_line };
 	const char *lists[TL_AXIS__COUNT] = { 0 };
 
@@ -516,13 +799,16 @@ static int record(const struct sim_opts *o)
 	lists[TL_AXIS_LOG] = "log";
 	lists[TL_AXIS_RATE] = o->lists[TL_AXIS_RATE] ? o->lists[TL_AXIS_RATE] : "1kHz";
 	lists[TL_AXIS_SAMPLER] = o->lists[TL_AXIS_SAMPLER];
-	return run_spec(o->record, &ro, lists);
+	rc = run_spec(o->record, &ro, lists);
+	if (!rc)
+		describe_recording(o);
+	return rc;
 }
 
 static int export(const struct sim_opts *o)
 {
 	char why[1024] = "";
-	char *dir = run_dir(o->db, o->export, NULL, NULL);
+	char *dir = run_dir(o->db, o->export, NULL, NULL, NULL);
 	FILE *out;
 	int rc;
 
@@ -584,24 +870,27 @@ static int import(const struct sim_opts *o)
 
 int cmd_simulate(int argc, const char **argv)
 {
-	struct sim_opts o = { .format = "text", .memory_fraction = -1 };
+	struct sim_opts o = { .format = "text" };
 	static const char *const usage[] = {
 		"tierlab simulate [<options>] (<run> | --trace <file>) [<spec.yaml>] [--<axis> <v1,v2,...>]...",
 		"tierlab simulate --record <spec.yaml> [--rate <rate>]",
 		"tierlab simulate --export <run> [-o <file>]",
 		"tierlab simulate --import <file>",
 		"tierlab simulate --advise (<run> | --trace <file>) --budget <budget>",
+		"tierlab simulate --calibrate (<run> | --trace <file>) <spec.yaml> --model <model> -o <file>",
 		NULL
 	};
 	const struct option common[] = {
 		OPT_STRING(0, "trace", &o.trace, "file", "replay a trace file (from --export), a tiermem log, or a directory of them, instead of a run"),
 		OPT_STRING(0, "record", &o.record, "spec", "run the spec once recording accesses (static:0, log mode, 1kHz)"),
 		OPT_STRING(0, "export", &o.export, "run", "write the run's logs as one trace file"),
-		OPT_STRING('o', "output", &o.output, "file", "where --export writes (default: stdout)"),
+		OPT_STRING('o', "output", &o.output, "file", "where --export writes (default: stdout), or --calibrate its fitted model"),
 		OPT_STRING(0, "import", &o.import, "file", "store a trace file as a recorded run, to replay by its key"),
 		OPT_BOOL(0, "advise", &o.advise, "print the static placement that keeps the most samples in --budget"),
 		OPT_STRING(0, "model", &o.model, "file", "tier model (experiments/machines/*.yaml, a probe's JSON, or profile:NAME): add the estimate"),
-		OPT_DOUBLE(0, "memory-fraction", &o.memory_fraction, "m", "the model's share of time waiting on memory"),
+		OPT_INTEGER(0, "seed", &o.seed, "n", "another draw of the thinned ticks' times (1, 2, ...; default: the fixed draw)"),
+		OPT_STRING(0, "unmanaged", &o.unmanaged, "size", "the program's memory outside managed allocations (default: the recording's measured footprint)"),
+		OPT_BOOL(0, "calibrate", &o.calibrate, "fit the model's workload parameters to the spec's measured all-fast, all-slow and static runs; -o: the fitted model"),
 		OPT_BOOL(0, "verify", &o.verify, "replay the run's own configuration and compare with what it did"),
 		OPT_BOOL(0, "events", &o.events, "print the replay's samples and migrations (own configuration)"),
 		OPT_STRING(0, "format", &o.format, "text|csv", "output format"),
@@ -643,15 +932,29 @@ int cmd_simulate(int argc, const char **argv)
 	if (o.model) {
 		if (load_model(&o))
 			return 2;
-		if (o.memory_fraction >= 0)
-			o.tm.memory_fraction = o.memory_fraction > 1 ? 1 : o.memory_fraction;
+		if (!o.tm.calibrated)
+			fprintf(stderr, "note: model '%s' is not calibrated: the workload is taken as memory-bound and "
+					"bandwidth-bound (fit it with tierlab simulate --calibrate)\n",
+				o.tm.name ? o.tm.name : o.model);
 	}
-	if (load_trace(&o, o.trace ? NULL : argv[0], &t)) {
+	if (load_trace(&o, o.trace ? NULL : argv[0], &t) || (o.have_model && unmanaged_share(&o, &t))) {
 		rc = 2;
 		goto out;
 	}
 	o.nsamples = tl_trace_samples(&t);
-	if (o.advise)
+	for (size_t i = 0; i < t.nprocs; i++) {
+		double d = tl_trace_delivered_hz(&t.procs[i]);
+
+		if (d > 0 && (o.delivered_hz == 0 || d < o.delivered_hz))
+			o.delivered_hz = d;
+	}
+	if (o.calibrate) {
+		if (argc != (o.trace ? 1 : 2) || !o.have_model) {
+			error("--calibrate needs a recording, a spec and --model");
+			rc = 2;
+		} else
+			rc = calibrate(&o, &t, argv[o.trace ? 0 : 1]) ? 2 : 0;
+	} else if (o.advise)
 		rc = advise(&o, &t) ? 2 : 0;
 	else if (argc == (o.trace ? 1 : 2))
 		rc = replay_spec(&o, &t, argv[o.trace ? 0 : 1]) ? 2 : 0;

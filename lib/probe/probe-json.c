@@ -95,6 +95,12 @@ int tl_probe_print_json(const struct tl_probe *p, FILE *out)
 	member(out, ", \"fast\": ", p->fast);
 	member(out, ", \"slow\": ", p->slow);
 	member(out, ", \"note\": ", p->note);
+	if (p->moved)
+		fprintf(out, "},\n  \"migration\": {\"from\": %d, \"to\": %d, \"move_gbs\": %.3f, \"move_cost_us\": %.1f, "
+			"\"skipped\": null", p->move_from, p->move_to, p->move_gbs, p->move_cost_us);
+	else
+		member(out, "},\n  \"migration\": {\"from\": null, \"to\": null, \"move_gbs\": null, \"move_cost_us\": null, "
+			    "\"skipped\": ", p->move_skip);
 	fputs("},\n  \"counters\": ", out);
 	if (!p->events_probed) {
 		fputs("null", out);

@@ -23,6 +23,7 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
+#include "probe/probe-internal.h"
 #include "util/error.h"
 
 #define LINE 64
@@ -36,7 +37,7 @@ static double now(void)
 }
 
 /* Up to 64 pages spread over the buffer must be on node. */
-static int check_placement(void *buf, uint64_t size, int node)
+int tl_probe_check_placement(void *buf, uint64_t size, int node)
 {
 	enum { SAMPLES = 64 };
 	void *pages[SAMPLES];
@@ -56,7 +57,7 @@ static int check_placement(void *buf, uint64_t size, int node)
 }
 
 /* size bytes bound to node, touched, checked; NULL with *err set on failure. */
-static void *alloc_on(int node, uint64_t size, int *err)
+void *tl_probe_alloc_on(int node, uint64_t size, int *err)
 {
 	unsigned long mask[16] = { 0 };
 	void *buf;
@@ -76,7 +77,7 @@ static void *alloc_on(int node, uint64_t size, int *err)
 		goto unmap;
 	}
 	memset(buf, 1, size);
-	*err = check_placement(buf, size, node);
+	*err = tl_probe_check_placement(buf, size, node);
 	if (*err)
 		goto unmap;
 	return buf;
@@ -108,7 +109,7 @@ int tl_probe_latency(int mem_node, uint64_t size, uint64_t loads, double *ns)
 	order = malloc(n * sizeof(*order));
 	if (!order)
 		return -ENOMEM;
-	buf = alloc_on(mem_node, size, &err);
+	buf = tl_probe_alloc_on(mem_node, size, &err);
 	if (!buf) {
 		free(order);
 		return err;
@@ -169,7 +170,7 @@ int tl_probe_bandwidth(int mem_node, uint64_t size, int passes, double *read_gbs
 
 	if (half < LINE || passes < 1)
 		return -EINVAL;
-	buf = alloc_on(mem_node, size, &err);
+	buf = tl_probe_alloc_on(mem_node, size, &err);
 	if (!buf)
 		return err;
 	for (int i = 0; i < passes; i++) {

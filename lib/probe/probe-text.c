@@ -82,6 +82,11 @@ int tl_probe_print_text(const struct tl_probe *p, FILE *out)
 		p->slow ? p->slow : "none");
 	if (p->note)
 		fprintf(out, "note: %s\n", p->note);
+	if (p->moved)
+		fprintf(out, "migration: node %d -> node %d: %.3f GB/s, %.1f us per move\n", p->move_from, p->move_to,
+			p->move_gbs, p->move_cost_us);
+	else
+		fprintf(out, "migration: not measured (%s)\n", p->move_skip ? p->move_skip : "not probed");
 
 	if (p->events_probed) {
 		fputs("counters:\n", out);

@@ -39,6 +39,8 @@ void tl_probe_release(struct tl_probe *p)
 	free(p->thp_enabled);
 	free(p->thp_defrag);
 	free(p->hugetlb);
+	free(p->move_skip);
+	p->move_skip = NULL;
 	tl_probe_recommend_clear(p);
 	p->nodes = NULL;
 	p->nnodes = p->ntiers = p->nhugetlb = 0;

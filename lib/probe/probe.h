@@ -93,6 +93,12 @@ struct tl_probe {
 	char *basis;		/* "measured", "hmat" or "distance": what they rest on */
 	char *fast, *slow;	/* for `machine: NAME`: bandwidth-fastest set, largest other set */
 	char *note;		/* a sentence when latency and bandwidth disagree, else NULL */
+
+	/* Measured move throughput (tl_probe_migration), slow -> fast; moved false with move_skip. */
+	bool moved;
+	int move_from, move_to;
+	double move_gbs, move_cost_us;	/* GB/s per byte moved; fixed us per move call */
+	char *move_skip;
 };
 
 /* Zeroes p and sets the defaults (sysfs "/sys", cpu node 0, 256 MiB). */
@@ -121,6 +127,16 @@ int tl_probe_measure(struct tl_probe *p);
  */
 int tl_probe_latency(int mem_node, uint64_t size, uint64_t loads, double *ns);
 int tl_probe_bandwidth(int mem_node, uint64_t size, int passes, double *read_gbs, double *copy_gbs);
+
+/*
+ * Move throughput between the recommended tiers (after tl_probe_recommend):
+ * 2 MiB and 4 KiB mbind(MPOL_MF_MOVE) calls from the slow tier's first node
+ * to the fast tier's, fitted to a fixed cost per call and GB/s. With one
+ * tier, or when the moves fail, move_skip says why (not an error).
+ * tl_probe_move: the measurement itself, between two nodes.
+ */
+int tl_probe_migration(struct tl_probe *p);
+int tl_probe_move(int from, int to, uint64_t size, double *gbs, double *cost_us);
 
 /* Fills the recommendation fields from what is known (measured > HMAT > distances). */
 int tl_probe_recommend(struct tl_probe *p);

@@ -1,225 +1,108 @@
 /*
- * Reading tier models (YAML, with the spec reader's libyaml helpers, so a
- * mistake is reported at its line and column) and the estimate of
- * model.h.
+ * The tier model's equations (model.h, docs/simulate.md "The tier
+ * model"): one interval's time from its traffic by tier, and a replay's
+ * run time and estimate as sums over its intervals. Reading model files
+ * is model-load.c's.
  */
 #include "simulate/model.h"
 
-#include <errno.h>
 #include <math.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include "spec/spec-internal.h"
-
-static int number(struct tl_yaml *y, yaml_node_t *map, const char *field, const char *key, double lo, double hi,
-		  double *out)
+static double max2(double a, double b)
 {
-	char f[TL_FIELD_MAX];
-	yaml_node_t *n = tl_yaml_get(y, map, key, NULL);
-	const char *text = n ? tl_yaml_text(n) : NULL;
-	char *end;
-
-	tl_yaml_field(f, field, key);
-	if (!n)
-		return tl_yaml_error(y, map, "%s: missing", f);
-	if (!text)
-		return tl_yaml_error(y, n, "%s: expected a number, got %s", f, tl_yaml_kind(n));
-	*out = strtod(text, &end);
-	if (end == text || *end || !isfinite(*out) || *out < lo || *out > hi)
-		return tl_yaml_error(y, n, "%s: '%s': expected a number in [%g, %g]", f, text, lo, hi);
-	return 0;
+	return a > b ? a : b;
 }
 
-static int tier(struct tl_yaml *y, yaml_node_t *tiers, const char *key, struct tl_tier_model_tier *t)
+static double min2(double a, double b)
 {
-	static const char *const keys[] = { "name", "latency_ns", "bandwidth_gbs", NULL };
-	char f[TL_FIELD_MAX];
-	yaml_node_t *n = tl_yaml_get(y, tiers, key, NULL), *name;
-
-	tl_yaml_field(f, "tiers", key);
-	if (!n)
-		return tl_yaml_error(y, tiers, "%s: missing", f);
-	if (tl_yaml_expect_map(y, n, f, "a map of name, latency_ns, bandwidth_gbs") ||
-	    tl_yaml_check_keys(y, n, f, keys))
-		return -EINVAL;
-	if ((name = tl_yaml_get(y, n, "name", NULL)) && tl_yaml_string(y, name, f, &t->name))
-		return -EINVAL;
-	return number(y, n, f, "latency_ns", 1e-3, 1e9, &t->latency_ns) ?:
-	       number(y, n, f, "bandwidth_gbs", 1e-6, 1e9, &t->bandwidth_gbs);
+	return a < b ? a : b;
 }
 
-static int parse(struct tl_yaml *y, struct tl_tier_model *m)
+double tl_tier_model_time(const struct tl_tier_model *m, const struct tl_model_traffic *x)
 {
-	static const char *const top[] = { "name", "description", "source", "tiers", "migration", "estimate",
-					   "other_tiers", NULL };
-	static const char *const tiers_keys[] = { "fast", "slow", NULL };
-	static const char *const mig_keys[] = { "bandwidth_gbs", "cost_us", NULL };
-	static const char *const est_keys[] = { "bound", "memory_fraction", NULL };
-	yaml_node_t *root = tl_yaml_root(y), *n, *bound;
-	const char *b;
+	/* bandwidth in GB/s is bytes per ns: these are ns */
+	double bw = max2((x->fast + x->moved) / m->fast.bandwidth_gbs, (x->slow + x->moved) / m->slow.bandwidth_gbs);
+	/* the program's own accesses wait on latency; migration streams, so it is not in this bound */
+	double lat = m->mlp > 0 ? (x->fast * m->fast.latency_ns + x->slow * m->slow.latency_ns) / (TL_MODEL_LINE * m->mlp)
+				: 0;
+	double mem = max2(bw, lat) * 1e-9, c = x->compute_s;
 
-	if (!root || tl_yaml_expect_map(y, root, "", "a tier model (a map)") || tl_yaml_check_keys(y, root, "", top))
-		return -EINVAL;
-	if ((n = tl_yaml_get(y, root, "name", NULL)) && tl_yaml_string(y, n, "name", &m->name))
-		return -EINVAL;
-	if ((n = tl_yaml_get(y, root, "description", NULL)) && tl_yaml_string(y, n, "description", &m->description))
-		return -EINVAL;
-	n = tl_yaml_get(y, root, "tiers", NULL);
-	if (!n)
-		return tl_yaml_error(y, root, "tiers: missing");
-	if (tl_yaml_expect_map(y, n, "tiers", "a map of fast and slow") || tl_yaml_check_keys(y, n, "tiers", tiers_keys) ||
-	    tier(y, n, "fast", &m->fast) || tier(y, n, "slow", &m->slow))
-		return -EINVAL;
-	n = tl_yaml_get(y, root, "migration", NULL);
-	if (!n)
-		return tl_yaml_error(y, root, "migration: missing");
-	if (tl_yaml_expect_map(y, n, "migration", "a map") || tl_yaml_check_keys(y, n, "migration", mig_keys) ||
-	    number(y, n, "migration", "bandwidth_gbs", 1e-6, 1e9, &m->migration_gbs) ||
-	    number(y, n, "migration", "cost_us", 0, 1e9, &m->migration_cost_us))
-		return -EINVAL;
-	n = tl_yaml_get(y, root, "estimate", NULL);
-	if (!n)
-		return tl_yaml_error(y, root, "estimate: missing");
-	if (tl_yaml_expect_map(y, n, "estimate", "a map") || tl_yaml_check_keys(y, n, "estimate", est_keys) ||
-	    number(y, n, "estimate", "memory_fraction", 0, 1, &m->memory_fraction))
-		return -EINVAL;
-	bound = tl_yaml_get(y, n, "bound", NULL);
-	b = bound ? tl_yaml_text(bound) : "bandwidth";
-	if (!b || (strcmp(b, "bandwidth") && strcmp(b, "latency")))
-		return tl_yaml_error(y, bound, "estimate.bound: expected bandwidth or latency");
-	m->latency_bound = !strcmp(b, "latency");
-	return 0;
+	return max2(c, mem) + (1 - m->overlap) * min2(c, mem);
 }
 
-int tl_tier_model_load(const char *path, struct tl_tier_model *m, struct tl_error *err)
+double tl_tier_model_per_byte(const struct tl_tier_model *m, bool fast)
 {
-	struct tl_yaml y = { 0 };
-	char *text = NULL;
-	int rc;
+	struct tl_model_traffic x = { .fast = fast ? 1 : 0, .slow = fast ? 0 : 1,
+				      .compute_s = m->compute_ns_per_byte * 1e-9 };
 
-	memset(m, 0, sizeof(*m));
-	rc = tl_spec_read_file(path, &text, err);
-	if (rc)
-		return rc;
-	rc = tl_yaml_load(&y, path, text, err) ?: parse(&y, m);
-	tl_yaml_release(&y);
-	free(text);
-	if (rc)
-		tl_tier_model_release(m);
-	return rc;
+	return tl_tier_model_time(m, &x);
 }
 
-/* The mean latency and read bandwidth of the nodes of set (numactl syntax: "1", "0-3,5") in nodes[]. */
-static int probe_tier(struct tl_yaml *y, yaml_node_t *nodes, const char *field, const char *set,
-		      struct tl_tier_model_tier *t)
+/* Interval i's traffic under placement pl: bytes = beta * interval seconds, split as model.h says. */
+static void split(const struct tl_tier_model *m, const struct tl_sim_interval *iv, double bytes, double f_default,
+		  const struct tl_model_place *pl, struct tl_model_traffic *x)
 {
-	double lat = 0, bw = 0;
-	int n = 0;
+	uint64_t n = iv->fast + iv->slow + iv->outside;
+	/* samples outside this configuration's managed memory are on the unmanaged memory's tier */
+	double out_fast = pl->unmanaged_fast ? (double)iv->outside : 0;
+	double f = n ? ((double)iv->fast + out_fast) / (double)n : f_default;
+	double u = pl->unmanaged_share, managed = (1 - u) * bytes;
 
-	for (const char *p = set; *p;) {
-		char *end;
-		long lo = strtol(p, &end, 10), hi = lo;
-		yaml_node_t *node;
+	x->fast = managed * f + (pl->unmanaged_fast ? u * bytes : 0);
+	x->slow = managed * (1 - f) + (pl->unmanaged_fast ? 0 : u * bytes);
+	x->moved = iv->moved_bytes;
+	x->compute_s = m->compute_ns_per_byte * 1e-9 * bytes;
+}
 
-		if (end == p || lo < 0)
-			return tl_yaml_error(y, NULL, "recommendation.%s: '%s' is not a node list", field, set);
-		if (*end == '-') {
-			p = end + 1;
-			hi = strtol(p, &end, 10);
-			if (end == p || hi < lo)
-				return tl_yaml_error(y, NULL, "recommendation.%s: '%s' is not a node list", field, set);
-		}
-		p = *end == ',' ? end + 1 : end;
-		if (*end && *end != ',')
-			return tl_yaml_error(y, NULL, "recommendation.%s: '%s' is not a node list", field, set);
-		tl_yaml_for_items(y, nodes, i, node) {
-			yaml_node_t *id = node->type == YAML_MAPPING_NODE ? tl_yaml_get(y, node, "id", NULL) : NULL;
-			yaml_node_t *l = id ? tl_yaml_get(y, node, "latency_ns", NULL) : NULL;
-			yaml_node_t *b = id ? tl_yaml_get(y, node, "read_gbs", NULL) : NULL;
-			const char *it = id ? tl_yaml_text(id) : NULL;
-			long v = it ? strtol(it, NULL, 10) : -1;
+static double sum_time(const struct tl_tier_model *m, const struct tl_sim_result *r, const struct tl_model_place *pl,
+		       bool all_fast)
+{
+	/* beta: the recording ran all-slow, so its length is the model's all-slow time */
+	double beta = 1 / tl_tier_model_per_byte(m, false), bytes = beta * r->interval_s, t = 0;
+	uint64_t fast = 0, n = 0;
+	double f_default;
 
-			if (v < lo || v > hi || !l || !b || tl_yaml_is_null(l) || tl_yaml_is_null(b) ||
-			    !tl_yaml_text(l) || !tl_yaml_text(b))
-				continue;
-			lat += strtod(tl_yaml_text(l), NULL);
-			bw += strtod(tl_yaml_text(b), NULL);
-			n++;
-		}
+	for (int i = 0; i < TL_SIM_INTERVALS; i++) {
+		fast += r->iv[i].fast + (pl->unmanaged_fast ? r->iv[i].outside : 0);
+		n += r->iv[i].fast + r->iv[i].slow + r->iv[i].outside;
 	}
-	if (!n || !(lat > 0) || !(bw > 0))
-		return tl_yaml_error(y, NULL, "the %s tier (nodes %s) has no measured node (latency_ns, read_gbs)",
-				     field, set);
-	t->latency_ns = lat / n;
-	t->bandwidth_gbs = bw / n;
-	t->name = strdup(set);
-	return t->name ? 0 : -ENOMEM;
-}
+	/* an interval without samples: the run's overall split */
+	f_default = n ? (double)fast / (double)n : (pl->unmanaged_fast ? 1 : 0);
+	for (int i = 0; i < TL_SIM_INTERVALS; i++) {
+		struct tl_model_traffic x;
 
-int tl_tier_model_from_probe(const char *origin, const char *json, struct tl_tier_model *m, struct tl_error *err)
-{
-	struct tl_yaml y = { 0 };
-	yaml_node_t *root, *rec, *nodes, *fast, *slow;
-	char name[256];
-	int rc;
-
-	memset(m, 0, sizeof(*m));
-	rc = tl_yaml_load(&y, origin, json, err);
-	if (rc)
-		goto out;
-	root = tl_yaml_root(&y);
-	rec = root && root->type == YAML_MAPPING_NODE ? tl_yaml_get(&y, root, "recommendation", NULL) : NULL;
-	nodes = root && root->type == YAML_MAPPING_NODE ? tl_yaml_get(&y, root, "nodes", NULL) : NULL;
-	if (!rec || rec->type != YAML_MAPPING_NODE || !nodes || nodes->type != YAML_SEQUENCE_NODE) {
-		rc = tl_yaml_error(&y, root, "not a tierlab probe profile (no nodes and recommendation)");
-		goto out;
+		if (all_fast)
+			x = (struct tl_model_traffic){ .fast = bytes, .compute_s = m->compute_ns_per_byte * 1e-9 * bytes };
+		else
+			split(m, &r->iv[i], bytes, f_default, pl, &x);
+		t += tl_tier_model_time(m, &x);
 	}
-	fast = tl_yaml_get(&y, rec, "fast", NULL);
-	slow = tl_yaml_get(&y, rec, "slow", NULL);
-	if (!fast || tl_yaml_is_null(fast) || !tl_yaml_text(fast) || !slow || tl_yaml_is_null(slow) ||
-	    !tl_yaml_text(slow)) {
-		rc = tl_yaml_error(&y, rec, "the profile recommends no fast and slow tiers (one memory tier?)");
-		goto out;
-	}
-	rc = probe_tier(&y, nodes, "fast", tl_yaml_text(fast), &m->fast) ?:
-	     probe_tier(&y, nodes, "slow", tl_yaml_text(slow), &m->slow);
-	if (rc)
-		goto out;
-	snprintf(name, sizeof(name), "probe profile %s", origin);
-	m->name = strdup(name);
-	m->migration_gbs = TL_MODEL_MIGRATION_GBS;
-	m->migration_cost_us = TL_MODEL_MIGRATION_COST_US;
-	m->memory_fraction = TL_MODEL_MEMORY_FRACTION;
-	rc = m->name ? 0 : -ENOMEM;
-out:
-	tl_yaml_release(&y);
-	if (rc)
-		tl_tier_model_release(m);
-	return rc;
+	return t;
 }
 
-void tl_tier_model_release(struct tl_tier_model *m)
+double tl_tier_model_run_time(const struct tl_tier_model *m, const struct tl_sim_result *r,
+			      const struct tl_model_place *pl)
 {
-	free(m->name);
-	free(m->description);
-	free(m->fast.name);
-	free(m->slow.name);
-	memset(m, 0, sizeof(*m));
+	return sum_time(m, r, pl, false);
 }
 
-double tl_tier_model_estimate(const struct tl_tier_model *m, const struct tl_sim_result *r, double t0_s)
+double tl_tier_model_estimate(const struct tl_tier_model *m, const struct tl_sim_result *r,
+			      const struct tl_model_place *pl)
 {
-	double cf = m->latency_bound ? m->fast.latency_ns : 1 / m->fast.bandwidth_gbs;
-	double cs = m->latency_bound ? m->slow.latency_ns : 1 / m->slow.bandwidth_gbs;
-	double h = tl_sim_hit_rate(r);
-	double bytes = (double)(r->bytes[TL_SIM_SLOW_TO_FAST] + r->bytes[TL_SIM_FAST_TO_SLOW]);
-	double moves = (double)(r->moves[TL_SIM_SLOW_TO_FAST] + r->moves[TL_SIM_FAST_TO_SLOW]);
+	double t = sum_time(m, r, pl, false);
+
+	return t > 0 ? sum_time(m, r, pl, true) / t : 0;
+}
+
+double tl_tier_model_pace(void *ctx, const struct tl_sim_interval *iv, double interval_s)
+{
+	const struct tl_model_pacer *p = ctx;
+	struct tl_model_traffic x;
 	double t;
 
-	if (!r->samples_managed)
-		h = 1;	/* nothing sampled in managed memory: nothing to lose */
-	t = t0_s * ((1 - m->memory_fraction) + m->memory_fraction * (h + (1 - h) * cs / cf)) +
-	    bytes / (m->migration_gbs * 1e9) + moves * m->migration_cost_us * 1e-6;
-	return t > 0 ? t0_s / t : 0;
+	if (!(interval_s > 0))
+		return 1;
+	split(p->m, iv, interval_s / tl_tier_model_per_byte(p->m, false), 0, &p->place, &x);
+	t = tl_tier_model_time(p->m, &x);
+	return t > 0 ? t / interval_s : 1;
 }

@@ -41,6 +41,8 @@ struct sim {
 	uint64_t *move_start, *move_end;	/* per chunk: its last move */
 	uint64_t now, drained;			/* the event's time; when its drain began */
 	uint64_t busy_until;			/* when the last move completes */
+	struct tl_sim_interval *iv;		/* the current interval of res->iv */
+	double pace;				/* model seconds per recorded second (1 without a pacer) */
 	size_t move_seq;			/* moves so far, placements included: the log's M order */
 	uint32_t *first;		/* per allocation seq: its first chunk, or TL_TRACE_NONE */
 	uint32_t *nch;			/* per allocation seq: its chunks */
@@ -99,8 +101,11 @@ static void time_move(struct sim *s, uint32_t id)
 	if (start < s->busy_until)
 		start = s->busy_until;
 	s->move_start[id] = start;
+	/* the move's model time, in the recording's time at the model's pace */
 	s->move_end[id] = s->busy_until =
-		start + (s->c->move_gbs > 0 ? (uint64_t)(s->c->move_cost_us * 1e3 + (double)s->len[id] / s->c->move_gbs) : 0);
+		start + (s->c->move_gbs > 0 ? (uint64_t)((s->c->move_cost_us * 1e3 + (double)s->len[id] / s->c->move_gbs) /
+							 s->pace)
+					    : 0);
 }
 
 static void apply(struct sim *s, const struct tlp_move *v, uint32_t n, int initial)
@@ -127,8 +132,10 @@ static void apply(struct sim *s, const struct tlp_move *v, uint32_t n, int initi
 			    : (to == TLP_FAST ? TL_SIM_SLOW_TO_FAST : TL_SIM_FAST_TO_SLOW);
 		s->res->moves[dir]++;
 		s->res->bytes[dir] += s->len[id];
-		if (!first)
+		if (!first) {
 			time_move(s, id);
+			s->iv->moved_bytes += (double)s->len[id];
+		}
 		s->move_seq++;
 		if (s->h && s->h->move)
 			s->h->move(s->h->ctx, s->p, id, dir);
@@ -339,12 +346,15 @@ static void sample(struct sim *s, size_t i)
 	if (e->seq == TL_TRACE_NONE || (first = s->first[e->seq]) == TL_TRACE_NONE ||
 	    (idx = s->shift >= 0 ? e->off >> s->shift : e->off / s->c->chunk_size) >= s->nch[e->seq]) {
 		/* outside managed memory, or in the allocation's last unit beyond its last chunk */
+		s->iv->outside++;
 		if (s->h && s->h->sample)
 			s->h->sample(s->h->ctx, s->p, i, -1, 0);
 		return;
 	}
 	chunk = first + (uint32_t)idx;
 	hit = hit_at(s, chunk);
+	s->iv->fast += (uint64_t)hit;
+	s->iv->slow += (uint64_t)!hit;
 	res->samples_managed++;
 	res->hits += (uint64_t)hit;	/* not a branch: hit or miss is not predictable */
 	res->misses += (uint64_t)!hit;
@@ -362,13 +372,22 @@ static int replay_proc(const struct tl_trace_proc *p, const struct tl_sim_config
 		       struct tl_sim_result *res, uint64_t t0, uint64_t span, char *why, size_t whylen)
 {
 	struct sim s = { .c = c, .h = h, .p = p, .res = res, .pol = c->pol };
-	double recorded = p->p.known ? p->p.rate_hz : 0;
-	int thin = c->rate_hz > 0 && (recorded <= 0 || c->rate_hz < recorded);
+	/*
+	 * Thinning needs at least the rate asked for: a recording that
+	 * delivered fewer samples than that is replayed whole (the command
+	 * says so), never as if it held samples it has not.
+	 */
+	double delivered = tl_trace_delivered_hz(p);
+	int thin = c->rate_hz > 0 && delivered > 0 && c->rate_hz < delivered;
 	double period = thin ? 1e9 / c->rate_hz : 0;
 	uint64_t x = c->seed ? c->seed : 0x9E3779B97F4A7C15ULL, tick = p->t_first;
-	unsigned occ = 0;
+	unsigned occ = 0, ivn = 0;
 	uint64_t next_occ = t0;	/* the time of occupancy point occ */
+	uint64_t next_iv = t0 + span / TL_SIM_INTERVALS;	/* when interval ivn ends */
 	int rc = setup(&s, why, whylen);
+
+	s.iv = &res->iv[0];
+	s.pace = 1;
 
 	for (size_t i = 0; !rc && i < p->nev; i++) {
 		const struct tl_trace_event *e = &p->ev[i];
@@ -379,6 +398,12 @@ static int replay_proc(const struct tl_trace_proc *p, const struct tl_sim_config
 		while (e->t_ns >= next_occ) {
 			res->occupancy[occ++] += (double)s.fast_chunks * (double)c->chunk_size;
 			next_occ = occ < TL_SIM_OCC_POINTS ? t0 + span / TL_SIM_OCC_POINTS * occ : UINT64_MAX;
+		}
+		while (e->t_ns >= next_iv && ivn + 1 < TL_SIM_INTERVALS) {
+			if (c->pace)
+				s.pace = c->pace(c->pace_ctx, s.iv, res->interval_s);
+			s.iv = &res->iv[++ivn];
+			next_iv = ivn + 1 < TL_SIM_INTERVALS ? t0 + span / TL_SIM_INTERVALS * (ivn + 1) : UINT64_MAX;
 		}
 		switch (e->kind) {
 		case TL_EV_ALLOC:
@@ -433,6 +458,7 @@ int tl_sim_replay(const struct tl_trace *t, const struct tl_sim_config *c, const
 		if (t->procs[i].t_last > t1)
 			t1 = t->procs[i].t_last;
 	}
+	res->interval_s = t1 > t0 ? (double)(t1 - t0) / 1e9 / TL_SIM_INTERVALS : 0;
 	for (size_t i = 0; i < t->nprocs && !rc; i++)
 		rc = replay_proc(&t->procs[i], c, hooks, res, t0, t1 > t0 ? t1 - t0 : 0, why, whylen);
 	return rc;

@@ -23,6 +23,14 @@ enum tl_sim_dir { TL_SIM_INITIAL_FAST, TL_SIM_INITIAL_SLOW, TL_SIM_SLOW_TO_FAST,
 extern const char *const tl_sim_dir_names[TL_SIM__DIRS];
 
 #define TL_SIM_OCC_POINTS 32	/* fast-tier occupancy: this many points over the trace's time */
+#define TL_SIM_INTERVALS 64	/* the tier model's intervals: this many, evenly over the trace's time */
+
+/* What the tier model needs of one interval (model.h): its samples by tier and its migration traffic. */
+struct tl_sim_interval {
+	uint64_t fast, slow;		/* samples in managed chunks by tier (a chunk moving counts slow) */
+	uint64_t outside;		/* samples outside this configuration's managed memory */
+	double moved_bytes;		/* migrations (not placements) that began in the interval */
+};
 
 struct tl_sim_config {
 	const struct tlp_policy *pol;
@@ -33,7 +41,7 @@ struct tl_sim_config {
 	const char *args;		/* may be NULL */
 	const double *fractions;
 	uint32_t nfractions;
-	double rate_hz;			/* thin the samples to this rate; 0 or >= the recorded rate: all of them */
+	double rate_hz;			/* thin the samples to this rate; 0 or >= the rate the recording delivered: all of them */
 	uint64_t threshold;		/* allocations below it are not managed (0: every recorded one is) */
 	uint64_t seed;			/* of the thinned ticks' jitter */
 	/*
@@ -49,6 +57,14 @@ struct tl_sim_config {
 	 */
 	double move_gbs, move_cost_us;
 	bool recorded_moves;
+	/*
+	 * With a tier model, moves take model time: at the end of each
+	 * interval pace (if set) returns the model seconds one recorded
+	 * second of it took, and the next interval's moves last
+	 * (move_cost_us + bytes / move_gbs) / pace recorded seconds.
+	 */
+	double (*pace)(void *ctx, const struct tl_sim_interval *iv, double interval_s);
+	void *pace_ctx;
 };
 
 struct tl_sim_result {
@@ -58,6 +74,8 @@ struct tl_sim_result {
 	uint64_t in_motion;		/* samples (misses) in a chunk whose move had not completed */
 	double occupancy[TL_SIM_OCC_POINTS];	/* fast-tier bytes, at evenly spaced times */
 	uint64_t fast_peak_bytes;
+	struct tl_sim_interval iv[TL_SIM_INTERVALS];	/* summed over processes */
+	double interval_s;		/* recorded seconds per interval */
 };
 
 /* What a replay decides, as it decides it (for the equivalence check); any may be NULL. */

@@ -60,7 +60,7 @@ int tl_sim_store_experiment(struct tl_store *st, const struct tl_spec *spec, con
 
 int tl_sim_store_run(struct tl_store *st, int64_t experiment_id, int64_t session, const struct tl_config *c,
 		     const char *source, const char *command, const struct tl_sim_result *r, const struct tl_tier_model *model,
-		     double t0_s, double seconds)
+		     const struct tl_model_place *pl, double t0_s, double seconds)
 {
 	static const char *const dir_metric[TL_SIM__DIRS][2] = {
 		{ "sim.mig_initial_fast", "sim.bytes_initial_fast" }, { "sim.mig_initial_slow", "sim.bytes_initial_slow" },
@@ -110,7 +110,7 @@ int tl_sim_store_run(struct tl_store *st, int64_t experiment_id, int64_t session
 	}
 	rc = rc ?: tl_record_add_metric(&rec, "sim.trace_s", t0_s, "s");
 	if (model && !rc)
-		rc = tl_record_add_metric(&rec, "sim.estimate", tl_tier_model_estimate(model, r, t0_s), NULL);
+		rc = tl_record_add_metric(&rec, "sim.estimate", tl_tier_model_estimate(model, r, pl), NULL);
 	rc = rc ?: tl_env_put(&rec.env, "simulate.trace", source);
 	if (model && model->name && !rc)
 		rc = tl_env_put(&rec.env, "simulate.model", model->name);

@@ -25,13 +25,14 @@ int tl_sim_store_experiment(struct tl_store *st, const struct tl_spec *spec, con
 /*
  * One replayed configuration as a simulated run: the hit rate and migrated
  * bytes as the measured runs' metrics, the rest as sim.* metrics, the
- * estimate when model is not NULL (trace t0_s seconds long), the replay's
+ * estimate when model is not NULL (with pl, the configuration's unmanaged
+ * memory; the trace t0_s seconds long), the replay's
  * time as its wall time (docs/schema.md: a simulated run's wall_s), in
  * the session of the tierlab simulate that replayed it. 0 or -errno.
  */
 int tl_sim_store_run(struct tl_store *st, int64_t experiment_id, int64_t session, const struct tl_config *c,
 		     const char *source, const char *command, const struct tl_sim_result *r, const struct tl_tier_model *model,
-		     double t0_s, double seconds);
+		     const struct tl_model_place *pl, double t0_s, double seconds);
 
 /*
  * A trace file as a recorded run of its own, so `tierlab simulate RUN

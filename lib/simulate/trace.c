@@ -693,3 +693,17 @@ uint64_t tl_trace_footprint(const struct tl_trace *t, uint64_t threshold)
 	}
 	return n;
 }
+
+double tl_trace_delivered_hz(const struct tl_trace_proc *p)
+{
+	size_t first = 0, last = p->nev;
+
+	while (first < p->nev && p->ev[first].kind != TL_EV_SAMPLE)
+		first++;
+	while (last > first && p->ev[last - 1].kind != TL_EV_SAMPLE)
+		last--;
+	if (p->nsamples < 2 || last <= first + 1 || p->ev[last - 1].t_ns <= p->ev[first].t_ns)
+		return 0;
+	/* n samples span n - 1 intervals */
+	return (double)(p->nsamples - 1) / ((double)(p->ev[last - 1].t_ns - p->ev[first].t_ns) / 1e9);
+}

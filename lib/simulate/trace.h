@@ -109,6 +109,14 @@ int tl_trace_split_file(const char *path, const char *dir, char *why, size_t why
 int tl_trace_export_dir(const char *dir, FILE *out, char *why, size_t whylen);
 void tl_trace_release(struct tl_trace *t);
 
+/*
+ * The samples per second the process's sampler delivered: its samples
+ * over the time from its first to its last (a "1 kHz" recording delivers
+ * what the program's accesses and the host's load allowed). 0 with fewer
+ * than two samples.
+ */
+double tl_trace_delivered_hz(const struct tl_trace_proc *p);
+
 /* Samples over all processes. */
 size_t tl_trace_samples(const struct tl_trace *t);
 /*

@@ -36,6 +36,9 @@ assert r["fast"] == "0" and r["slow"] is None, r
 need("fastest for latency-bound work: nodes 0 (by measured)")
 need("fastest for bandwidth-bound work: nodes 0 (by measured)")
 need("machine profile: fast 0, slow none")
+m = j["migration"]
+assert m["move_gbs"] is None and m["skipped"] == "one memory tier: nothing to move between", m
+need("migration: not measured (one memory tier: nothing to move between)")
 for c in j["counters"]:
     if c["available"]:
         need("%-18s ok" % c["event"])

@@ -1,8 +1,10 @@
 /*
  * The probe library in a guest: topology, counters, a quick measurement of
  * every node with a small buffer (timings under emulation are noise; the
- * point is that binding to CPU-less nodes works) and the recommendation,
- * printed as JSON between marker lines for tests/cli/probe-guest.sh.
+ * point is that binding to CPU-less nodes works), the recommendation and
+ * the move throughput between the recommended tiers (real page moves,
+ * checked to land), printed as JSON between marker lines for
+ * tests/cli/probe-guest.sh.
  * Usage: probe-driver [SIZE_MIB]
  */
 #include <stdio.h>
@@ -21,6 +23,7 @@ int main(int argc, char **argv)
 	rc = rc ?: tl_probe_counters(&p);
 	rc = rc ?: tl_probe_measure(&p);
 	rc = rc ?: tl_probe_recommend(&p);
+	rc = rc ?: tl_probe_migration(&p);
 	if (!rc) {
 		printf("PROBE-JSON-BEGIN\n");
 		rc = tl_probe_print_json(&p, stdout);

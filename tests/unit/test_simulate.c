@@ -22,8 +22,8 @@
  *     at or above the recorded one keeps all;
  *   - a configuration's threshold: smaller allocations unmanaged, the
  *     footprint of the larger ones;
- *   - the advisor's knapsack on allocations of known densities;
- *   - the tier model's estimate at hit rates 1 and 0 and with migration.
+ *   - the advisor's knapsack on allocations of known densities.
+ * The tier model's equations are test_tier_model.c's.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -493,32 +493,6 @@ static void test_advise(void **state)
 	free(x.s);
 }
 
-/* ---- the estimate ---- */
-
-static void test_estimate(void **state)
-{
-	struct tl_tier_model m = {
-		.fast = { NULL, 123.7, 189.6 }, .slow = { NULL, 100.6, 60.1 },
-		.migration_gbs = 4, .migration_cost_us = 50, .memory_fraction = 0.9,
-	};
-	struct tl_sim_result r = { .samples_managed = 100, .hits = 100 };
-	(void)state;
-
-	assert_true(tl_tier_model_estimate(&m, &r, 10) == 1);
-	r.hits = 0;
-	assert_float_equal(tl_tier_model_estimate(&m, &r, 10), 1 / (0.1 + 0.9 * 189.6 / 60.1), 1e-12);
-	/* 4 GB moved and 1000 migrations at h = 1: 1 s + 0.05 s more than 10 s */
-	r.hits = 100;
-	r.bytes[TL_SIM_SLOW_TO_FAST] = r.bytes[TL_SIM_FAST_TO_SLOW] = 2000000000ULL;
-	r.moves[TL_SIM_SLOW_TO_FAST] = r.moves[TL_SIM_FAST_TO_SLOW] = 500;
-	assert_float_equal(tl_tier_model_estimate(&m, &r, 10), 10 / 11.05, 1e-12);
-	/* latency-bound: DDR is the faster tier of this pair, so misses gain */
-	m.latency_bound = true;
-	memset(&r, 0, sizeof(r));
-	r.samples_managed = 100;
-	assert_true(tl_tier_model_estimate(&m, &r, 10) > 1);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -529,7 +503,6 @@ int main(void)
 		cmocka_unit_test(test_moves_take_time),
 		cmocka_unit_test(test_threshold),
 		cmocka_unit_test(test_advise),
-		cmocka_unit_test(test_estimate),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
