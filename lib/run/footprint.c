@@ -23,7 +23,9 @@ bool tl_footprint_needed(const struct tl_config *c)
 {
 	const char *b = c->values[TL_AXIS_BUDGET];
 
-	return b && strchr(b, '%') && c->values[TL_AXIS_CHUNKS];
+	/* preferred's budget binds bytes on the fast node: a share needs the footprint too */
+	return b && strchr(b, '%') && (c->values[TL_AXIS_CHUNKS] ||
+				       (c->values[TL_AXIS_POLICY] && !strcmp(c->values[TL_AXIS_POLICY], "preferred")));
 }
 
 /*

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "run/runner.h"
 #include "tiermem/options.h"
 #include "util/paths.h"
 #include "util/strings.h"
@@ -203,6 +204,32 @@ static int add_allocator(struct tl_launch *re, const char *allocator, struct tl_
 	return -ENOENT;
 }
 
+/*
+ * The memory-policy baselines, as numactl sets them: preferred on the fast
+ * nodes (MPOL_PREFERRED_MANY: any of them first, the others when they are
+ * full), the interleaves over fast and slow together. The nodes' weights
+ * of weighted-interleave are the machine's (lib/ktier sets them).
+ */
+static int add_mempolicy(struct tl_launch *re, const char *policy, const struct tl_machine *m)
+{
+	if (!tl_policy_is_mempolicy(policy) || !m->fast)
+		return 0;
+	if (!strcmp(policy, "preferred")) {
+		re->mem_nodes = m->fast;
+		re->mem_mode = MPOL_PREFERRED_MANY;
+		return 0;
+	}
+	if (!m->slow)
+		return 0;
+	if (asprintf(&re->mem_nodes_own, "%s,%s", m->fast, m->slow) < 0) {
+		re->mem_nodes_own = NULL;
+		return -ENOMEM;
+	}
+	re->mem_nodes = re->mem_nodes_own;
+	re->mem_mode = strcmp(policy, "interleave") ? MPOL_WEIGHTED_INTERLEAVE : MPOL_INTERLEAVE;
+	return 0;
+}
+
 static int prefix_add(struct tl_launch *re, const char *word)
 {
 	char **v = realloc(re->prefix, sizeof(*v) * (re->nprefix + 2));
@@ -349,6 +376,8 @@ int tl_launch_build(const struct tl_spec *spec, const struct tl_config *c, const
 		re->mem_nodes = spec->machine.fast;
 	else if (policy && !strcmp(policy, "all-slow"))
 		re->mem_nodes = spec->machine.slow;
+	else if (policy && (rc = add_mempolicy(re, policy, &spec->machine)))
+		goto fail;
 	if (spec->launch.with && (rc = add_launcher(re, spec)))
 		goto fail;
 	re->program = resolve_program(c->argv.v[0], spec_dir);
@@ -391,5 +420,6 @@ void tl_launch_release(struct tl_launch *re)
 	free(re->envp);
 	free(re->program);
 	free(re->dir);
+	free(re->mem_nodes_own);
 	memset(re, 0, sizeof(*re));
 }
