@@ -4,7 +4,7 @@
 # Needs root (or sudo) only in that case.
 set -eu
 pkgs="gcc make pkg-config libyaml-dev libnuma-dev libpfm4-dev libsqlite3-dev libcmocka-dev
-libopenblas-dev libjemalloc2 sqlite3 valgrind qemu-system-x86 busybox-static cpio libopenmpi-dev openmpi-bin
+libopenblas-dev libjemalloc2 libmimalloc2.0 sqlite3 valgrind qemu-system-x86 busybox-static cpio libopenmpi-dev openmpi-bin
 python3 gnuplot-nox libpmix2 munge slurm-wlm"
 
 missing=""

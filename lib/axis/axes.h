@@ -132,11 +132,20 @@ enum tl_applies {
 	X(COUNTERS, "counters") \
 	X(LOG,      "log")
 
-/* The allocators a run may be given: X(id, name). */
+/*
+ * The allocators a run may be given: X(id, name). glibc-thp and
+ * glibc-hugetlb are glibc with glibc.malloc.hugetlb=1 (its heap and mmap'd
+ * chunks madvised for THP) and =2 (mmap'd chunks on hugetlb pages);
+ * mimalloc-large is mimalloc with MIMALLOC_LARGE_OS_PAGES=1.
+ */
 #define TL_ALLOCATORS(X) \
-	X(SYSTEM,   "system") \
-	X(JEMALLOC, "jemalloc") \
-	X(FAT,      "fat")
+	X(SYSTEM,         "system") \
+	X(JEMALLOC,       "jemalloc") \
+	X(FAT,            "fat") \
+	X(GLIBC_THP,      "glibc-thp") \
+	X(GLIBC_HUGETLB,  "glibc-hugetlb") \
+	X(MIMALLOC,       "mimalloc") \
+	X(MIMALLOC_LARGE, "mimalloc-large")
 
 /* The most fractions a static policy may list: one per large allocation. */
 #define TL_STATIC_MAX_FRACTIONS 256

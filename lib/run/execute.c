@@ -345,6 +345,19 @@ static void check_allocator(const struct tl_config *c, const struct tl_measure *
 		lib = "libfatalloc";
 	} else if (!strcmp(a, "jemalloc")) {
 		lib = "libjemalloc";
+	} else if (!strncmp(a, "mimalloc", 8)) {
+		lib = "libmimalloc";
+	} else if (!strncmp(a, "glibc-", 6)) {
+		/* glibc told by a tunable: the workload's own environment must carry it */
+		const char *want = strcmp(a, "glibc-thp") ? "2" : "1";
+
+		if (!meas->maps_checked || !strcmp(meas->glibc_hugetlb, want))
+			return;
+		res->status = TL_STATUS_FAILED;
+		snprintf(res->error, sizeof(res->error), "allocator '%s' did not serve this run (the workload's "
+			 "GLIBC_TUNABLES has glibc.malloc.hugetlb=%s, not %s)", a,
+			 meas->glibc_hugetlb[0] ? meas->glibc_hugetlb : "unset", want);
+		return;
 	}
 	if (!lib || !meas->maps_checked || strstr(meas->mapped, lib))
 		return;

@@ -7,6 +7,7 @@
 #include "run/launch.h"
 
 #include <errno.h>
+#include <gnu/libc-version.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -175,6 +176,26 @@ static int add_runtime(struct tl_launch *re, const struct tl_spec *spec, const s
 	return rc;
 }
 
+/* glibc.malloc.hugetlb=N appended to GLIBC_TUNABLES (the last setting wins: the run's, over the user's). */
+static int add_glibc_hugetlb(struct tl_launch *re, const char *allocator, const char *value, struct tl_error *err)
+{
+	const char *old = tl_env_lookup(re->envp, "GLIBC_TUNABLES"), *have = gnu_get_libc_version();
+	char *v;
+	int major = 0, minor = 0, rc;
+
+	/* the tunable came in glibc 2.35; an older glibc ignores it silently, and the run would be plain glibc */
+	if (sscanf(have, "%d.%d", &major, &minor) != 2 || major < 2 || (major == 2 && minor < 35)) {
+		tl_error_set(err, "allocator '%s' needs glibc 2.35 or later (glibc.malloc.hugetlb); this is %s",
+			     allocator, have);
+		return -ENOENT;
+	}
+	if (asprintf(&v, "%s%sglibc.malloc.hugetlb=%s", old ? old : "", old && *old ? ":" : "", value) < 0)
+		return -ENOMEM;
+	rc = env_add(re, "GLIBC_TUNABLES", v);
+	free(v);
+	return rc;
+}
+
 static int add_allocator(struct tl_launch *re, const char *allocator, struct tl_error *err)
 {
 	char *lib;
@@ -182,12 +203,25 @@ static int add_allocator(struct tl_launch *re, const char *allocator, struct tl_
 
 	if (!allocator || !strcmp(allocator, "system"))
 		return 0;
+	if (!strcmp(allocator, "glibc-thp"))
+		return add_glibc_hugetlb(re, allocator, "1", err);
+	if (!strcmp(allocator, "glibc-hugetlb"))
+		return add_glibc_hugetlb(re, allocator, "2", err);
 	if (!strcmp(allocator, "jemalloc")) {
 		if (!tl_path_system_lib("libjemalloc.so.2")) {
 			tl_error_set(err, "allocator 'jemalloc' needs libjemalloc.so.2 (apt-get install libjemalloc2)");
 			return -ENOENT;
 		}
 		return add_preload(re, "libjemalloc.so.2");
+	}
+	if (!strcmp(allocator, "mimalloc") || !strcmp(allocator, "mimalloc-large")) {
+		if (!tl_path_system_lib("libmimalloc.so.2")) {
+			tl_error_set(err, "allocator '%s' needs libmimalloc.so.2 (apt-get install libmimalloc2.0)", allocator);
+			return -ENOENT;
+		}
+		/* its large-OS-page option: 2 MiB pages for its segments (hugetlb when free, else THP) */
+		rc = strcmp(allocator, "mimalloc") ? env_add(re, "MIMALLOC_LARGE_OS_PAGES", "1") : 0;
+		return rc ?: add_preload(re, "libmimalloc.so.2");
 	}
 	if (!strcmp(allocator, "fat")) {
 		lib = tl_path_lib("libfatalloc.so");

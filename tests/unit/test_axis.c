@@ -239,7 +239,8 @@ static void test_canonical(void **state)
 		{ TL_AXIS_POLICY, "static:1e-1", "static fraction '1e-1' is not a number" },
 		{ TL_AXIS_POLICY, "static:nan", "static fraction 'nan' is not a number" },
 		{ TL_AXIS_ALLOCATOR, "jemaloc", "unknown allocator 'jemaloc' (did you mean 'jemalloc'?)" },
-		{ TL_AXIS_ALLOCATOR, "tcmalloc", "unknown allocator 'tcmalloc' (known: system, jemalloc, fat)" },
+		{ TL_AXIS_ALLOCATOR, "tcmalloc", "unknown allocator 'tcmalloc' (known: system, jemalloc, fat, "
+								"glibc-thp, glibc-hugetlb, mimalloc, mimalloc-large)" },
 		{ TL_AXIS_SAMPLER, "faults", "unknown sampler 'faults' (did you mean 'fault'?)" },
 		{ TL_AXIS_SAMPLER, "ibs", "unknown sampler 'ibs' (known: fault, uffd-wp, perf, damon, none)" },
 		{ TL_AXIS_LOG, "counter", "unknown log 'counter' (did you mean 'counters'?)" },
@@ -401,7 +402,7 @@ static void test_name_lists(void **state)
 	} rows[] = {
 		{ tl_policy_names, "none all-fast all-slow static lru window autonuma damos preferred interleave "
 				   "weighted-interleave" },
-		{ tl_allocator_names, "system jemalloc fat" },
+		{ tl_allocator_names, "system jemalloc fat glibc-thp glibc-hugetlb mimalloc mimalloc-large" },
 		{ tl_sampler_names, "fault uffd-wp perf damon none" },
 		{ tl_log_names, "none counters log" },
 	};
