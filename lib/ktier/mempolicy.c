@@ -39,12 +39,18 @@ static int say(char *why, size_t whylen, int err, const char *fmt, ...)
 }
 
 /* A budget in bytes on the fast node: what tl_ktier_reserve needs. */
-static int check_budget(const char *budget, const char *fast, char *why, size_t whylen)
+static int check_budget(const char *budget, const char *fast, const char *slow, char *why, size_t whylen)
 {
 	char path[160];
 	uint64_t bytes = 0;
 	int f = tl_ktier_one_node(fast);
 
+	/* one node for both tiers: the reservation would leave the whole machine the budget, and nowhere to spill */
+	if (!slow || (fast && !strcmp(fast, slow)))
+		return say(why, whylen, -EINVAL, "policy 'preferred' with a budget needs a slow node apart from the "
+			   "fast one (machine.fast '%s', machine.slow '%s'): the budget is bound by filling the rest of "
+			   "the fast node, which would leave the whole machine the budget", fast ? fast : "",
+			   slow ? slow : "");
 	if (tl_parse_size(budget, &bytes) || !bytes)
 		return say(why, whylen, -EINVAL, "policy 'preferred': budget '%s' is not a size", budget);
 	if (geteuid())
@@ -151,7 +157,7 @@ int tl_ktier_mempolicy_check(enum tl_ktier_kind kind, const char *policy, const 
 		return check_weighted(args, fast, slow, why, whylen);
 	/* a share of the footprint becomes bytes only at the run (the footprint is measured then) */
 	if (kind == TL_KTIER_PREFERRED && budget && !strchr(budget, '%'))
-		return check_budget(budget, fast, why, whylen);
+		return check_budget(budget, fast, slow, why, whylen);
 	return 0;
 }
 

@@ -7,8 +7,9 @@
 # where this kernel cannot run it, the refusal says why and nothing
 # changed); interleave takes no budget (its runs drop it); bad weights are
 # refused with the spec's file:line; `tierlab list policies` names all three.
-# Not here: a budget of preferred (it reserves the fast node's huge pages:
-# not on a shared host) and real placement (tests/cli/mempolicy-guest.sh).
+# preferred with a budget is refused here (one node for both tiers: the
+# reservation would leave the whole machine the budget); its binding and
+# real placement are tests/cli/mempolicy-guest.sh's.
 . "$(dirname "$0")/lib.sh"
 export TIERLAB_OUT=$scratch/out TIERLAB_STATE_DIR=$scratch/state
 mkdir -p "$TIERLAB_STATE_DIR"
@@ -28,7 +29,6 @@ cat >"$scratch/s.yaml" <<YAML
 name: mempolicy-host
 workload: {name: maps, command: [/bin/sh, -c, "grep -m1 -E 'interleave|prefer' /proc/self/numa_maps; echo weight \$(cat $wi/node0 2>/dev/null)"]}
 machine: {fast: "0", slow: "0"}
-runtime: {budget: 16MiB}
 matrix:
   policy: [preferred, interleave, weighted-interleave]
   policy_args: ["fast_weight=$w,slow_weight=1"]
@@ -46,8 +46,23 @@ expect_contains "$(stdout_of interleave)" " interleave:0"
 [ "$(env_of interleave mempolicy.mode)" = MPOL_INTERLEAVE ] || fail "interleave: mode recorded '$(env_of interleave mempolicy.mode)'"
 [ "$(env_of interleave mempolicy.nodes)" = "0,0" ] || fail "interleave: nodes recorded '$(env_of interleave mempolicy.nodes)'"
 # the budget is preferred's (the fast tier's room); an interleave's placement is its ratio
-[ -n "$(q "select budget from runs where policy = 'preferred'")" ] || fail "preferred's run has no budget"
-[ -z "$(q "select budget from runs where policy = 'interleave'")" ] || fail "interleave's run kept a budget"
+sed 's/^matrix:/runtime: {budget: 16MiB}\nmatrix:/' "$scratch/s.yaml" >"$scratch/budget.yaml"
+# (the run key says: the budget changes preferred's configuration, not interleave's)
+keyof() { awk -v p="policy=$2" '$3 == p { print $2 }' <<<"$1"; }
+expect_exit 0 "$TIERLAB" run -n "$scratch/s.yaml"
+plain=$out
+expect_exit 0 "$TIERLAB" run -n "$scratch/budget.yaml"
+[ "$(keyof "$plain" interleave)" = "$(keyof "$out" interleave)" ] || fail "the budget changed interleave's run:
+$plain
+$out"
+[ "$(keyof "$plain" preferred)" != "$(keyof "$out" preferred)" ] || fail "the budget did not change preferred's run"
+# bound by filling the rest of the fast node: never with one node for both tiers (the whole machine)
+sed -i -e 's/policy: \[.*\]/policy: [preferred]/' -e '/policy_args/d' "$scratch/budget.yaml"
+before_huge=$(cat /sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages 2>/dev/null)
+expect_exit 2 "$TIERLAB" run "$scratch/budget.yaml"
+expect_contains "$out" "policy 'preferred' with a budget needs a slow node apart from the fast one"
+[ "$(cat /sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages 2>/dev/null)" = "$before_huge" ] ||
+	fail "node 0's huge pages changed"
 
 auto=$(cat "$wi/auto" "$wi/__auto_type" 2>/dev/null | head -n 1)
 rel=$(uname -r)
@@ -76,7 +91,7 @@ fi
 for bad in "fast_weight=0,slow_weight=1" "fast_weight=3,slow_weight=x" "fast_weight=256,slow_weight=1"; do
 	sed "s/policy_args: .*/policy_args: [\"$bad\"]/" "$scratch/s.yaml" >"$scratch/bad.yaml"
 	expect_exit 2 "$TIERLAB" run "$scratch/bad.yaml"
-	expect_contains "$out" "bad.yaml:7:"
+	expect_contains "$out" "bad.yaml:6:"
 	expect_contains "$out" "is not a weight (a whole number, 1 to 255)"
 done
 # one weight alone: refused by the plan's check, before the database
