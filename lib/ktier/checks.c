@@ -165,7 +165,7 @@ static int check_damon(char *why, size_t whylen)
 }
 
 int tl_ktier_check(const char *policy, const char *args, const char *budget, const char *fast,
-		   const char *slow, char *why, size_t whylen)
+		   const char *slow, const struct tl_ktier_bandwidth *bw, char *why, size_t whylen)
 {
 	enum tl_ktier_kind kind = tl_ktier_kind(policy);
 	int f = tl_ktier_one_node(fast), s = tl_ktier_one_node(slow), tf, ts, rc = 0;
@@ -178,7 +178,7 @@ int tl_ktier_check(const char *policy, const char *args, const char *budget, con
 	if (kind == TL_KTIER_NONE)
 		return 0;
 	if (kind >= TL_KTIER_PREFERRED)
-		return tl_ktier_mempolicy_check(kind, policy, args, budget, fast, slow, why, whylen);
+		return tl_ktier_mempolicy_check(kind, policy, args, budget, fast, slow, bw, why, whylen);
 	if (geteuid())
 		return refuse(why, whylen, -EPERM, "policy '%s' changes the kernel's settings and needs root", policy);
 	if (kind == TL_KTIER_AUTONUMA && !tl_ktier_kernel_at_least(6, 1, rel, sizeof(rel)))

@@ -142,7 +142,7 @@ int tl_ktier_reserve(struct tl_ktier *k, char *why, size_t whylen)
 }
 
 int tl_ktier_begin(struct tl_ktier *k, const char *policy, const char *args, const char *budget,
-		   const char *fast, const char *slow, char *why, size_t whylen)
+		   const char *fast, const char *slow, const struct tl_ktier_bandwidth *bw, char *why, size_t whylen)
 {
 	char jpath[4096];
 	int rc;
@@ -152,7 +152,7 @@ int tl_ktier_begin(struct tl_ktier *k, const char *policy, const char *args, con
 	k->kind = tl_ktier_kind(policy);
 	if (k->kind == TL_KTIER_NONE)
 		return 0;
-	if ((rc = tl_ktier_check(policy, args, budget, fast, slow, why, whylen)))
+	if ((rc = tl_ktier_check(policy, args, budget, fast, slow, bw, why, whylen)))
 		goto none;
 	snprintf(k->fast_set, sizeof(k->fast_set), "%s", fast ? fast : "");
 	snprintf(k->slow_set, sizeof(k->slow_set), "%s", slow ? slow : "");
@@ -163,7 +163,7 @@ int tl_ktier_begin(struct tl_ktier *k, const char *policy, const char *args, con
 			snprintf(why, whylen, "budget '%s' is not in bytes", budget);
 			goto none;
 		}
-		if ((rc = tl_ktier_mempolicy_begin(k, args, fast, slow, why, whylen)))
+		if ((rc = tl_ktier_mempolicy_begin(k, args, fast, slow, bw, why, whylen)))
 			goto none;
 		return 0;
 	}

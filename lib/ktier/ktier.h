@@ -52,6 +52,16 @@ struct tl_ktier {
 	char fast_set[64], slow_set[64];	/* machine.fast, machine.slow as the spec gives them */
 };
 
+/*
+ * The tiers' read bandwidths a machine profile measured (`machine: NAME`,
+ * tierlab probe), from which weighted-interleave derives its weights when
+ * the spec gives none; NULL, or 0 GB/s: not measured (then HMAT's).
+ */
+struct tl_ktier_bandwidth {
+	double fast_gbs, slow_gbs;
+	const char *profile;
+};
+
 /* Which kernel policy a canonical policy value names (TL_KTIER_NONE for the others). */
 enum tl_ktier_kind tl_ktier_kind(const char *policy);
 
@@ -61,7 +71,7 @@ enum tl_ktier_kind tl_ktier_kind(const char *policy);
  * fits)? 0, or -errno with the reason. Reads only: nothing is changed.
  */
 int tl_ktier_check(const char *policy, const char *args, const char *budget, const char *fast,
-		   const char *slow, char *why, size_t whylen);
+		   const char *slow, const struct tl_ktier_bandwidth *bw, char *why, size_t whylen);
 
 /*
  * Sets the kernel up for one run of `policy`; every change goes through
@@ -69,7 +79,7 @@ int tl_ktier_check(const char *policy, const char *args, const char *budget, con
  * with the reason.
  */
 int tl_ktier_begin(struct tl_ktier *k, const char *policy, const char *args, const char *budget,
-		   const char *fast, const char *slow, char *why, size_t whylen);
+		   const char *fast, const char *slow, const struct tl_ktier_bandwidth *bw, char *why, size_t whylen);
 
 /* Reads what the kernel did (DAMOS stats), then puts every setting back. 0 or -errno with the reason. */
 int tl_ktier_end(struct tl_ktier *k, char *why, size_t whylen);
@@ -86,12 +96,16 @@ int tl_ktier_replay(char *why, size_t whylen);
 
 /* Internal to lib/ktier: each policy's set-up and the budget's reservation. */
 int tl_ktier_mempolicy_check(enum tl_ktier_kind kind, const char *policy, const char *args, const char *budget,
-			     const char *fast, const char *slow, char *why, size_t whylen);
-int tl_ktier_mempolicy_begin(struct tl_ktier *k, const char *args, const char *fast, const char *slow,
+			     const char *fast, const char *slow, const struct tl_ktier_bandwidth *bw,
 			     char *why, size_t whylen);
-/* weighted-interleave's weights: the spec's, else the nodes' read bandwidths; 0 or -errno with the reason. */
-int tl_ktier_weights(const char *args, const char *fast, const char *slow, unsigned *wf, unsigned *ws,
-		     char *from, size_t fromlen, char *why, size_t whylen);
+int tl_ktier_mempolicy_begin(struct tl_ktier *k, const char *args, const char *fast, const char *slow,
+			     const struct tl_ktier_bandwidth *bw, char *why, size_t whylen);
+/*
+ * weighted-interleave's weights: the spec's, else the profile's measured
+ * bandwidths, else the nodes' HMAT ones; 0 or -errno with the reason.
+ */
+int tl_ktier_weights(const char *args, const char *fast, const char *slow, const struct tl_ktier_bandwidth *bw,
+		     unsigned *wf, unsigned *ws, char *from, size_t fromlen, char *why, size_t whylen);
 bool tl_ktier_kernel_at_least(int major, int minor, char *rel, size_t len);
 /* The one node a set names ("1"), or -1. */
 int tl_ktier_one_node(const char *set);

@@ -115,7 +115,8 @@ static bool auto_on(void)
 	return false;
 }
 
-static int check_weighted(const char *args, const char *fast, const char *slow, char *why, size_t whylen)
+static int check_weighted(const char *args, const char *fast, const char *slow, const struct tl_ktier_bandwidth *bw,
+			  char *why, size_t whylen)
 {
 	char rel[128], from[96];
 	unsigned wf, ws;
@@ -142,19 +143,20 @@ static int check_weighted(const char *args, const char *fast, const char *slow, 
 	 * back on only from HMAT bandwidths (ENODEV without them): there the
 	 * journal could not put back what it found
 	 */
-	if (auto_on() && tl_ktier_weights(NULL, fast, slow, &wf, &ws, from, sizeof(from), why, whylen))
+	if (auto_on() && tl_ktier_weights(NULL, fast, slow, NULL, &wf, &ws, from, sizeof(from), why, whylen))
 		return say(why, whylen, -ENOTSUP, "policy 'weighted-interleave' would turn the kernel's automatic "
 			   "interleave weights off for good: auto mode (%s) is on, and the kernel turns it back on only "
 			   "from the nodes' HMAT bandwidths, which this machine does not publish", TL_KS_WEIGHTS);
-	return tl_ktier_weights(args, fast, slow, &wf, &ws, from, sizeof(from), why, whylen);
+	return tl_ktier_weights(args, fast, slow, bw, &wf, &ws, from, sizeof(from), why, whylen);
 }
 
 int tl_ktier_mempolicy_check(enum tl_ktier_kind kind, const char *policy, const char *args, const char *budget,
-			     const char *fast, const char *slow, char *why, size_t whylen)
+			     const char *fast, const char *slow, const struct tl_ktier_bandwidth *bw,
+			     char *why, size_t whylen)
 {
 	(void)policy;
 	if (kind == TL_KTIER_WEIGHTED)
-		return check_weighted(args, fast, slow, why, whylen);
+		return check_weighted(args, fast, slow, bw, why, whylen);
 	/* a share of the footprint becomes bytes only at the run (the footprint is measured then) */
 	if (kind == TL_KTIER_PREFERRED && budget && !strchr(budget, '%'))
 		return check_budget(budget, fast, slow, why, whylen);
@@ -178,13 +180,13 @@ static int set_weight(int node, bool is_fast, void *arg)
 }
 
 static int begin_weighted(struct tl_ktier *k, const char *args, const char *fast, const char *slow,
-			  char *why, size_t whylen)
+			  const struct tl_ktier_bandwidth *bw, char *why, size_t whylen)
 {
 	struct set_weights sw = { k, why, whylen };
 	char v[16];
 	int rc;
 
-	rc = tl_ktier_weights(args, fast, slow, &k->fast_weight, &k->slow_weight, k->weights_from,
+	rc = tl_ktier_weights(args, fast, slow, bw, &k->fast_weight, &k->slow_weight, k->weights_from,
 			      sizeof(k->weights_from), why, whylen);
 	/* auto mode would recompute the weights from HMAT behind tierlab's back: off first, on again last */
 	for (size_t i = 0; !rc && i < sizeof(autos) / sizeof(autos[0]); i++)
@@ -194,7 +196,7 @@ static int begin_weighted(struct tl_ktier *k, const char *args, const char *fast
 }
 
 int tl_ktier_mempolicy_begin(struct tl_ktier *k, const char *args, const char *fast, const char *slow,
-			     char *why, size_t whylen)
+			     const struct tl_ktier_bandwidth *bw, char *why, size_t whylen)
 {
 	char jpath[4096], ignored[256];
 	int rc;
@@ -208,7 +210,7 @@ int tl_ktier_mempolicy_begin(struct tl_ktier *k, const char *args, const char *f
 		k->fast = tl_ktier_one_node(fast);
 		rc = tl_ktier_reserve(k, why, whylen);
 	} else {
-		rc = begin_weighted(k, args, fast, slow, why, whylen);
+		rc = begin_weighted(k, args, fast, slow, bw, why, whylen);
 	}
 	if (rc) {
 		tl_journal_end(&k->journal, ignored, sizeof(ignored));

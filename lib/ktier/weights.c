@@ -2,7 +2,8 @@
  * weighted-interleave's weights: each node of the fast tier gets
  * fast_weight pages in a row, each node of the slow tier slow_weight.
  * Given in the spec (both, 1-255, as the kernel takes them), or derived
- * from the nodes' read bandwidths as the firmware publishes them (HMAT,
+ * from the tiers' read bandwidths: measured by `tierlab probe` when the
+ * spec's machine is a saved profile, else as the firmware publishes them (HMAT,
  * access0: what `tierlab probe` reports for each node and what the
  * kernel's own auto mode uses), so that each tier serves its share of a
  * streaming program's traffic in proportion to what it can carry.
@@ -80,8 +81,8 @@ static void ratio_weights(double r, unsigned *wf, unsigned *ws)
 	*ws = swap ? a : b;
 }
 
-int tl_ktier_weights(const char *args, const char *fast, const char *slow, unsigned *wf, unsigned *ws,
-		     char *from, size_t fromlen, char *why, size_t whylen)
+int tl_ktier_weights(const char *args, const char *fast, const char *slow, const struct tl_ktier_bandwidth *bw,
+		     unsigned *wf, unsigned *ws, char *from, size_t fromlen, char *why, size_t whylen)
 {
 	char f[32], s[32], missing[256] = "";
 	bool hf = tl_ktier_arg(args, "fast_weight", f, sizeof(f)), hs = tl_ktier_arg(args, "slow_weight", s, sizeof(s));
@@ -101,6 +102,13 @@ int tl_ktier_weights(const char *args, const char *fast, const char *slow, unsig
 			return -EINVAL;
 		}
 		snprintf(from, fromlen, "spec");
+		return 0;
+	}
+	/* what `tierlab probe` measured, when the spec's machine is a saved profile */
+	if (bw && bw->fast_gbs > 0 && bw->slow_gbs > 0) {
+		ratio_weights(bw->fast_gbs / bw->slow_gbs, wf, ws);
+		snprintf(from, fromlen, "read bandwidth %.1f GB/s fast, %.1f GB/s slow (probe profile '%s')",
+			 bw->fast_gbs, bw->slow_gbs, bw->profile ? bw->profile : "");
 		return 0;
 	}
 	bf = set_bandwidth(fast, missing, sizeof(missing));

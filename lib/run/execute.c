@@ -125,6 +125,7 @@ int tl_execute_check(const struct tl_plan *plan, const bool *selected)
 	const struct tl_spec *spec = plan->spec;
 	const struct tl_machine *m = &spec->machine;
 	const char *need_fast = NULL, *need_slow = NULL;
+	const struct tl_ktier_bandwidth bw = { m->fast_gbs, m->slow_gbs, m->profile };
 	int rc = 0;
 
 	for (size_t i = 0; i < plan->nruns; i++) {
@@ -151,7 +152,7 @@ int tl_execute_check(const struct tl_plan *plan, const bool *selected)
 
 		if (selected[i] && tl_ktier_kind(c->values[TL_AXIS_POLICY]) != TL_KTIER_NONE &&
 		    tl_ktier_check(c->values[TL_AXIS_POLICY], c->values[TL_AXIS_POLICY_ARGS], c->values[TL_AXIS_BUDGET],
-				   m->fast, m->slow, why, sizeof(why)))
+				   m->fast, m->slow, &bw, why, sizeof(why)))
 			rc = error("policy '%s' cannot run here: %s", c->values[TL_AXIS_POLICY], why);
 	}
 	if (getenv("LD_PRELOAD") && *getenv("LD_PRELOAD"))
@@ -403,6 +404,8 @@ static void run_one(const struct run_ctx *ctx, const struct tl_plan *plan, const
 	const struct tl_workload *wl = c->workload;
 	struct tl_launch re;
 	struct tl_error why = { { 0 } };
+	const struct tl_machine *m = &plan->spec->machine;
+	const struct tl_ktier_bandwidth bw = { m->fast_gbs, m->slow_gbs, m->profile };
 	const char *budget;
 	struct tl_budget b;
 	char bytes[32];
@@ -443,7 +446,7 @@ static void run_one(const struct run_ctx *ctx, const struct tl_plan *plan, const
 		budget = bytes;
 	}
 	rc = tl_ktier_begin(kt, c->values[TL_AXIS_POLICY], c->values[TL_AXIS_POLICY_ARGS], budget,
-			    plan->spec->machine.fast, plan->spec->machine.slow, why.msg, sizeof(why.msg));
+			    plan->spec->machine.fast, plan->spec->machine.slow, &bw, why.msg, sizeof(why.msg));
 	if (rc) {
 		tl_launch_release(&re);
 		res->status = TL_STATUS_FAILED;

@@ -5,7 +5,8 @@
 # run's environment; weighted-interleave's weight on node 0 is the spec's
 # while the workload runs and the one found before once tierlab is done (or,
 # where this kernel cannot run it, the refusal says why and nothing
-# changed); interleave takes no budget (its runs drop it); bad weights are
+# changed), and with no weights given on a saved probe profile they
+# follow its measured bandwidths; interleave takes no budget (its runs drop it); bad weights are
 # refused with the spec's file:line; `tierlab list policies` names all three.
 # preferred with a budget is refused here (one node for both tiers: the
 # reservation would leave the whole machine the budget); its binding and
@@ -84,6 +85,16 @@ else
 		fail "weights recorded: '$(env_of weighted-interleave mempolicy.weights)'"
 	[ "$(env_of weighted-interleave mempolicy.weights_from)" = spec ] || fail "weights_from not 'spec'"
 	echo "weighted-interleave: node 0's weight $w during the run, $before before and after"
+	# no weights given, a saved probe profile as the machine: the weights follow what it measured
+	expect_exit 0 "$TIERLAB" probe --quick --save here
+	printf 'name: from-probe\nworkload: {name: t, command: [/bin/true]}\nmachine: here\nmatrix:\n  policy: [weighted-interleave]\n' >"$scratch/probe.yaml"
+	expect_exit 0 "$TIERLAB" run "$scratch/probe.yaml"
+	gbs=$(sqlite3 -batch -noheader "$TIERLAB_DB" "select json_extract(json, '$.nodes[0].read_gbs') from machine_profiles where name = 'here'")
+	from=$(q "select value from environment e join runs r on r.id = e.run_id join experiments x on x.id = r.experiment_id where x.name = 'from-probe' and e.key = 'mempolicy.weights_from'")
+	expect_contains "$from" "(probe profile 'here')"
+	expect_contains "$from" "$(printf '%.1f' "$gbs") GB/s fast"
+	[ "$(weight)" = "$before" ] || fail "node 0's interleave weight is $(weight) after the probe-weighted run"
+	echo "weights from the probe: $from"
 fi
 [ ! -s "$TIERLAB_STATE_DIR/ktier.journal" ] || fail "the journal is not empty: $(cat "$TIERLAB_STATE_DIR/ktier.journal")"
 
