@@ -39,18 +39,13 @@ static int say(char *why, size_t whylen, int err, const char *fmt, ...)
 }
 
 /* A budget in bytes on the fast node: what tl_ktier_reserve needs. */
-static int check_budget(const char *budget, const char *fast, const char *slow, char *why, size_t whylen)
+static int check_budget(const char *budget, const char *fast, char *why, size_t whylen)
 {
 	char path[160];
 	uint64_t bytes = 0;
 	int f = tl_ktier_one_node(fast);
 
-	/* one node for both tiers: the reservation would leave the whole machine the budget, and nowhere to spill */
-	if (!slow || (fast && !strcmp(fast, slow)))
-		return say(why, whylen, -EINVAL, "policy 'preferred' with a budget needs a slow node apart from the "
-			   "fast one (machine.fast '%s', machine.slow '%s'): the budget is bound by filling the rest of "
-			   "the fast node, which would leave the whole machine the budget", fast ? fast : "",
-			   slow ? slow : "");
+
 	if (tl_parse_size(budget, &bytes) || !bytes)
 		return say(why, whylen, -EINVAL, "policy 'preferred': budget '%s' is not a size", budget);
 	if (geteuid())
@@ -157,10 +152,16 @@ int tl_ktier_mempolicy_check(enum tl_ktier_kind kind, const char *policy, const 
 	(void)policy;
 	if (kind == TL_KTIER_WEIGHTED)
 		return check_weighted(args, fast, slow, bw, why, whylen);
+	if (kind != TL_KTIER_PREFERRED || !budget)
+		return 0;
+	/* one node for both tiers: the reservation would leave the whole machine the budget, and nowhere to spill */
+	if (!slow || (fast && !strcmp(fast, slow)))
+		return say(why, whylen, -EINVAL, "policy 'preferred' with a budget needs a slow node apart from the "
+			   "fast one (machine.fast '%s', machine.slow '%s'): the budget is bound by filling the rest of "
+			   "the fast node, which would leave the whole machine the budget", fast ? fast : "",
+			   slow ? slow : "");
 	/* a share of the footprint becomes bytes only at the run (the footprint is measured then) */
-	if (kind == TL_KTIER_PREFERRED && budget && !strchr(budget, '%'))
-		return check_budget(budget, fast, slow, why, whylen);
-	return 0;
+	return strchr(budget, '%') ? 0 : check_budget(budget, fast, why, whylen);
 }
 
 struct set_weights {

@@ -12,7 +12,7 @@
 #    given the ratio of the weights it derived from the nodes' HMAT
 #    bandwidths (recorded in the run's environment), within 2%;
 #  - preferred with budget 24 MiB fills node 0 first and spills to node 1
-#    once node 0 is full: node 0 ends with 0.8 to 1.5 times the budget,
+#    once node 0 is full: node 0 ends with 0.7 to 1.5 times the budget,
 #    the rest on node 1, and almost no page touched after the first spill
 #    lands on node 0 (at most 2% of the pages); preferred without a budget
 #    (the fast node's free memory, 400+ MiB) keeps every page on node 0;
@@ -152,7 +152,9 @@ within "$a" $((wf * n / (wf + ws))) $((n / 50)) || bad "weighted-interleave $wf:
 
 budget_pages=$((24 * 256))
 read -r n a b c f <<<"$(placement mempolicy-guest preferred)"
-[ $((10 * a)) -ge $((8 * budget_pages)) ] && [ $((2 * a)) -le $((3 * budget_pages)) ] ||
+# measured 0.84-0.87 x: tierlab's own and the kernel's allocations on node 0 during the
+# run share the budget (docs/policies.md); 0.7 leaves room for a busier guest
+[ $((10 * a)) -ge $((7 * budget_pages)) ] && [ $((2 * a)) -le $((3 * budget_pages)) ] ||
 	bad "preferred, budget $budget_pages pages: $a pages on node 0"
 [ "$b" -gt 0 ] || bad "preferred: nothing spilled to node 1 ($a on node 0)"
 [ $((50 * f)) -le "$n" ] || bad "preferred: $f pages on node 0 after the first spill to node 1"

@@ -62,6 +62,10 @@ sed -i -e 's/policy: \[.*\]/policy: [preferred]/' -e '/policy_args/d' "$scratch/
 before_huge=$(cat /sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages 2>/dev/null)
 expect_exit 2 "$TIERLAB" run "$scratch/budget.yaml"
 expect_contains "$out" "policy 'preferred' with a budget needs a slow node apart from the fast one"
+# a share of the footprint too, refused before the footprint is measured
+sed -i 's/budget: 16MiB/budget: 40%/' "$scratch/budget.yaml"
+expect_exit 2 "$TIERLAB" run "$scratch/budget.yaml"
+expect_contains "$out" "policy 'preferred' with a budget needs a slow node apart from the fast one"
 [ "$(cat /sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages 2>/dev/null)" = "$before_huge" ] ||
 	fail "node 0's huge pages changed"
 
