@@ -93,8 +93,9 @@ static void list_libs(void)
 	char *fat = tl_path_lib("libfatalloc.so");
 
 	printf("runtime: %s\n", rt ? rt : "libtiermem.so not built: static, lru, window cannot run");
-	printf("allocators: system, jemalloc%s, fat%s\n",
+	printf("allocators: system, glibc-thp, glibc-hugetlb, jemalloc%s, mimalloc, mimalloc-large%s, fat%s\n",
 	       tl_path_system_lib("libjemalloc.so.2") ? "" : " (libjemalloc2 not installed)",
+	       tl_path_system_lib("libmimalloc.so.2") ? "" : " (libmimalloc2.0 not installed)",
 	       fat ? "" : " (libfatalloc.so not built)");
 	free(rt);
 	free(fat);

@@ -109,7 +109,8 @@ static int use_profile(struct tl_spec *spec, const char *db)
 	if (tl_store_open_existing(db, &st))
 		return -1;
 	rc = tl_probe_profile_nodes(st, m->profile, &fast, &slow);
-	tl_store_close(st);
+	if (rc)
+		tl_store_close(st);
 	if (rc == -ENOENT) {
 		tl_spec_error(spec, &m->loc, &err, "machine profile '%s' is not in '%s' (save one with "
 			      "'tierlab probe --save %s')", m->profile, db, m->profile);
@@ -130,7 +131,11 @@ static int use_profile(struct tl_spec *spec, const char *db)
 	} else {
 		free(slow);
 	}
-	return 0;
+	/* weighted-interleave's weights, when the spec gives none, follow what the probe measured */
+	rc = tl_probe_profile_bandwidth(st, m->profile, m->fast, &m->fast_gbs);
+	rc = rc ?: tl_probe_profile_bandwidth(st, m->profile, m->slow, &m->slow_gbs);
+	tl_store_close(st);
+	return rc;
 }
 
 /* Appends "--AXIS list" for each axis given on the command line; opts holds the option names. */

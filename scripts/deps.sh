@@ -8,7 +8,7 @@
 #                          Open MPI, Slurm, valgrind, gnuplot, sqlite3, python3)
 set -eu
 tool="gcc make pkg-config libyaml-dev libnuma-dev libpfm4-dev libsqlite3-dev libopenblas-dev"
-tests="libcmocka-dev libjemalloc2 sqlite3 valgrind qemu-system-x86 busybox-static cpio libopenmpi-dev openmpi-bin
+tests="libcmocka-dev libjemalloc2 libmimalloc2.0 sqlite3 valgrind qemu-system-x86 busybox-static cpio libopenmpi-dev openmpi-bin
 python3 gnuplot-nox libpmix2 munge slurm-wlm"
 case ${1:-all} in
 tool) pkgs=$tool ;;

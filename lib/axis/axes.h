@@ -113,17 +113,39 @@ enum tl_applies {
 	X(AUTONUMA, "autonuma", "NUMA balancing in memory-tiering mode (numa_balancing=2) with demotion") \
 	X(DAMOS,    "damos",    "DAMON schemes migrate_hot to the fast node, migrate_cold to the slow node")
 
+/*
+ * The memory-policy baselines: what `numactl --preferred-many`,
+ * `--interleave` and `--weighted-interleave` do, set by tierlab on the
+ * workload's process before exec (whole process, inherited by its
+ * children), with no runtime in it: X(id, name, help). Their parameters
+ * are declared in axis.c; lib/ktier sets up what they need of the kernel
+ * (the budget's huge pages, the interleave weights).
+ */
+#define TL_MEM_POLICIES(X) \
+	X(PREFERRED,  "preferred",  "MPOL_PREFERRED_MANY on the fast nodes: fast first, slow once the fast tier is full") \
+	X(INTERLEAVE, "interleave", "MPOL_INTERLEAVE over the fast and slow nodes, page by page") \
+	X(WEIGHTED,   "weighted-interleave", "MPOL_WEIGHTED_INTERLEAVE over fast and slow, in the ratio of per-node weights (Linux 6.9)")
+
 /* What the runtime records: X(id, name). */
 #define TL_LOGS(X) \
 	X(NONE,     "none") \
 	X(COUNTERS, "counters") \
 	X(LOG,      "log")
 
-/* The allocators a run may be given: X(id, name). */
+/*
+ * The allocators a run may be given: X(id, name). glibc-thp and
+ * glibc-hugetlb are glibc with glibc.malloc.hugetlb=1 (its heap and mmap'd
+ * chunks madvised for THP) and =2 (mmap'd chunks on hugetlb pages);
+ * mimalloc-large is mimalloc with MIMALLOC_LARGE_OS_PAGES=1.
+ */
 #define TL_ALLOCATORS(X) \
-	X(SYSTEM,   "system") \
-	X(JEMALLOC, "jemalloc") \
-	X(FAT,      "fat")
+	X(SYSTEM,         "system") \
+	X(JEMALLOC,       "jemalloc") \
+	X(FAT,            "fat") \
+	X(GLIBC_THP,      "glibc-thp") \
+	X(GLIBC_HUGETLB,  "glibc-hugetlb") \
+	X(MIMALLOC,       "mimalloc") \
+	X(MIMALLOC_LARGE, "mimalloc-large")
 
 /* The most fractions a static policy may list: one per large allocation. */
 #define TL_STATIC_MAX_FRACTIONS 256

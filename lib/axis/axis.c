@@ -33,6 +33,7 @@ const char *const tl_policy_names[] = {
 #undef TL_POLICY_NAME
 #define TL_KERNEL_NAME(id, name, help) name,
 	TL_KERNEL_POLICIES(TL_KERNEL_NAME)
+	TL_MEM_POLICIES(TL_KERNEL_NAME)
 #undef TL_KERNEL_NAME
 	NULL
 };
@@ -59,10 +60,29 @@ static const struct tlp_param damos_params[] = {
 	{ "apply_us", "0", "schemes' apply interval, us (0: every aggregation)" },
 	{ NULL, NULL, NULL },
 };
+/*
+ * weighted-interleave's weights, per tier (each node of a tier gets its
+ * tier's): both given, or neither, and then they are the ratio of the
+ * tiers' read bandwidths (lib/ktier/weights.c says from where).
+ */
+static const struct tlp_param weighted_params[] = {
+	{ "fast_weight", "from bandwidth", "pages in a row on each fast node, 1-255 (weighted_interleave/nodeN)" },
+	{ "slow_weight", "from bandwidth", "pages in a row on each slow node, 1-255" },
+	{ NULL, NULL, NULL },
+};
 static const struct {
 	const char *name;
 	const struct tlp_param *params;
-} kernel_policies[] = { { "autonuma", autonuma_params }, { "damos", damos_params } };
+} kernel_policies[] = { { "autonuma", autonuma_params }, { "damos", damos_params } },
+  mem_policies[] = { { "preferred", NULL }, { "interleave", NULL }, { "weighted-interleave", weighted_params } };
+
+bool tl_policy_is_mempolicy(const char *policy)
+{
+	for (size_t i = 0; policy && i < sizeof(mem_policies) / sizeof(mem_policies[0]); i++)
+		if (!strcmp(policy, mem_policies[i].name))
+			return true;
+	return false;
+}
 
 bool tl_policy_is_kernel(const char *policy)
 {
@@ -137,7 +157,7 @@ bool tl_policy_uses_runtime(const char *policy)
 	for (int i = 0; policy && bindings[i]; i++)
 		if (!strcmp(policy, bindings[i]))
 			return false;
-	return policy != NULL && !tl_policy_is_kernel(policy);
+	return policy != NULL && !tl_policy_is_kernel(policy) && !tl_policy_is_mempolicy(policy);
 }
 
 static bool is_plugin(const char *policy)
@@ -161,6 +181,9 @@ bool tl_policy_is_dynamic(const char *policy)
 
 	if (tl_policy_is_kernel(policy))
 		return true;	/* the kernel moves pages as they are used, within the budget */
+	/* preferred fills the fast tier up to a budget, when one is given; interleave takes none */
+	if (tl_policy_is_mempolicy(policy))
+		return !strcmp(policy, "preferred");
 	if (pol)
 		return TLP_HAS(pol, flags) && (pol->flags & TLP_DYNAMIC);
 	return policy && is_plugin(policy);
@@ -173,6 +196,9 @@ const struct tlp_param *tl_policy_params(const char *policy)
 	for (size_t i = 0; policy && i < sizeof(kernel_policies) / sizeof(kernel_policies[0]); i++)
 		if (!strcmp(policy, kernel_policies[i].name))
 			return kernel_policies[i].params;
+	for (size_t i = 0; policy && i < sizeof(mem_policies) / sizeof(mem_policies[0]); i++)
+		if (!strcmp(policy, mem_policies[i].name))
+			return mem_policies[i].params;
 	return pol && TLP_HAS(pol, params) ? pol->params : NULL;
 }
 
@@ -180,7 +206,7 @@ bool tl_policy_takes(const char *policy, const char *param)
 {
 	const struct tlp_param *params = tl_policy_params(policy);
 
-	if (!builtin(policy) && !tl_policy_is_kernel(policy))
+	if (!builtin(policy) && !tl_policy_is_kernel(policy) && !tl_policy_is_mempolicy(policy))
 		return policy && is_plugin(policy);
 	if (!params)
 		return false;
@@ -246,6 +272,9 @@ bool tl_axis_applies(enum tl_axis axis, const char *policy)
 	case TL_APPLIES_RUNTIME:
 		return tl_policy_uses_runtime(policy);
 	case TL_APPLIES_DYNAMIC:
+		/* preferred's budget is the fast node's room, in pages: it has no chunks */
+		if (axis == TL_AXIS_CHUNKS && tl_policy_is_mempolicy(policy))
+			return false;
 		return tl_policy_is_dynamic(policy);
 	case TL_APPLIES_PARAM:
 		/* a plugin declares nothing tierlab can see: its parameters go in policy_args */

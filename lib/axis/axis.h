@@ -72,6 +72,12 @@ int tl_axis_canonical(enum tl_axis axis, const char *value, char **out, struct t
 bool tl_policy_uses_runtime(const char *policy);
 /* autonuma, damos: the kernel tiers, tierlab sets it up around the run (lib/ktier); dynamic, no runtime. */
 bool tl_policy_is_kernel(const char *policy);
+/*
+ * preferred, interleave, weighted-interleave: a memory policy set on the
+ * whole process before exec (lib/run), no runtime; preferred is dynamic
+ * (the budget applies: the fast tier's room), the interleaves are not.
+ */
+bool tl_policy_is_mempolicy(const char *policy);
 bool tl_policy_is_dynamic(const char *policy);
 const char *tl_policy_base(const char *policy, char *buf, unsigned len); /* "static:1,0" -> "static" */
 /*

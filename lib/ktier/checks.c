@@ -45,11 +45,17 @@ enum tl_ktier_kind tl_ktier_kind(const char *policy)
 		return TL_KTIER_AUTONUMA;
 	if (policy && !strcmp(policy, "damos"))
 		return TL_KTIER_DAMOS;
+	if (policy && !strcmp(policy, "preferred"))
+		return TL_KTIER_PREFERRED;
+	if (policy && !strcmp(policy, "interleave"))
+		return TL_KTIER_INTERLEAVE;
+	if (policy && !strcmp(policy, "weighted-interleave"))
+		return TL_KTIER_WEIGHTED;
 	return TL_KTIER_NONE;
 }
 
 /* One node, as a kernel policy's promotion or demotion target; -1 otherwise. */
-static int one_node(const char *set)
+int tl_ktier_one_node(const char *set)
 {
 	char *end;
 	long n;
@@ -114,7 +120,7 @@ static bool kernel_has_symbol(const char *prefix)
 	return found;
 }
 
-static bool kernel_at_least(int major, int minor, char *rel, size_t len)
+bool tl_ktier_kernel_at_least(int major, int minor, char *rel, size_t len)
 {
 	struct utsname u;
 	int ma = 0, mi = 0;
@@ -159,10 +165,10 @@ static int check_damon(char *why, size_t whylen)
 }
 
 int tl_ktier_check(const char *policy, const char *args, const char *budget, const char *fast,
-		   const char *slow, char *why, size_t whylen)
+		   const char *slow, const struct tl_ktier_bandwidth *bw, char *why, size_t whylen)
 {
 	enum tl_ktier_kind kind = tl_ktier_kind(policy);
-	int f = one_node(fast), s = one_node(slow), tf, ts, rc = 0;
+	int f = tl_ktier_one_node(fast), s = tl_ktier_one_node(slow), tf, ts, rc = 0;
 	char rel[128], tiers[512], v[160];
 	uint64_t bytes = 0, free_bytes;
 
@@ -171,12 +177,14 @@ int tl_ktier_check(const char *policy, const char *args, const char *budget, con
 		why[0] = '\0';
 	if (kind == TL_KTIER_NONE)
 		return 0;
+	if (kind >= TL_KTIER_PREFERRED)
+		return tl_ktier_mempolicy_check(kind, policy, args, budget, fast, slow, bw, why, whylen);
 	if (geteuid())
 		return refuse(why, whylen, -EPERM, "policy '%s' changes the kernel's settings and needs root", policy);
-	if (kind == TL_KTIER_AUTONUMA && !kernel_at_least(6, 1, rel, sizeof(rel)))
+	if (kind == TL_KTIER_AUTONUMA && !tl_ktier_kernel_at_least(6, 1, rel, sizeof(rel)))
 		rc = refuse(why, whylen, -ENOTSUP, "policy 'autonuma' needs Linux 6.1 or later (memory-tiering "
 			    "NUMA balancing with a promotion rate limit); this is %s", rel);
-	if (kind == TL_KTIER_DAMOS && !kernel_at_least(6, 11, rel, sizeof(rel)))
+	if (kind == TL_KTIER_DAMOS && !tl_ktier_kernel_at_least(6, 11, rel, sizeof(rel)))
 		rc = refuse(why, whylen, -ENOTSUP, "policy 'damos' needs Linux 6.11 or later (DAMOS actions "
 			    "migrate_hot and migrate_cold); this is %s", rel);
 	if (access("/proc/sys/kernel/numa_balancing", F_OK) && kind == TL_KTIER_AUTONUMA)

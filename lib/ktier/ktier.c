@@ -142,7 +142,7 @@ int tl_ktier_reserve(struct tl_ktier *k, char *why, size_t whylen)
 }
 
 int tl_ktier_begin(struct tl_ktier *k, const char *policy, const char *args, const char *budget,
-		   const char *fast, const char *slow, char *why, size_t whylen)
+		   const char *fast, const char *slow, const struct tl_ktier_bandwidth *bw, char *why, size_t whylen)
 {
 	char jpath[4096];
 	int rc;
@@ -152,13 +152,27 @@ int tl_ktier_begin(struct tl_ktier *k, const char *policy, const char *args, con
 	k->kind = tl_ktier_kind(policy);
 	if (k->kind == TL_KTIER_NONE)
 		return 0;
-	if ((rc = tl_ktier_check(policy, args, budget, fast, slow, why, whylen)))
+	if ((rc = tl_ktier_check(policy, args, budget, fast, slow, bw, why, whylen)))
 		goto none;
+	snprintf(k->fast_set, sizeof(k->fast_set), "%s", fast ? fast : "");
+	snprintf(k->slow_set, sizeof(k->slow_set), "%s", slow ? slow : "");
+	if (k->kind >= TL_KTIER_PREFERRED) {
+		/* a share of the footprint comes here in bytes (execute.c resolves it) */
+		if (budget && tl_parse_size(budget, &k->budget)) {
+			rc = -EINVAL;
+			snprintf(why, whylen, "budget '%s' is not in bytes", budget);
+			goto none;
+		}
+		if ((rc = tl_ktier_mempolicy_begin(k, args, fast, slow, bw, why, whylen)))
+			goto none;
+		return 0;
+	}
 	k->fast = atoi(fast);
 	k->slow = atoi(slow);
 	tl_parse_size(budget, &k->budget);
 	if ((rc = tl_journal_begin(&k->journal, tl_journal_default_path(jpath, sizeof(jpath)), why, whylen)))
 		goto none;
+	k->journaled = true;
 	rc = tl_ktier_reserve(k, why, whylen);
 	if (!rc && k->kind == TL_KTIER_AUTONUMA)
 		rc = tl_ktier_autonuma_begin(k, args, why, whylen);
@@ -178,10 +192,11 @@ none:
 
 int tl_ktier_end(struct tl_ktier *k, char *why, size_t whylen)
 {
-	if (k->kind == TL_KTIER_NONE)
+	if (k->kind == TL_KTIER_NONE || !k->journaled)
 		return 0;
 	if (k->kind == TL_KTIER_DAMOS)
 		k->have_stats = !tl_ktier_damos_stats(k);
+	k->journaled = false;
 	return tl_journal_end(&k->journal, why, whylen);
 }
 
@@ -201,6 +216,40 @@ static double metric_of(const struct tl_run_record *r, const char *name)
 	return -1;
 }
 
+/*
+ * A memory-policy baseline's record: the mempolicy the workload ran
+ * under, its nodes and weights (the environment of the run, as numactl's
+ * arguments would be), and preferred's budget binding when it had one.
+ */
+static int record_mempolicy(const struct tl_ktier *k, struct tl_run_record *r)
+{
+	static const char *const modes[] = {
+		[TL_KTIER_PREFERRED] = "MPOL_PREFERRED_MANY",
+		[TL_KTIER_INTERLEAVE] = "MPOL_INTERLEAVE",
+		[TL_KTIER_WEIGHTED] = "MPOL_WEIGHTED_INTERLEAVE",
+	};
+	char nodes[160], w[64];
+	int rc;
+
+	if (k->kind == TL_KTIER_PREFERRED)
+		snprintf(nodes, sizeof(nodes), "%s", k->fast_set);
+	else
+		snprintf(nodes, sizeof(nodes), "%s,%s", k->fast_set, k->slow_set);
+	rc = tl_env_put(&r->env, "mempolicy.mode", modes[k->kind]);
+	rc = rc ?: tl_env_put(&r->env, "mempolicy.nodes", nodes);
+	if (k->kind == TL_KTIER_WEIGHTED) {
+		snprintf(w, sizeof(w), "fast %u, slow %u", k->fast_weight, k->slow_weight);
+		rc = rc ?: tl_env_put(&r->env, "mempolicy.weights", w);
+		rc = rc ?: tl_env_put(&r->env, "mempolicy.weights_from", k->weights_from);
+	}
+	if (k->kind == TL_KTIER_PREFERRED && k->budget) {
+		rc = rc ?: tl_record_add_metric(r, "ktier.budget_bytes", (double)k->budget, "bytes");
+		rc = rc ?: tl_record_add_metric(r, "ktier.reserved_bytes", (double)k->reserved, "bytes");
+		rc = rc ?: tl_record_add_metric(r, "ktier.fast_free_bytes", (double)k->fast_free, "bytes");
+	}
+	return rc;
+}
+
 int tl_ktier_record(const struct tl_ktier *k, struct tl_run_record *r)
 {
 	static const char *const which[] = { "hot", "cold" };
@@ -209,6 +258,8 @@ int tl_ktier_record(const struct tl_ktier *k, struct tl_run_record *r)
 
 	if (k->kind == TL_KTIER_NONE)
 		return 0;
+	if (k->kind >= TL_KTIER_PREFERRED)
+		return record_mempolicy(k, r);
 	rc = tl_record_add_metric(r, "ktier.budget_bytes", (double)k->budget, "bytes");
 	rc = rc ?: tl_record_add_metric(r, "ktier.reserved_bytes", (double)k->reserved, "bytes");
 	rc = rc ?: tl_record_add_metric(r, "ktier.fast_free_bytes", (double)k->fast_free, "bytes");

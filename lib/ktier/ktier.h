@@ -18,7 +18,18 @@
 
 struct tl_run_record;
 
-enum tl_ktier_kind { TL_KTIER_NONE, TL_KTIER_AUTONUMA, TL_KTIER_DAMOS };
+/*
+ * The kernel policies, then the memory-policy baselines (preferred,
+ * interleave, weighted-interleave), whose mempolicy the runner sets on the
+ * workload (lib/run) while this module sets up what they need of the
+ * kernel: preferred's budget (the same huge-page binding), weighted
+ * interleave's per-node weights (journaled like the kernel policies'
+ * settings).
+ */
+enum tl_ktier_kind {
+	TL_KTIER_NONE, TL_KTIER_AUTONUMA, TL_KTIER_DAMOS,
+	TL_KTIER_PREFERRED, TL_KTIER_INTERLEAVE, TL_KTIER_WEIGHTED,
+};
 
 /* What one DAMOS scheme did (schemes/N/stats). */
 struct tl_damos_stats {
@@ -35,6 +46,20 @@ struct tl_ktier {
 	uint64_t fast_free;		/* the fast node's free bytes once the reservation was made */
 	bool have_stats;
 	struct tl_damos_stats hot, cold;
+	bool journaled;			/* the journal is held (a setting was or may be changed) */
+	unsigned fast_weight, slow_weight; /* weighted-interleave: each fast / slow node's weight */
+	char weights_from[96];		/* where they came from: the spec, or the nodes' bandwidths */
+	char fast_set[64], slow_set[64];	/* machine.fast, machine.slow as the spec gives them */
+};
+
+/*
+ * The tiers' read bandwidths a machine profile measured (`machine: NAME`,
+ * tierlab probe), from which weighted-interleave derives its weights when
+ * the spec gives none; NULL, or 0 GB/s: not measured (then HMAT's).
+ */
+struct tl_ktier_bandwidth {
+	double fast_gbs, slow_gbs;
+	const char *profile;
 };
 
 /* Which kernel policy a canonical policy value names (TL_KTIER_NONE for the others). */
@@ -46,7 +71,7 @@ enum tl_ktier_kind tl_ktier_kind(const char *policy);
  * fits)? 0, or -errno with the reason. Reads only: nothing is changed.
  */
 int tl_ktier_check(const char *policy, const char *args, const char *budget, const char *fast,
-		   const char *slow, char *why, size_t whylen);
+		   const char *slow, const struct tl_ktier_bandwidth *bw, char *why, size_t whylen);
 
 /*
  * Sets the kernel up for one run of `policy`; every change goes through
@@ -54,7 +79,7 @@ int tl_ktier_check(const char *policy, const char *args, const char *budget, con
  * with the reason.
  */
 int tl_ktier_begin(struct tl_ktier *k, const char *policy, const char *args, const char *budget,
-		   const char *fast, const char *slow, char *why, size_t whylen);
+		   const char *fast, const char *slow, const struct tl_ktier_bandwidth *bw, char *why, size_t whylen);
 
 /* Reads what the kernel did (DAMOS stats), then puts every setting back. 0 or -errno with the reason. */
 int tl_ktier_end(struct tl_ktier *k, char *why, size_t whylen);
@@ -70,6 +95,20 @@ int tl_ktier_record(const struct tl_ktier *k, struct tl_run_record *r);
 int tl_ktier_replay(char *why, size_t whylen);
 
 /* Internal to lib/ktier: each policy's set-up and the budget's reservation. */
+int tl_ktier_mempolicy_check(enum tl_ktier_kind kind, const char *policy, const char *args, const char *budget,
+			     const char *fast, const char *slow, const struct tl_ktier_bandwidth *bw,
+			     char *why, size_t whylen);
+int tl_ktier_mempolicy_begin(struct tl_ktier *k, const char *args, const char *fast, const char *slow,
+			     const struct tl_ktier_bandwidth *bw, char *why, size_t whylen);
+/*
+ * weighted-interleave's weights: the spec's, else the profile's measured
+ * bandwidths, else the nodes' HMAT ones; 0 or -errno with the reason.
+ */
+int tl_ktier_weights(const char *args, const char *fast, const char *slow, const struct tl_ktier_bandwidth *bw,
+		     unsigned *wf, unsigned *ws, char *from, size_t fromlen, char *why, size_t whylen);
+bool tl_ktier_kernel_at_least(int major, int minor, char *rel, size_t len);
+/* The one node a set names ("1"), or -1. */
+int tl_ktier_one_node(const char *set);
 int tl_ktier_autonuma_begin(struct tl_ktier *k, const char *args, char *why, size_t whylen);
 int tl_ktier_damos_begin(struct tl_ktier *k, const char *args, char *why, size_t whylen);
 int tl_ktier_damos_stats(struct tl_ktier *k);

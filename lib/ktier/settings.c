@@ -19,6 +19,9 @@ static const char *const known[] = {
 	TL_KS_DEBUG_NB "/scan_period_max_ms",
 	TL_KS_DEBUG_NB "/hot_threshold_ms",
 	TL_KS_HUGEPAGES,
+	TL_KS_WEIGHT,
+	TL_KS_WEIGHTS_AUTO,
+	TL_KS_WEIGHTS_AUTO2,
 };
 
 void tl_ktier_settings_root(const char *dir)

@@ -17,6 +17,11 @@
 #define TL_KS_DEBUG_NB "/sys/kernel/debug/sched/numa_balancing"
 #define TL_KS_HUGEPAGES "/sys/devices/system/node/node%d/hugepages/hugepages-2048kB/nr_hugepages"
 #define TL_KS_KDAMONDS "/sys/kernel/mm/damon/admin/kdamonds"
+#define TL_KS_WEIGHTS "/sys/kernel/mm/mempolicy/weighted_interleave"
+#define TL_KS_WEIGHT TL_KS_WEIGHTS "/node%d"
+/* 6.16's auto mode (weights from HMAT); "__auto_type" where a kernel's `#define auto` renamed the file */
+#define TL_KS_WEIGHTS_AUTO TL_KS_WEIGHTS "/auto"
+#define TL_KS_WEIGHTS_AUTO2 TL_KS_WEIGHTS "/__auto_type"
 
 /* A W entry may name `path`: one of the settings above (a node's huge pages: any node number). */
 bool tl_ktier_setting_known(const char *path);

@@ -137,7 +137,7 @@ int tl_env_put_cpufreq(struct tl_env *env)
 
 /* The variables a run inherits that set its threading and libraries (LD_PRELOAD, OMP_NUM_THREADS, ...). */
 static const char *const inherited[] = { "LD_PRELOAD", "LD_LIBRARY_PATH", "OMP_", "GOMP_", "KMP_", "OPENBLAS_",
-					  "MKL_", "MALLOC_", "GLIBC_TUNABLES", "NUMA", NULL };
+					  "MKL_", "MALLOC_", "MIMALLOC_", "GLIBC_TUNABLES", "NUMA", NULL };
 
 /* The prefixes of inherited[] that set a program's threads: their absence is worth a row too. */
 static bool threading(const char *prefix)

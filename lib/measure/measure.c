@@ -35,6 +35,43 @@ int tl_measure_started(struct tl_measure *m, pid_t pid)
  * read once while it runs: the record says what served it, not what was
  * asked for.
  */
+/*
+ * The glibc allocators (glibc-thp, glibc-hugetlb) are glibc told by a
+ * tunable: what the workload's process really got in its environment
+ * (a wrapper script may have dropped it) is what says it was asked.
+ */
+static void glibc_tunable(struct tl_measure *m, pid_t pid)
+{
+	char path[64], env[65536];
+	bool in = false;
+	size_t n;
+	FILE *f;
+
+	m->glibc_hugetlb[0] = '\0';
+	snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+	if (!(f = fopen(path, "r")))
+		return;
+	n = fread(env, 1, sizeof(env) - 1, f);
+	fclose(f);
+	env[n] = '\0';
+	/*
+	 * glibc before 2.38 parses the variable in place and leaves a NUL after
+	 * each tunable, so the ones after the first read as entries of their
+	 * own ("glibc.malloc.hugetlb=1") that follow it
+	 */
+	for (size_t i = 0; i < n; i += strlen(env + i) + 1) {
+		const char *t = env + i;
+
+		if (!strncmp(t, "GLIBC_TUNABLES=", 15))
+			in = true;
+		else if (strncmp(t, "glibc.", 6))
+			in = false;
+		/* the last setting wins, as glibc reads them in order */
+		for (; in && (t = strstr(t, "glibc.malloc.hugetlb=")); t += 21)
+			snprintf(m->glibc_hugetlb, sizeof(m->glibc_hugetlb), "%.*s", (int)strcspn(t + 21, ":"), t + 21);
+	}
+}
+
 static void check_maps(struct tl_measure *m, pid_t pid)
 {
 	static const char *const libs[] = { "libtiermem", "libfatalloc", "libjemalloc", "libtcmalloc",
@@ -48,10 +85,13 @@ static void check_maps(struct tl_measure *m, pid_t pid)
 	f = fopen(path, "r");
 	if (!f)
 		return;
-	while (fgets(line, sizeof(line), f))
+	while (fgets(line, sizeof(line), f)) {
 		for (int i = 0; libs[i]; i++)
 			seen[i] |= strstr(line, libs[i]) != NULL;
+		m->hugetlb_mapped |= strstr(line, "/anon_hugepage") != NULL;
+	}
 	fclose(f);
+	glibc_tunable(m, pid);
 	m->mapped[0] = '\0';
 	for (int i = 0; libs[i]; i++)
 		if (seen[i])
@@ -89,6 +129,8 @@ void tl_measure_reset(struct tl_measure *m)
 	m->vmstat_rc = 0;
 	m->maps_checked = false;
 	m->mapped[0] = '\0';
+	m->glibc_hugetlb[0] = '\0';
+	m->hugetlb_mapped = false;
 }
 
 /* "0.52 0.61 0.70", or "unreadable" */
@@ -143,6 +185,10 @@ int tl_measure_record(const struct tl_measure *m, struct tl_run_record *r)
 	if (!rc)
 		rc = tl_env_put(&r->env, "allocator.mapped", m->maps_checked ? m->mapped :
 				"unchecked (the run ended before the first tick)");
+	if (!rc && m->maps_checked && m->glibc_hugetlb[0])
+		rc = tl_env_put(&r->env, "allocator.glibc_hugetlb", m->glibc_hugetlb);
+	if (!rc && m->maps_checked && (m->glibc_hugetlb[0] || m->hugetlb_mapped))
+		rc = tl_env_put(&r->env, "allocator.hugetlb_mapped", m->hugetlb_mapped ? "yes" : "no");
 	return rc ?: m->host_rc ?: record_host(m, r);
 }
 

@@ -29,6 +29,8 @@ struct tl_measure {
 	bool ran;		/* the last run reached its started hook: there is something to store */
 	bool maps_checked;	/* the workload's mappings were read while it ran */
 	char mapped[160];	/* allocator and runtime libraries mapped in it: "libjemalloc libtiermem" */
+	char glibc_hugetlb[16];	/* glibc.malloc.hugetlb in its GLIBC_TUNABLES, read with the maps ("" none) */
+	bool hugetlb_mapped;	/* it had hugetlb memory mapped then (anon_hugepage) */
 	struct tl_host_load load_before, load_after;
 	struct tl_env host;	/* the run's own environment rows: clock, governor, program, variables */
 	int host_rc;		/* collecting them failed (-ENOMEM): the record would lack them */

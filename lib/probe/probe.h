@@ -159,5 +159,10 @@ int tl_probe_profile_load(struct tl_store *st, const char *name, char **json);
  * the profile has a single node). Both malloc'd. -ENOENT when no such profile.
  */
 int tl_probe_profile_nodes(struct tl_store *st, const char *name, char **fast, char **slow);
+/*
+ * The mean measured read bandwidth (GB/s) of a node set in a profile: 0 and
+ * *gbs, 0 when a node of the set was not measured.
+ */
+int tl_probe_profile_bandwidth(struct tl_store *st, const char *name, const char *set, double *gbs);
 
 #endif

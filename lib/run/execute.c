@@ -125,6 +125,7 @@ int tl_execute_check(const struct tl_plan *plan, const bool *selected)
 	const struct tl_spec *spec = plan->spec;
 	const struct tl_machine *m = &spec->machine;
 	const char *need_fast = NULL, *need_slow = NULL;
+	const struct tl_ktier_bandwidth bw = { m->fast_gbs, m->slow_gbs, m->profile };
 	int rc = 0;
 
 	for (size_t i = 0; i < plan->nruns; i++) {
@@ -132,9 +133,11 @@ int tl_execute_check(const struct tl_plan *plan, const bool *selected)
 
 		if (!selected[i] || !policy)
 			continue;
-		if (!need_fast && (!strcmp(policy, "all-fast") || tl_policy_uses_runtime(policy)))
+		if (!need_fast && (!strcmp(policy, "all-fast") || tl_policy_uses_runtime(policy) ||
+				   tl_policy_is_mempolicy(policy)))
 			need_fast = policy;
-		if (!need_slow && (!strcmp(policy, "all-slow") || tl_policy_uses_runtime(policy)))
+		if (!need_slow && (!strcmp(policy, "all-slow") || tl_policy_uses_runtime(policy) ||
+				   (tl_policy_is_mempolicy(policy) && strcmp(policy, "preferred"))))
 			need_slow = policy;
 	}
 	if (need_fast && check_nodes(spec, "machine.fast", m->fast, &m->fast_loc, need_fast))
@@ -147,9 +150,9 @@ int tl_execute_check(const struct tl_plan *plan, const bool *selected)
 		const struct tl_config *c = plan->runs[i].config;
 		char why[512];
 
-		if (selected[i] && tl_policy_is_kernel(c->values[TL_AXIS_POLICY]) &&
+		if (selected[i] && tl_ktier_kind(c->values[TL_AXIS_POLICY]) != TL_KTIER_NONE &&
 		    tl_ktier_check(c->values[TL_AXIS_POLICY], c->values[TL_AXIS_POLICY_ARGS], c->values[TL_AXIS_BUDGET],
-				   m->fast, m->slow, why, sizeof(why)))
+				   m->fast, m->slow, &bw, why, sizeof(why)))
 			rc = error("policy '%s' cannot run here: %s", c->values[TL_AXIS_POLICY], why);
 	}
 	if (getenv("LD_PRELOAD") && *getenv("LD_PRELOAD"))
@@ -343,6 +346,19 @@ static void check_allocator(const struct tl_config *c, const struct tl_measure *
 		lib = "libfatalloc";
 	} else if (!strcmp(a, "jemalloc")) {
 		lib = "libjemalloc";
+	} else if (!strncmp(a, "mimalloc", 8)) {
+		lib = "libmimalloc";
+	} else if (!strncmp(a, "glibc-", 6)) {
+		/* glibc told by a tunable: the workload's own environment must carry it */
+		const char *want = strcmp(a, "glibc-thp") ? "2" : "1";
+
+		if (!meas->maps_checked || !strcmp(meas->glibc_hugetlb, want))
+			return;
+		res->status = TL_STATUS_FAILED;
+		snprintf(res->error, sizeof(res->error), "allocator '%s' did not serve this run (the workload's "
+			 "GLIBC_TUNABLES has glibc.malloc.hugetlb=%s, not %s)", a,
+			 meas->glibc_hugetlb[0] ? meas->glibc_hugetlb : "unset", want);
+		return;
 	}
 	if (!lib || !meas->maps_checked || strstr(meas->mapped, lib))
 		return;
@@ -388,6 +404,11 @@ static void run_one(const struct run_ctx *ctx, const struct tl_plan *plan, const
 	const struct tl_workload *wl = c->workload;
 	struct tl_launch re;
 	struct tl_error why = { { 0 } };
+	const struct tl_machine *m = &plan->spec->machine;
+	const struct tl_ktier_bandwidth bw = { m->fast_gbs, m->slow_gbs, m->profile };
+	const char *budget;
+	struct tl_budget b;
+	char bytes[32];
 	char **argv;
 	int rc;
 
@@ -414,9 +435,18 @@ static void run_one(const struct run_ctx *ctx, const struct tl_plan *plan, const
 		snprintf(res->error, sizeof(res->error), "%.500s", why.msg);
 		return;
 	}
-	/* a kernel policy: the kernel is set up around the run, and put back however it ends */
-	rc = tl_ktier_begin(kt, c->values[TL_AXIS_POLICY], c->values[TL_AXIS_POLICY_ARGS], c->values[TL_AXIS_BUDGET],
-			    plan->spec->machine.fast, plan->spec->machine.slow, why.msg, sizeof(why.msg));
+	/*
+	 * a kernel policy or a memory-policy baseline: the kernel is set up
+	 * around the run, and put back however it ends; preferred's share of
+	 * the footprint, in bytes
+	 */
+	budget = c->values[TL_AXIS_BUDGET];
+	if (budget && footprint && strchr(budget, '%') && !tl_parse_budget(budget, &b) && b.is_percent) {
+		snprintf(bytes, sizeof(bytes), "%lluB", (unsigned long long)(b.fraction * (double)footprint));
+		budget = bytes;
+	}
+	rc = tl_ktier_begin(kt, c->values[TL_AXIS_POLICY], c->values[TL_AXIS_POLICY_ARGS], budget,
+			    plan->spec->machine.fast, plan->spec->machine.slow, &bw, why.msg, sizeof(why.msg));
 	if (rc) {
 		tl_launch_release(&re);
 		res->status = TL_STATUS_FAILED;
@@ -447,6 +477,7 @@ static void run_one(const struct run_ctx *ctx, const struct tl_plan *plan, const
 		.out_dir = out_dir,
 		.cpu_nodes = plan->spec->machine.cpus,
 		.mem_nodes = re.mem_nodes,
+		.mem_mode = re.mem_mode,
 		.timeout = plan->spec->timeout,
 		.hooks = &hooks,
 	};

@@ -23,7 +23,9 @@ bool tl_footprint_needed(const struct tl_config *c)
 {
 	const char *b = c->values[TL_AXIS_BUDGET];
 
-	return b && strchr(b, '%') && c->values[TL_AXIS_CHUNKS];
+	/* preferred's budget binds bytes on the fast node: a share needs the footprint too */
+	return b && strchr(b, '%') && (c->values[TL_AXIS_CHUNKS] ||
+				       (c->values[TL_AXIS_POLICY] && !strcmp(c->values[TL_AXIS_POLICY], "preferred")));
 }
 
 /*
@@ -101,7 +103,7 @@ static int calibrate(const struct tl_plan *plan, const struct tl_config *c, cons
 	}
 	struct tl_run_request req = {
 		.argv = argv, .envp = re.envp, .dir = re.dir, .out_dir = out_dir,
-		.cpu_nodes = plan->spec->machine.cpus, .mem_nodes = re.mem_nodes,
+		.cpu_nodes = plan->spec->machine.cpus, .mem_nodes = re.mem_nodes, .mem_mode = re.mem_mode,
 		.timeout = plan->spec->timeout,
 	};
 	tl_runner_run(&req, &res);

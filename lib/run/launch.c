@@ -7,11 +7,13 @@
 #include "run/launch.h"
 
 #include <errno.h>
+#include <gnu/libc-version.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "run/runner.h"
 #include "tiermem/options.h"
 #include "util/paths.h"
 #include "util/strings.h"
@@ -174,6 +176,26 @@ static int add_runtime(struct tl_launch *re, const struct tl_spec *spec, const s
 	return rc;
 }
 
+/* glibc.malloc.hugetlb=N appended to GLIBC_TUNABLES (the last setting wins: the run's, over the user's). */
+static int add_glibc_hugetlb(struct tl_launch *re, const char *allocator, const char *value, struct tl_error *err)
+{
+	const char *old = tl_env_lookup(re->envp, "GLIBC_TUNABLES"), *have = gnu_get_libc_version();
+	char *v;
+	int major = 0, minor = 0, rc;
+
+	/* the tunable came in glibc 2.35; an older glibc ignores it silently, and the run would be plain glibc */
+	if (sscanf(have, "%d.%d", &major, &minor) != 2 || major < 2 || (major == 2 && minor < 35)) {
+		tl_error_set(err, "allocator '%s' needs glibc 2.35 or later (glibc.malloc.hugetlb); this is %s",
+			     allocator, have);
+		return -ENOENT;
+	}
+	if (asprintf(&v, "%s%sglibc.malloc.hugetlb=%s", old ? old : "", old && *old ? ":" : "", value) < 0)
+		return -ENOMEM;
+	rc = env_add(re, "GLIBC_TUNABLES", v);
+	free(v);
+	return rc;
+}
+
 static int add_allocator(struct tl_launch *re, const char *allocator, struct tl_error *err)
 {
 	char *lib;
@@ -181,12 +203,25 @@ static int add_allocator(struct tl_launch *re, const char *allocator, struct tl_
 
 	if (!allocator || !strcmp(allocator, "system"))
 		return 0;
+	if (!strcmp(allocator, "glibc-thp"))
+		return add_glibc_hugetlb(re, allocator, "1", err);
+	if (!strcmp(allocator, "glibc-hugetlb"))
+		return add_glibc_hugetlb(re, allocator, "2", err);
 	if (!strcmp(allocator, "jemalloc")) {
 		if (!tl_path_system_lib("libjemalloc.so.2")) {
 			tl_error_set(err, "allocator 'jemalloc' needs libjemalloc.so.2 (apt-get install libjemalloc2)");
 			return -ENOENT;
 		}
 		return add_preload(re, "libjemalloc.so.2");
+	}
+	if (!strcmp(allocator, "mimalloc") || !strcmp(allocator, "mimalloc-large")) {
+		if (!tl_path_system_lib("libmimalloc.so.2")) {
+			tl_error_set(err, "allocator '%s' needs libmimalloc.so.2 (apt-get install libmimalloc2.0)", allocator);
+			return -ENOENT;
+		}
+		/* its large-OS-page option: 2 MiB pages for its segments (hugetlb when free, else THP) */
+		rc = strcmp(allocator, "mimalloc") ? env_add(re, "MIMALLOC_LARGE_OS_PAGES", "1") : 0;
+		return rc ?: add_preload(re, "libmimalloc.so.2");
 	}
 	if (!strcmp(allocator, "fat")) {
 		lib = tl_path_lib("libfatalloc.so");
@@ -201,6 +236,32 @@ static int add_allocator(struct tl_launch *re, const char *allocator, struct tl_
 	}
 	tl_error_set(err, "unknown allocator '%s'", allocator);
 	return -ENOENT;
+}
+
+/*
+ * The memory-policy baselines, as numactl sets them: preferred on the fast
+ * nodes (MPOL_PREFERRED_MANY: any of them first, the others when they are
+ * full), the interleaves over fast and slow together. The nodes' weights
+ * of weighted-interleave are the machine's (lib/ktier sets them).
+ */
+static int add_mempolicy(struct tl_launch *re, const char *policy, const struct tl_machine *m)
+{
+	if (!tl_policy_is_mempolicy(policy) || !m->fast)
+		return 0;
+	if (!strcmp(policy, "preferred")) {
+		re->mem_nodes = m->fast;
+		re->mem_mode = MPOL_PREFERRED_MANY;
+		return 0;
+	}
+	if (!m->slow)
+		return 0;
+	if (asprintf(&re->mem_nodes_own, "%s,%s", m->fast, m->slow) < 0) {
+		re->mem_nodes_own = NULL;
+		return -ENOMEM;
+	}
+	re->mem_nodes = re->mem_nodes_own;
+	re->mem_mode = strcmp(policy, "interleave") ? MPOL_WEIGHTED_INTERLEAVE : MPOL_INTERLEAVE;
+	return 0;
 }
 
 static int prefix_add(struct tl_launch *re, const char *word)
@@ -349,6 +410,8 @@ int tl_launch_build(const struct tl_spec *spec, const struct tl_config *c, const
 		re->mem_nodes = spec->machine.fast;
 	else if (policy && !strcmp(policy, "all-slow"))
 		re->mem_nodes = spec->machine.slow;
+	else if (policy && (rc = add_mempolicy(re, policy, &spec->machine)))
+		goto fail;
 	if (spec->launch.with && (rc = add_launcher(re, spec)))
 		goto fail;
 	re->program = resolve_program(c->argv.v[0], spec_dir);
@@ -391,5 +454,6 @@ void tl_launch_release(struct tl_launch *re)
 	free(re->envp);
 	free(re->program);
 	free(re->dir);
+	free(re->mem_nodes_own);
 	memset(re, 0, sizeof(*re));
 }

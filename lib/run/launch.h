@@ -16,7 +16,9 @@ struct tl_launch {
 	char **envp;		/* NULL-terminated, owned */
 	size_t n;
 	char *program;		/* argv[0] resolved: a bare name in libexec if there, else PATH; relative paths against the spec's directory */
-	const char *mem_nodes;	/* all-fast/all-slow: the node set to bind to, else NULL */
+	const char *mem_nodes;	/* all-fast/all-slow, the mempolicy baselines: the nodes of the mempolicy, else NULL */
+	int mem_mode;		/* its mode (MPOL_*), 0 = MPOL_BIND */
+	char *mem_nodes_own;	/* what mem_nodes points to when launch composed it (fast and slow) */
 	char *dir;		/* working directory, NULL = the output directory */
 	/*
 	 * With the spec's launch: the words before the program, NULL-terminated

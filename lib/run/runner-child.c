@@ -94,11 +94,13 @@ void tl_runner_child(const struct tl_child_setup *s)
 	if (s->cpus && numa_sched_setaffinity(0, (struct bitmask *)s->cpus))
 		give_up(s, TL_CHILD_CPUS, errno);
 	/*
-	 * set_mempolicy rather than numa_set_membind, which would report a
-	 * failure by printing (not safe here) and return nothing. The policy
-	 * is inherited across exec and by the workload's own children.
+	 * set_mempolicy rather than numa_set_membind, numa_set_preferred_many
+	 * or numa_set_interleave_mask, which report a failure by printing (not
+	 * safe here) and return nothing (and libnuma 2.0.16 has no weighted
+	 * interleave). The policy is inherited across exec and by the
+	 * workload's own children, as numactl's is.
 	 */
-	if (s->mems && set_mempolicy(MPOL_BIND, s->mems->maskp, s->mems->size + 1))
+	if (s->mems && set_mempolicy(s->mem_mode, s->mems->maskp, s->mems->size + 1))
 		give_up(s, TL_CHILD_MEMS, errno);
 
 	/*

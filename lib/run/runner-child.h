@@ -37,7 +37,8 @@ struct tl_child_setup {
 	pid_t parent;			/* to notice a parent that died before PR_SET_PDEATHSIG */
 	int max_fd;			/* for the close-on-exec loop when close_range is missing */
 	const struct bitmask *cpus;	/* CPUs to run on, NULL = unchanged */
-	const struct bitmask *mems;	/* nodes for MPOL_BIND, NULL = unchanged */
+	const struct bitmask *mems;	/* nodes of the mempolicy, NULL = unchanged */
+	int mem_mode;			/* MPOL_BIND, MPOL_PREFERRED_MANY, MPOL_INTERLEAVE, ... */
 };
 
 /* Runs in the child after fork; never returns (exec or _exit(127)). */

@@ -199,6 +199,7 @@ static int prepare(struct run *r)
 	cs->dir = req->dir ? req->dir : req->out_dir;
 	cs->cpus = r->cpus;
 	cs->mems = r->mems;
+	cs->mem_mode = req->mem_mode ? req->mem_mode : MPOL_BIND;
 	cs->parent = getpid();
 	cs->max_fd = getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur > 65536 ? 65536 : (int)rl.rlim_cur;
 	return 0;
@@ -543,8 +544,9 @@ static const char *stage_error(const struct run *r, char *buf, size_t len)
 			 r->req->cpu_nodes, why);
 		break;
 	case TL_CHILD_MEMS:
-		snprintf(buf, len, "cannot bind the memory of '%s' to nodes '%s': %s", what,
-			 r->req->mem_nodes, why);
+		snprintf(buf, len, "cannot %s the memory of '%s' %s nodes '%s': %s",
+			 r->cs.mem_mode == MPOL_BIND ? "bind" : "set the mempolicy of", what,
+			 r->cs.mem_mode == MPOL_BIND ? "to" : "over", r->req->mem_nodes, why);
 		break;
 	default:
 		snprintf(buf, len, "cannot run '%s': %s", what, why);

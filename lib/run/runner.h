@@ -19,6 +19,7 @@
 #ifndef TL_RUNNER_H
 #define TL_RUNNER_H
 
+#include <numaif.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -33,13 +34,19 @@ struct tl_runner_hooks {
 	unsigned tick_ms;			/* 0 = 100 */
 };
 
+/* Linux 6.9's mode; the numaif.h of libnuma 2.0.16 predates it. */
+#ifndef MPOL_WEIGHTED_INTERLEAVE
+#define MPOL_WEIGHTED_INTERLEAVE 6
+#endif
+
 struct tl_run_request {
 	char *const *argv;		/* argv[0] looked up in PATH when it has no '/' */
 	char *const *envp;		/* the whole environment of the child; NULL = ours */
 	const char *dir;		/* working directory, NULL = out_dir */
 	const char *out_dir;		/* created if missing; stdout.txt and stderr.txt go there */
 	const char *cpu_nodes;		/* numactl node syntax; NULL = no CPU binding */
-	const char *mem_nodes;		/* bind all memory there (MPOL_BIND); NULL = none */
+	const char *mem_nodes;		/* the nodes of the process's mempolicy; NULL = none */
+	int mem_mode;			/* its mode (MPOL_*, numaif.h); 0 = MPOL_BIND */
 	double timeout;			/* seconds; 0 = none */
 	double kill_grace;		/* seconds between SIGTERM and SIGKILL; 0 = 5 */
 	const struct tl_runner_hooks *hooks;

@@ -603,6 +603,17 @@ static int check_args_value(struct tl_yaml *y, struct tl_loc at, const char *fie
 					    y->path, at.line, at.col, field, param, dym ? " (did you mean '" : "",
 					    dym ? dym : "", dym ? "'?)" : "");
 		}
+		/* weights are what the kernel takes, 1-255: refused here, with the line, not at the run */
+		if ((!strcmp(param, "fast_weight") || !strcmp(param, "slow_weight")) && len < span) {
+			char value[32], *end;
+			long w;
+
+			snprintf(value, sizeof(value), "%.*s", (int)(span - len - 1), p + len + 1);
+			w = strtol(value, &end, 10);
+			if (*end || !*value || w < 1 || w > 255)
+				return tl_error_set(y->err, "%s:%d:%d: %s: %s '%s' is not a weight (a whole number, 1 to 255)",
+						    y->path, at.line, at.col, field, param, value);
+		}
 		p += span + (p[span] == ',');
 	}
 	return 0;

@@ -64,6 +64,8 @@ struct tl_machine {
 	char *slow;
 	char *cpus;		/* cpu node binding; NULL = no binding */
 	char *profile;		/* `machine: NAME` — a saved probe profile (issue 5) */
+	/* the profile's measured read bandwidth (GB/s, mean over each set's nodes); 0 = not measured */
+	double fast_gbs, slow_gbs;
 	struct tl_loc loc;
 	struct tl_loc fast_loc, slow_loc, cpus_loc;	/* of each value (a profile's: loc) */
 };

@@ -175,5 +175,7 @@ int tl_store_profile(struct tl_store *st, const char *name, char **json);
  * or NULL), read from its JSON: 0 and both malloc'd; -ENOENT as above.
  */
 int tl_store_profile_nodes(struct tl_store *st, const char *name, char **fast, char **slow);
+/* A node's measured read bandwidth in a profile (GB/s): 0 and *gbs (0 when not measured); -ENOENT as above. */
+int tl_store_profile_read_gbs(struct tl_store *st, const char *name, int node, double *gbs);
 
 #endif

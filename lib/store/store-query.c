@@ -1017,6 +1017,21 @@ int tl_store_profile(struct tl_store *st, const char *name, char **json)
 	return profile_row(st, "SELECT json, NULL FROM machine_profiles WHERE name = ?1", name, json, NULL);
 }
 
+int tl_store_profile_read_gbs(struct tl_store *st, const char *name, int node, double *gbs)
+{
+	char sql[256], *v = NULL;
+	int rc;
+
+	/* node is a number: written into the statement, the name bound */
+	/* machine_profiles.json: inside the subquery a bare json is json_each's own hidden column */
+	snprintf(sql, sizeof(sql), "SELECT (SELECT json_extract(n.value, '$.read_gbs')"
+		 " FROM json_each(machine_profiles.json, '$.nodes') n WHERE json_extract(n.value, '$.id') = %d), NULL FROM machine_profiles WHERE name = ?1", node);
+	rc = profile_row(st, sql, name, &v, NULL);
+	*gbs = !rc && v ? strtod(v, NULL) : 0;
+	free(v);
+	return rc;
+}
+
 int tl_store_profile_nodes(struct tl_store *st, const char *name, char **fast, char **slow)
 {
 	int rc;

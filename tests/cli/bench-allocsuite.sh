@@ -63,9 +63,11 @@ int main(void)
 }
 EOF
 
-allocs=fat,tiermem,tiermem-fault
+allocs=glibc-thp,fat,tiermem,tiermem-fault
 je=$(ls /usr/lib/*/libjemalloc.so.2 2>/dev/null | head -n 1)
 [ -n "$je" ] && allocs=jemalloc,$allocs
+mi=$(ls /usr/lib/*/libmimalloc.so.2 2>/dev/null | head -n 1)
+[ -n "$mi" ] && allocs=mimalloc,$allocs,tiermem-mimalloc
 expect_exit 0 "$run" --suite "$scratch/fake" --build "$B" --work "$scratch/work" --rounds 2 --threads 2 \
 	--allocators "$allocs" --threshold 512KiB
 echo "$out" | sed -n '/^bench\/allocsuite:/,$p'

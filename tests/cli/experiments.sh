@@ -4,7 +4,7 @@
 
 declare -A want=(
 	[demo]=16 [hpcg-40pct]=90 [dgemm-third]=36 [himeno-L]=30 [himeno-L-ddr-fast]=30
-	[fat-tlb]=63 [hpcg-40pct-paper]=90 [dgemm-third-paper]=48 [simulate-hpcg]=18
+	[fat-tlb]=63 [baselines]=42 [hpcg-40pct-paper]=90 [dgemm-third-paper]=48 [simulate-hpcg]=18
 	[simulate-hpcg-medium]=18 [simulate-hpcg-paper]=18
 )
 n=0

@@ -47,3 +47,10 @@ $(B)/guest/memaccess: $(MEMACCESS_SRC) $(wildcard workloads/memaccess/*.h worklo
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -O2 -Iworkloads/common -I$(B)/obj/workloads/memaccess -o $@ $(MEMACCESS_SRC)
 TEST_BINS += $(B)/guest/memaccess
+
+# The placement program of tests/cli/mempolicy-guest.sh: a tierlab workload
+# (dynamically linked, as hotcold) that reports which node each page is on.
+$(B)/guest/placement: tests/guest/placement.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< -lnuma
+TEST_BINS += $(B)/guest/placement

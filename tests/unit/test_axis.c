@@ -91,6 +91,10 @@ static void test_applies(void **state)
 			    "policy_args" },
 		{ "./my.so", "workload size threads allocator policy budget threshold chunks rate sampler log "
 			     "policy_args" },
+		/* the memory-policy baselines: no runtime; preferred fills the fast tier up to a budget */
+		{ "preferred", "workload size threads allocator policy budget" },
+		{ "interleave", "workload size threads allocator policy" },
+		{ "weighted-interleave", "workload size threads allocator policy policy_args" },
 	};
 
 	(void)state;
@@ -125,6 +129,9 @@ static void test_policy_classes(void **state)
 		{ "window", true, true, "window" },
 		{ "/opt/p/my.so", true, true, "/opt/p/my.so" },
 		{ "/opt/a:b/my.so", true, true, "/opt/a:b/my.so" },	/* only static has variants */
+		{ "preferred", false, true, "preferred" },
+		{ "interleave", false, false, "interleave" },
+		{ "weighted-interleave", false, false, "weighted-interleave" },
 	};
 	char buf[64];
 
@@ -136,6 +143,11 @@ static void test_policy_classes(void **state)
 	}
 	assert_false(tl_policy_uses_runtime(NULL));
 	assert_false(tl_policy_is_dynamic(NULL));
+	assert_true(tl_policy_is_mempolicy("weighted-interleave"));
+	assert_false(tl_policy_is_mempolicy("autonuma"));
+	assert_false(tl_policy_is_kernel("preferred"));
+	assert_true(tl_policy_takes("weighted-interleave", "fast_weight"));
+	assert_false(tl_policy_takes("interleave", NULL));
 	assert_string_equal(tl_policy_base(NULL, buf, sizeof(buf)), "");
 	assert_string_equal(tl_policy_base("static:1", buf, 4), "sta");	/* cut to the buffer */
 }
@@ -216,7 +228,9 @@ static void test_canonical(void **state)
 		{ TL_AXIS_POLICY, "LRU", "unknown policy 'LRU' (did you mean 'lru'?)" },
 		{ TL_AXIS_POLICY, "all_fast", "unknown policy 'all_fast' (did you mean 'all-fast'?)" },
 		{ TL_AXIS_POLICY, "hotness", "unknown policy 'hotness' (known: none, all-fast, all-slow, static:F,..., "
-					     "lru, window, autonuma, damos, or a plugin path ending in .so)" },
+					     "lru, window, autonuma, damos, preferred, interleave, weighted-interleave, "
+					     "or a plugin path ending in .so)" },
+		{ TL_AXIS_POLICY, "interleeve", "unknown policy 'interleeve' (did you mean 'interleave'?)" },
 		{ TL_AXIS_POLICY, "static", "policy 'static' needs its fractions: static:F1,F2,..." },
 		{ TL_AXIS_POLICY, "static:", "policy 'static' needs its fractions" },
 		{ TL_AXIS_POLICY, "static:1,,0", "static policy '1,,0': empty fraction" },
@@ -225,7 +239,8 @@ static void test_canonical(void **state)
 		{ TL_AXIS_POLICY, "static:1e-1", "static fraction '1e-1' is not a number" },
 		{ TL_AXIS_POLICY, "static:nan", "static fraction 'nan' is not a number" },
 		{ TL_AXIS_ALLOCATOR, "jemaloc", "unknown allocator 'jemaloc' (did you mean 'jemalloc'?)" },
-		{ TL_AXIS_ALLOCATOR, "tcmalloc", "unknown allocator 'tcmalloc' (known: system, jemalloc, fat)" },
+		{ TL_AXIS_ALLOCATOR, "tcmalloc", "unknown allocator 'tcmalloc' (known: system, jemalloc, fat, "
+								"glibc-thp, glibc-hugetlb, mimalloc, mimalloc-large)" },
 		{ TL_AXIS_SAMPLER, "faults", "unknown sampler 'faults' (did you mean 'fault'?)" },
 		{ TL_AXIS_SAMPLER, "ibs", "unknown sampler 'ibs' (known: fault, uffd-wp, perf, damon, none)" },
 		{ TL_AXIS_LOG, "counter", "unknown log 'counter' (did you mean 'counters'?)" },
@@ -385,8 +400,9 @@ static void test_name_lists(void **state)
 		const char *const *names;
 		const char *want;
 	} rows[] = {
-		{ tl_policy_names, "none all-fast all-slow static lru window autonuma damos" },
-		{ tl_allocator_names, "system jemalloc fat" },
+		{ tl_policy_names, "none all-fast all-slow static lru window autonuma damos preferred interleave "
+				   "weighted-interleave" },
+		{ tl_allocator_names, "system jemalloc fat glibc-thp glibc-hugetlb mimalloc mimalloc-large" },
 		{ tl_sampler_names, "fault uffd-wp perf damon none" },
 		{ tl_log_names, "none counters log" },
 	};
