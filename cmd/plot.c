@@ -84,7 +84,7 @@ static char *default_image(const char *name, const char *suffix)
 int cmd_plot(int argc, const char **argv)
 {
 	const char *db = NULL, *experiment = NULL, *baseline = NULL, *by_name = "rate", *output = NULL;
-	const char *heatmap = NULL, *where = NULL, *timeline = NULL, *session = NULL, *since = NULL;
+	const char *heatmap = NULL, *where = NULL, *timeline = NULL, *session = NULL, *since = NULL, *size = NULL;
 	int script_only = 0, pid = 0;
 	static const char *const usage[] = {
 		"tierlab plot [<options>]",
@@ -100,7 +100,8 @@ int cmd_plot(int argc, const char **argv)
 		OPT_STRING(0, "where", &where, "axis=value,..", "only runs whose configuration matches (and the baseline, all-fast, all-slow)"),
 		OPT_STRING(0, "session", &session, "id", "only the runs of this session (tierlab list sessions)"),
 		OPT_STRING(0, "since", &since, "time", "only the runs of sessions started since: 2024-05-01 14:00, or 2h ago"),
-		OPT_STRING('o', "output", &output, "file", "the image, .svg or .png; NAME.gp and NAME.dat go beside it"),
+		OPT_STRING('o', "output", &output, "file", "the image, .svg, .png, .pdf or .eps; NAME.gp and NAME.dat go beside it"),
+		OPT_STRING(0, "size", &size, "size", "column (3.5 in wide), page (7 in) or WxH in inches (default: page)"),
 		OPT_BOOL(0, "script-only", &script_only, "write the script and data, do not run gnuplot"),
 		OPT_STRING(0, "db", &db, "file", "results database (default $TIERLAB_DB or results/tierlab.db)"),
 		OPT_END(),
@@ -108,7 +109,7 @@ int cmd_plot(int argc, const char **argv)
 	struct tl_store *st = NULL;
 	struct tl_report rep = { 0 };
 	struct tl_run_row run = { 0 };
-	struct tl_plot_files files = { 0 };
+	struct tl_plot_files files = { 0 }, sized = { 0 };
 	struct tl_session_filter filter;
 	struct tl_error err = { { 0 } };
 	char *image = NULL, *filter_text = NULL;
@@ -124,6 +125,8 @@ int cmd_plot(int argc, const char **argv)
 		error("--heatmap and --timeline: one figure at a time");
 		return 2;
 	}
+	if (size && tl_plot_size_parse(size, &sized))
+		return 2;
 	if ((by = tl_axis_lookup(by_name)) < 0) {
 		error("--by: unknown axis '%s' (tierlab list axes)", by_name);
 		return 2;
@@ -147,6 +150,8 @@ int cmd_plot(int argc, const char **argv)
 	}
 	if (tl_plot_files_init(output, &files))
 		goto out;
+	files.width_in = sized.width_in;
+	files.height_in = sized.height_in;
 	if (!(gp = fopen(files.script, "w")) || !(dat = fopen(files.data, "w"))) {
 		error("cannot write '%s': %m", gp ? files.data : files.script);
 		goto out;

@@ -134,7 +134,8 @@ int tl_plot_heatmap(const struct tl_report *rep, const char *policy, const struc
 		tl_quote_gnuplot_data(dat, ys[y].text);
 		fputc('\n', dat);
 	}
-	tl_plot_preamble(gp, f, 160 + 90 * (int)(nx < 4 ? 4 : nx), 140 + 60 * (int)(ny < 3 ? 3 : ny));
+	tl_plot_preamble(gp, f, f->width_in > 0 ? f->width_in : TL_PLOT_COLUMN_IN,
+			 f->height_in > 0 ? f->height_in : 1.2 + 0.45 * (double)(ny < 3 ? 3 : ny));
 	snprintf(title, sizeof(title), "%s: %s, %% of baseline %s", rep->experiment, policy,
 		 rep->baseline_text ? rep->baseline_text : "");
 	fputs("set title ", gp);

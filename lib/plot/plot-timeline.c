@@ -160,7 +160,8 @@ static void script(FILE *gp, const struct timeline *tl, const struct tl_run_row 
 {
 	char title[512], name[300];
 
-	tl_plot_preamble(gp, f, 1000, 200 + 60 * (int)(tl->n < 4 ? 4 : tl->n));
+	tl_plot_preamble(gp, f, f->width_in > 0 ? f->width_in : TL_PLOT_PAGE_IN,
+			 f->height_in > 0 ? f->height_in : 2 + 0.35 * (double)(tl->n < 4 ? 4 : tl->n));
 	snprintf(title, sizeof(title), "run %s (%s): pid %" PRId64 "%s, %zu samples (%zu hits, %zu misses, %zu outside), "
 		 "%zu migrations", run->run_key, run->values[TL_AXIS_POLICY] ? run->values[TL_AXIS_POLICY] : "-",
 		 tl->pid, tl->nprocs > 1 && !tl->asked ? " (the first of its processes)" : "", tl->count[0] + tl->count[1] + tl->count[2],

@@ -25,25 +25,80 @@
 #include "report/report.h"
 #include "store/query.h"
 
-/* Where a figure goes: the image (.svg or .png), and the script and data beside it. */
+/* The image's format, from its extension: gnuplot's svg, pngcairo, pdfcairo or epscairo terminal. */
+enum tl_plot_format { TL_PLOT_SVG, TL_PLOT_PNG, TL_PLOT_PDF, TL_PLOT_EPS };
+
+/*
+ * Figures are laid out in inches at the size they are printed, so that
+ * their text (TL_PLOT_FONT_PT points) reads as body text beside them: a
+ * column of a two-column paper, a page's text width, or a size given.
+ */
+#define TL_PLOT_COLUMN_IN 3.5
+#define TL_PLOT_PAGE_IN 7.0
+#define TL_PLOT_FONT_PT 8
+/* PNG pixels per inch: sharp on a screen and in print. */
+#define TL_PLOT_PNG_DPI 150
+
+/* Where a figure goes: the image, and the script and data beside it, and its size. */
 struct tl_plot_files {
 	char *image, *script, *data;	/* paths as given (directory kept) */
 	char *image_name, *data_name;	/* their last components: the script names them so it runs from its directory */
 	char *dir;			/* the directory gnuplot runs in */
-	bool png;
+	enum tl_plot_format format;
+	double width_in, height_in;	/* --size: 0 when not given (the figure chooses); height_in 0: the figure's own */
 };
 
 /*
  * From the image path: "out/fig.svg" -> out/fig.gp, out/fig.dat. The
- * extension picks the terminal (svg, or png through pngcairo); anything
+ * extension picks the terminal (.svg, .png, .pdf, .eps); anything
  * else, or a path with a control character or bytes that are not UTF-8
  * (the script could not name it), is -EINVAL with an error line.
  */
 int tl_plot_files_init(const char *image, struct tl_plot_files *f);
 void tl_plot_files_release(struct tl_plot_files *f);
 
-/* The script's first lines: terminal (size in pixels), output, no enhanced text (names hold '_'). */
-void tl_plot_preamble(FILE *gp, const struct tl_plot_files *f, int width, int height);
+/*
+ * --size: "column" (3.5 in wide), "page" (7 in) or WxH in inches
+ * ("3.5x2.5"), into f's width_in and height_in. -EINVAL with an error
+ * line on anything else, or a size under 1 in or over 40 in.
+ */
+int tl_plot_size_parse(const char *text, struct tl_plot_files *f);
+
+/* The script's first lines: terminal at this size in inches, output, no enhanced text (names hold '_'). */
+void tl_plot_preamble(FILE *gp, const struct tl_plot_files *f, double width_in, double height_in);
+
+/*
+ * A grid of panels that wraps at the figure's width (plot-layout.c): as
+ * many columns as panels of panel_min_in fit, rows of panel_h_in under a
+ * title and caption, the shared key's lines at the bottom. A height given
+ * with --size is shared among the rows instead.
+ */
+struct tl_plot_grid {
+	double width_in, height_in;
+	size_t cols, rows;
+	double top_in, key_in, panel_h_in;
+};
+void tl_plot_grid_init(struct tl_plot_grid *g, const struct tl_plot_files *f, size_t npanels,
+		       double panel_min_in, double panel_h_in, size_t key_lines);
+/* Panel k's plot area: its cell less these margins (inches), as gnuplot's screen margins. */
+void tl_plot_grid_place(FILE *gp, const struct tl_plot_grid *g, size_t k, double left_in, double right_in,
+			double top_in, double bottom_in);
+/* The height of a line of text, inches. */
+double tl_plot_line_in(void);
+
+/*
+ * How a policy or an allocator is drawn in every figure: its colour (a
+ * "#rrggbb" of one colour-blind-safe palette), a fill pattern and a point
+ * type that tell it from the others in grey print, and a dash type.
+ * "static:1,0" is drawn as static; an unknown name (a plugin's path) gets
+ * one of the palette's colours by its hash, the same in every figure.
+ */
+struct tl_plot_style {
+	const char *name;
+	const char *colour;
+	int pattern, point, dash;
+};
+struct tl_plot_style tl_plot_style_of(const char *name);
 /* x for a data file: shortest exact text, "?" (the script's missing-value mark) when not finite. */
 void tl_plot_number(FILE *out, double x);
 

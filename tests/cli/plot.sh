@@ -58,15 +58,19 @@ grep -Eq '^hpcg +lru +2 +10Hz .* 2\.00 +1\.50 +0\.500 +60\.0$' <<<"$out" ||
 $out"
 # the numbers the goldens hold, by hand: lru chunks 8 at 10Hz ran 1.85 1.87 1.89:
 # mean 1.87, sd 0.02, t(0.975, 2) = 4.302652730 so the 95% interval is +-0.0497
-grep -q '^2.5 "lru" "chunks=8" 1.87 0.0496827542350063[0-9]* 92 0.5 95.897435897435[0-9]* 3 ' bars.dat ||
+grep -q '^2.5 "lru" "lru 8" 1.87 0.0496827542350063[0-9]* 92 0.5 95.897435897435[0-9]* 3 ' bars.dat ||
 	fail "bars.dat: lru chunks=8 10Hz is not mean 1.87 +-0.0497, hit 92%, 0.5 GiB, 95.9%:
 $(cat bars.dat)"
 
 # refusals: an unknown axis, a format gnuplot is not asked for, a policy with no cell, two rows in a cell
 expect_exit 2 "$TIERLAB" plot --by nosuch
 expect_contains "$out" "unknown axis 'nosuch'"
-expect_exit 2 "$TIERLAB" plot -o fig.pdf
-expect_contains "$out" "must end in .svg or .png"
+expect_exit 2 "$TIERLAB" plot -o fig.jpg
+expect_contains "$out" "must end in .svg, .png, .pdf or .eps"
+expect_exit 2 "$TIERLAB" plot --size 0.5x2 -o fig.svg
+expect_contains "$out" "--size '0.5x2': expected column"
+expect_exit 2 "$TIERLAB" plot --size wide -o fig.svg
+expect_contains "$out" "--size 'wide'"
 expect_exit 2 "$TIERLAB" plot --heatmap static -o h.svg
 expect_contains "$out" "policy 'static' has no configuration"
 expect_exit 2 "$TIERLAB" plot --heatmap window -o h.svg --script-only
@@ -91,15 +95,25 @@ expect_contains "$out" "gnuplot not found"
 [ -s nognuplot.gp ] || fail "the script was not kept when gnuplot is missing"
 
 expect_exit 0 "$TIERLAB" plot -o bars.svg
+# the page's width, 7 in, at 72 units an inch; a column and a size given
+grep -q '^set terminal svg size 504,' bars.gp || fail "default size is not a page: $(grep terminal bars.gp)"
+expect_exit 0 "$TIERLAB" plot --size column -o column.svg
+grep -q 'viewBox="0 0 252 ' column.svg || fail "--size column is not 252 units wide: $(grep -m1 viewBox column.svg)"
+expect_exit 0 "$TIERLAB" plot --size 5x4 -o five.svg
+grep -q '^set terminal svg size 360,288 ' five.gp || fail "--size 5x4: $(grep terminal five.gp)"
 counts=$(python3 "$top/tests/plot/svg-count.py" bars.svg) || fail "bars.svg is not XML"
 grep -qx 'bars 9' <<<"$counts" || fail "expected 9 bars: $(head -3 <<<"$counts")"
 grep -qx 'lines 4' <<<"$counts" || fail "expected 4 baseline lines: $(head -3 <<<"$counts")"
-[ "$(grep -cx 'text all-fast 1.95 GF/s' <<<"$counts")" = 2 ] || fail "no all-fast line in each panel"
-grep -qx 'text rate=100Hz' <<<"$counts" || fail "no panel rate=100Hz"
-grep -qx 'text 7.00 GiB' <<<"$counts" || fail "lru chunks 2 at 100Hz: 7 GiB migrated not written"
+[ "$(grep -cx 'text 1.95' <<<"$counts")" = 2 ] || fail "no all-fast line's value in each panel"
+grep -qx 'text all-fast, baseline (mean)' <<<"$counts" || fail "the key does not name the all-fast line"
+grep -qx 'text rate 100Hz' <<<"$counts" || fail "no panel rate 100Hz"
+grep -qx 'text 76.9%' <<<"$counts" || fail "lru chunks 2 at 100Hz: 76.9% of baseline not written"
+# panels by number: 10Hz before 100Hz
+[ "$(grep -x 'text rate 10*Hz' <<<"$counts" | tr '\n' ' ')" = "text rate 10Hz text rate 100Hz " ] ||
+	fail "panels not in numeric order: $(grep -x 'text rate .*' <<<"$counts")"
 expect_exit 0 "$TIERLAB" plot --by chunks -o by-chunks.svg
 counts=$(python3 "$top/tests/plot/svg-count.py" by-chunks.svg) || fail "by-chunks.svg is not XML"
-grep -qx 'text chunks=2' <<<"$counts" && grep -qx 'text chunks=8' <<<"$counts" || fail "no panels by chunks"
+grep -qx 'text chunks 2' <<<"$counts" && grep -qx 'text chunks 8' <<<"$counts" || fail "no panels by chunks"
 # none in both panels, lru chunks 2 at two rates, lru 8 and window 8 (16 twice, 128 once) at two rates
 grep -qx 'bars 9' <<<"$counts" || fail "--by chunks: expected 9 bars: $(head -3 <<<"$counts")"
 expect_exit 0 "$TIERLAB" plot --heatmap lru -o heatmap.svg
@@ -116,6 +130,13 @@ expect_contains "$counts" "6 samples (3 hits, 2 misses, 1 outside), 4 migrations
 if gnuplot -e 'set terminal' 2>&1 | grep -qw pngcairo; then
 	expect_exit 0 "$TIERLAB" plot -o bars.png
 	[ "$(head -c 8 bars.png | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || fail "bars.png is not a PNG"
+	expect_exit 0 "$TIERLAB" plot -o bars.pdf
+	[ "$(head -c 5 bars.pdf)" = %PDF- ] || fail "bars.pdf is not a PDF"
+	expect_exit 0 "$TIERLAB" plot -o bars.eps
+	head -1 bars.eps | grep -q '^%!PS-Adobe-.* EPSF' || fail "bars.eps is not EPS: $(head -1 bars.eps)"
+	# the cairo terminals are told the size in inches: a column is 3.5 in wide
+	expect_exit 0 "$TIERLAB" plot --size column -o col.pdf
+	grep -q '^set terminal pdfcairo size 3.50in,' col.gp || fail "--size column: $(grep terminal col.gp)"
 else
 	echo "gnuplot has no pngcairo: the PNG is not checked"
 fi
