@@ -118,8 +118,23 @@ grep -qx 'text chunks 2' <<<"$counts" && grep -qx 'text chunks 8' <<<"$counts" |
 grep -qx 'bars 9' <<<"$counts" || fail "--by chunks: expected 9 bars: $(head -3 <<<"$counts")"
 expect_exit 0 "$TIERLAB" plot --heatmap lru -o heatmap.svg
 counts=$(python3 "$top/tests/plot/svg-count.py" heatmap.svg) || fail "heatmap.svg is not XML"
+counts=$(python3 "$top/tests/plot/svg-count.py" heatmap.svg) || fail "heatmap.svg is not XML"
 grep -qx 'cells 4' <<<"$counts" || fail "expected 4 heatmap cells: $(head -3 <<<"$counts")"
-grep -qx 'text 76.9' <<<"$counts" || fail "the heatmap does not write lru chunks 2 100Hz's 76.9%"
+grep -qx 'text 76.9%' <<<"$counts" || fail "the heatmap does not write lru chunks 2 100Hz's 76.9%"
+# a cell per row of the data, its runs written in it; hatched: the cells the data calls not significant
+[ "$(grep -c '^text n=[0-9]' <<<"$counts")" = 4 ] || fail "the heatmap does not write n in each cell: $counts"
+nsig=$(awk '!/^#/ && $8 == 0' heatmap.dat | wc -l)
+grep -qx "hatched $nsig" <<<"$counts" || fail "expected $nsig hatched cells: $(grep hatched <<<"$counts")"
+# lru 2 100Hz ran 1.4 and 1.6 against all-fast's 1.9 2.0 1.95: two runs cannot make it significant
+grep -q '^0 1 76.92307692307[0-9]* "2" "100Hz" 2 [0-9.e-]* 0 1 ' heatmap.dat ||
+	fail "lru 2 100Hz: not n=2, not significant, white text: $(grep '"100Hz"' heatmap.dat)"
+# a row of the policy without a chunks value is said, not dropped in silence
+cp "$TIERLAB_DB" nochunks.db
+sqlite3 nochunks.db "insert into runs (id, experiment_id, run_key, config_key, rep, workload, size, policy, rate, status,
+	fom, fom_unit, higher_is_better, wall_s) values (900, 1, 'lrudef-900', 'lrudef', 1, 'hpcg', 'small', 'lru',
+	'10Hz', 'ok', 1.8, 'GF/s', 1, 60)"
+expect_exit 0 "$TIERLAB" plot --db nochunks.db --heatmap lru --script-only -o nochunks.svg
+expect_contains "$out" "1 configuration of policy 'lru' has no chunks or rate value"
 
 expect_exit 0 "$TIERLAB" plot --timeline 10 -o timeline.svg
 counts=$(python3 "$top/tests/plot/svg-count.py" timeline.svg) || fail "timeline.svg is not XML"

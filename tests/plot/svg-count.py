@@ -3,8 +3,9 @@
 (a malformed file fails here): bars (polygons filled at tierlab's bar
 opacity, 0.85, in the panels: the key, a multiplot's last plot, is left
 out), baseline lines (plot groups of the panels holding a dashed path),
-heatmap cells (palette-filled polygons of the first plot) and the texts
-drawn. Prints "bars N", "lines N", "cells N", then one "text T" line
+heatmap cells (palette-filled polygons of the first plot), hatched
+polygons (a fill pattern: bars' grey-print patterns, the heatmap's cells
+not different from the baseline) and the texts drawn. Prints "bars N", "lines N", "cells N", "hatched N", then one "text T" line
 per text element, for tests/cli/plot.sh to check.
 
     svg-count.py FILE.svg
@@ -28,9 +29,11 @@ def main(path):
     cells = 0
     if plots and plots[0].get('id') == 'gnuplot_plot_1':  # one panel: the heatmap
         cells = len(list(plots[0].iter(NS + 'polygon')))
+    hatched = sum(1 for g in plots for p in g.iter(NS + 'polygon') if p.get('fill', '').startswith('url(#gpPat'))
     print('bars', bars)
     print('lines', lines)
     print('cells', cells)
+    print('hatched', hatched)
     for t in root.iter(NS + 'text'):
         print('text', ''.join(t.itertext()).strip())
 
