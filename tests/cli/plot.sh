@@ -80,8 +80,8 @@ expect_exit 0 "$TIERLAB" plot --heatmap window --where window=16 -o h.svg --scri
 expect_exit 2 "$TIERLAB" plot --timeline 10 --heatmap lru
 expect_contains "$out" "one figure at a time"
 expect_exit 0 "$TIERLAB" plot --script-only --timeline 10 --pid 301 -o t301.svg
-grep -q "'run lru8-10-10 (lru): pid 301, 1 samples (1 hits, 0 misses, 0 outside), 0 migrations'" t301.gp ||
-	fail "--pid 301: $(grep title t301.gp)"
+grep -q "'run lru8-10-10 (lru), pid 301'" t301.gp &&
+	grep -q "'1 samples (1 hits, 0 misses, 0 outside), 0 migrations'" t301.gp || fail "--pid 301: $(grep label t301.gp)"
 expect_exit 2 "$TIERLAB" plot --script-only --timeline 10 --pid 999 -o t999.svg
 expect_contains "$out" "process 999 of run 'lru8-10-10' logged no managed allocation"
 expect_exit 2 "$TIERLAB" plot --timeline 1 -o t.svg
@@ -141,6 +141,20 @@ counts=$(python3 "$top/tests/plot/svg-count.py" timeline.svg) || fail "timeline.
 grep -qx 'text #0 app+0x1234 64 MiB' <<<"$counts" && grep -qx 'text #1 app+0x1300 32 MiB' <<<"$counts" ||
 	fail "the timeline does not name its two bands by call site: $(grep '^text' <<<"$counts")"
 expect_contains "$counts" "6 samples (3 hits, 2 misses, 1 outside), 4 migrations"
+# no sample shares its colour with a migration: the fill colours of the points of each legend entry differ
+python3 - timeline.svg <<'PY' || fail "timeline: two plots (a sample and a migration) share a colour"
+import sys
+import xml.etree.ElementTree as ET
+NS = '{http://www.w3.org/2000/svg}'
+seen = []
+for g in ET.parse(sys.argv[1]).getroot().iter(NS + 'g'):
+    if not g.get('id', '').startswith('gnuplot_plot'):
+        continue
+    # a plot's points: <use> of a point symbol in the plot's colour
+    cols = {e.get('color').replace(' ', '') for e in g.iter(NS + 'use') if e.get('color')}
+    seen.extend(cols)
+sys.exit(0 if len(seen) == len(set(seen)) and len(seen) >= 6 else 1)
+PY
 
 if gnuplot -e 'set terminal' 2>&1 | grep -qw pngcairo; then
 	expect_exit 0 "$TIERLAB" plot -o bars.png
