@@ -85,6 +85,7 @@ int cmd_plot(int argc, const char **argv)
 {
 	const char *db = NULL, *experiment = NULL, *baseline = NULL, *by_name = "rate", *output = NULL;
 	const char *heatmap = NULL, *where = NULL, *timeline = NULL, *session = NULL, *since = NULL, *size = NULL;
+	const char *map = NULL;
 	int script_only = 0, pid = 0;
 	static const char *const usage[] = {
 		"tierlab plot [<options>]",
@@ -96,7 +97,8 @@ int cmd_plot(int argc, const char **argv)
 		OPT_STRING(0, "by", &by_name, "axis", "one panel per value of this axis (default: rate)"),
 		OPT_STRING(0, "heatmap", &heatmap, "policy", "a heatmap of this policy's % of baseline over chunks x rate"),
 		OPT_STRING(0, "timeline", &timeline, "run", "the timeline of one run's log (id, run key or its prefix)"),
-		OPT_INTEGER(0, "pid", &pid, "n", "with --timeline: the process to draw (default: the first that allocated)"),
+		OPT_STRING(0, "access-map", &map, "run", "a heatmap of one run's samples by address and time, per allocation"),
+		OPT_INTEGER(0, "pid", &pid, "n", "with --timeline or --access-map: the process to draw (default: the first that allocated)"),
 		OPT_STRING(0, "where", &where, "axis=value,..", "only runs whose configuration matches (and the baseline, all-fast, all-slow)"),
 		OPT_STRING(0, "session", &session, "id", "only the runs of this session (tierlab list sessions)"),
 		OPT_STRING(0, "since", &since, "time", "only the runs of sessions started since: 2024-05-01 14:00, or 2h ago"),
@@ -121,6 +123,12 @@ int cmd_plot(int argc, const char **argv)
 		error("unexpected argument '%s'", argv[0]);
 		usage_with_options(usage, options);
 	}
+	if (map && (timeline || heatmap)) {
+		error("--access-map and --%s: one figure at a time", timeline ? "timeline" : "heatmap");
+		return 2;
+	}
+	if (map)
+		timeline = map;
 	if (heatmap && timeline) {
 		error("--heatmap and --timeline: one figure at a time");
 		return 2;
@@ -144,7 +152,7 @@ int cmd_plot(int argc, const char **argv)
 		     : load_report(st, db, experiment, baseline, where, &filter, &rep))
 		goto out;
 	if (!output && !(output = image = default_image(timeline ? run.run_key : rep.experiment,
-							heatmap ? "-heatmap" : timeline ? "-timeline" : ""))) {
+							heatmap ? "-heatmap" : map ? "-access-map" : timeline ? "-timeline" : ""))) {
 		error("out of memory");
 		goto out;
 	}
@@ -156,7 +164,7 @@ int cmd_plot(int argc, const char **argv)
 		error("cannot write '%s': %m", gp ? files.data : files.script);
 		goto out;
 	}
-	rc = timeline ? tl_plot_timeline(st, &run, pid, &files, gp, dat)
+	rc = timeline ? tl_plot_timeline(st, &run, pid, map != NULL, &files, gp, dat)
 	     : heatmap ? tl_plot_heatmap(&rep, heatmap, &files, gp, dat)
 		       : tl_plot_bars(&rep, (enum tl_axis)by, &files, gp, dat);
 	if ((fclose(gp) | fclose(dat)) && !rc)

@@ -710,8 +710,8 @@ int tl_plot_bars(const struct tl_report *rep, enum tl_axis by, const struct tl_p
 	tl_plot_grid_init(&g, f, npanels, width, 0, 0);
 	rotate = (double)longest * CHAR_IN > (g.width_in / (double)g.cols - LEFT_IN - RIGHT_IN - LINE_ROOM_IN) /
 						     ((double)most + 0.5 * (double)b.ngroups + 1) * 0.95;
-	/* the tic labels (45 degrees: 0.71 of their length), the x label, and a gap to the next row's title */
-	bottom_in = (rotate ? 0.71 * (double)longest * CHAR_IN + 0.1 : tl_plot_line_in()) + 2.6 * tl_plot_line_in();
+	/* the tic labels (45 degrees: 0.71 of their length, and gnuplot's estimate is wider than ours), the x label, a gap */
+	bottom_in = (rotate ? 0.8 * (double)longest * CHAR_IN + 0.15 : tl_plot_line_in()) + 2.6 * tl_plot_line_in();
 	{
 		/* gnuplot lays a horizontal key out in columns as wide as its longest entry and its sample */
 		size_t longest_entry, nent = key_entries(NULL, &b, false, &longest_entry);

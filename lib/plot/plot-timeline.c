@@ -35,6 +35,9 @@ struct timeline {
 	FILE *dat;
 	size_t count[3];		/* samples drawn: hits, misses, outside */
 	size_t migrations;
+	bool map;			/* the access map: samples kept for binning */
+	double *pts;			/* (seconds, y) pairs of the samples in a band */
+	size_t npts, cap;
 };
 
 static int64_t int_of(const struct tl_value *v)
@@ -118,6 +121,17 @@ static int put_sample(void *arg, const struct tl_value *v, size_t n)
 	tl->count[v[6].type == TL_VALUE_NULL ? 2 : int_of(&v[6]) ? 0 : 1]++;
 	if (t > tl->t_end)
 		tl->t_end = t;
+	if (tl->map && y >= 0) {
+		if (tl->npts == tl->cap) {
+			double *p = realloc(tl->pts, (tl->cap = tl->cap ? 2 * tl->cap : 1024) * 2 * sizeof(*p));
+
+			if (!p)
+				return -ENOMEM;
+			tl->pts = p;
+		}
+		tl->pts[2 * tl->npts] = seconds(tl, t);
+		tl->pts[2 * tl->npts++ + 1] = y;
+	}
 	return 0;
 }
 
@@ -218,10 +232,37 @@ static void script(FILE *gp, const struct timeline *tl, const struct tl_run_row 
 	      gp);
 }
 
-int tl_plot_timeline(struct tl_store *st, const struct tl_run_row *run, long pid, const struct tl_plot_files *f,
-		     FILE *gp, FILE *dat)
+/* The access map of the samples kept: the bands' names and what the title counts, to plot-accessmap.c. */
+static int access_map(FILE *gp, FILE *dat, const struct timeline *tl, const struct tl_run_row *run,
+		      const struct tl_plot_files *f)
 {
-	struct timeline tl = { .dat = dat, .pid = pid, .asked = pid > 0 };
+	char **names = calloc(tl->n + 1, sizeof(*names)), title[512];
+	int ret = -ENOMEM;
+
+	for (size_t i = 0; names && i < tl->n; i++) {
+		if (!(names[i] = malloc(300)))
+			goto out;
+		band_name(names[i], 300, &tl->b[i]);
+	}
+	if (!names)
+		goto out;
+	snprintf(title, sizeof(title), "run %s (%s), pid %" PRId64 ": samples by address and time",
+		 run->run_key, run->values[TL_AXIS_POLICY] ? run->values[TL_AXIS_POLICY] : "-", tl->pid);
+	ret = tl_plot_accessmap(gp, dat, f, title, (const char *const *)names, tl->n, tl->pts, tl->npts,
+				seconds(tl, tl->t_end), tl->count[2]);
+out:
+	if (ret == -ENOMEM)
+		error("out of memory");
+	for (size_t i = 0; names && i < tl->n; i++)
+		free(names[i]);
+	free(names);
+	return ret;
+}
+
+int tl_plot_timeline(struct tl_store *st, const struct tl_run_row *run, long pid, bool map,
+		     const struct tl_plot_files *f, FILE *gp, FILE *dat)
+{
+	struct timeline tl = { .dat = dat, .pid = pid, .asked = pid > 0, .map = map };
 	int ret;
 
 	ret = tl_store_log_each(st, TL_LOG_ALLOCATIONS, run->id, add_band, &tl);
@@ -240,8 +281,11 @@ int tl_plot_timeline(struct tl_store *st, const struct tl_run_row *run, long pid
 	}
 	tl.t_end = tl.t0;
 	fputs("# samples: seconds y hit (1 fast, 0 slow, ? outside managed memory)\n", dat);
-	if ((ret = tl_store_log_each(st, TL_LOG_SAMPLES, run->id, put_sample, &tl)))
+	if ((ret = tl_store_log_each(st, TL_LOG_SAMPLES, run->id, put_sample, &tl))) {
+		if (ret == -ENOMEM)
+			error("out of memory");
 		goto out;
+	}
 	fputs("\n\n# migrations: seconds y direction (0 initial-fast, 1 initial-slow, 2 slow-to-fast, "
 	      "3 fast-to-slow) bytes ok\n", dat);
 	if ((ret = tl_store_log_each(st, TL_LOG_MIGRATIONS, run->id, put_migration, &tl)))
@@ -258,8 +302,11 @@ int tl_plot_timeline(struct tl_store *st, const struct tl_run_row *run, long pid
 		tl_plot_number(dat, (z - a) / 2);
 		fprintf(dat, " 0.4 %" PRId64 "\n", tl.b[i].seq);
 	}
-	script(gp, &tl, run, f);
-	if (ferror(gp) || ferror(dat)) {
+	if (map)
+		ret = access_map(gp, dat, &tl, run, f);
+	else
+		script(gp, &tl, run, f);
+	if (!ret && (ferror(gp) || ferror(dat))) {
 		ret = -EIO;
 		error("cannot write '%s' or '%s'", f->script, f->data);
 	}
@@ -267,5 +314,6 @@ out:
 	for (size_t i = 0; i < tl.n; i++)
 		free(tl.b[i].callsite);
 	free(tl.b);
+	free(tl.pts);
 	return ret;
 }

@@ -11,7 +11,8 @@
  *   heatmap  one policy's % of baseline over chunks x rate
  *   timeline one run's log: samples as address-versus-time points over its
  *            managed allocations (bands named by call site), migrations
- *            marked by direction
+ *            marked by direction; or (access map) its samples counted in
+ *            an address x time grid per allocation
  *
  * Library code: functions return 0 or a negative errno after one error()
  * line.
@@ -127,8 +128,23 @@ int tl_plot_heatmap(const struct tl_report *rep, const char *policy, const struc
  * allocated): -ENODATA when it logged no managed allocation (not run with
  * `log: log`, or no such process).
  */
-int tl_plot_timeline(struct tl_store *st, const struct tl_run_row *run, long pid, const struct tl_plot_files *f,
-		     FILE *gp, FILE *dat);
+int tl_plot_timeline(struct tl_store *st, const struct tl_run_row *run, long pid, bool map,
+		     const struct tl_plot_files *f, FILE *gp, FILE *dat);
+
+/*
+ * With map (tierlab plot --access-map): the same run's samples as an
+ * address-by-time heatmap, as damo's heatmap shows DAMON's: per managed
+ * allocation (a band, named as in the timeline) a grid of its offset
+ * (TL_PLOT_MAP_ROWS rows) by time (TL_PLOT_MAP_COLS columns), each cell
+ * coloured by the samples that fell in it (plot-accessmap.c). pts are
+ * (seconds, y) pairs as the timeline places them (band i from i + 0.05
+ * to i + 0.75); outside: samples in no band, counted in the caption.
+ */
+#define TL_PLOT_MAP_ROWS 16
+#define TL_PLOT_MAP_COLS 48
+int tl_plot_accessmap(FILE *gp, FILE *dat, const struct tl_plot_files *f, const char *title,
+		      const char *const *bands, size_t nbands, const double *pts, size_t npts, double span,
+		      size_t outside);
 
 /*
  * Runs `gnuplot NAME.gp` in the script's directory. -ENOENT with an error
