@@ -80,6 +80,15 @@ demo: deps
 	@$(MAKE) --no-print-directory all
 	@scripts/demo.sh $(B)
 
+# The gallery: every kind of figure, drawn from a fixture database of known
+# rows (tests/plot/make-gallery.sh), page and column wide, as PNG and PDF
+# into docs/img (the scripts and data stay in a scratch directory).
+figures: $(TIERLAB)
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	tests/plot/make-gallery.sh $(TIERLAB) "$$tmp/gallery.db" && \
+	tests/plot/gallery.sh $(TIERLAB) "$$tmp/gallery.db" "$$tmp/img" png pdf && \
+	cp "$$tmp"/img/*.png "$$tmp"/img/*.pdf docs/img/ && ls "$$tmp"/img/*.png "$$tmp"/img/*.pdf | sed 's|.*/|docs/img/|'
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/tierlab \
 		$(DESTDIR)$(PREFIX)/libexec/tierlab $(DESTDIR)$(PREFIX)/share/tierlab/workloads
@@ -92,6 +101,6 @@ install: all
 clean:
 	rm -rf $(B)
 
-.PHONY: all tierlab-core deps test demo install clean
+.PHONY: all tierlab-core deps test demo figures install clean
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

@@ -23,6 +23,7 @@ int tl_plot_accessmap(FILE *gp, FILE *dat, const struct tl_plot_files *f, const 
 	double width = f->width_in > 0 ? f->width_in : TL_PLOT_PAGE_IN, line = tl_plot_line_in();
 	double height = f->height_in > 0 ? f->height_in : 1.4 + 0.55 * (double)(nbands < 2 ? 2 : nbands);
 	double dt;
+	bool narrow = width < 5;	/* a column: the caption on two lines */
 	char caption[256];
 
 	if (!grid)
@@ -69,20 +70,20 @@ int tl_plot_accessmap(FILE *gp, FILE *dat, const struct tl_plot_files *f, const 
 	tl_quote_gnuplot(gp, title);
 	fprintf(gp, " at screen 0.5, screen %.4f center\n", 1 - 1.1 * line / height);
 	snprintf(caption, sizeof(caption),
-		 "%zu samples in %zu allocations (offset 0 at a band's foot), %zu x %zu cells each; %zu outside not shown",
-		 npts, nbands, cols, rows, outside);
+		 "%zu samples in %zu allocations (offset 0 at a band's foot),%s%zu x %zu cells each; %zu outside not shown",
+		 npts, nbands, narrow ? "\n" : " ", cols, rows, outside);
 	fputs("set label 1 ", gp);
-	tl_quote_gnuplot(gp, caption);
-	fprintf(gp, " at screen 0.5, screen %.4f center\n", 1 - 2.2 * line / height);
-	fprintf(gp, "set tmargin at screen %.4f\nset bmargin at screen %.4f\n", 1 - (3 * line + 0.05) / height,
-		(2.8 * line + 0.1) / height);
+	tl_plot_two_lines(gp, caption);
+	fprintf(gp, " at screen 0.5, screen %.4f center\n", 1 - (narrow ? 2.75 : 2.2) * line / height);
+	fprintf(gp, "set tmargin at screen %.4f\nset bmargin at screen %.4f\n",
+		1 - ((narrow ? 4 : 3) * line + 0.05) / height, (2.8 * line + 0.1) / height);
 	fprintf(gp, "set xlabel \"seconds since the first allocation\"\nset xrange [0:%g]\nset yrange [-0.1:%g]\n",
 		span, (double)nbands - 0.1);
 	/* each band: its name in the middle, offset 0 at its foot */
 	fputs("set ytics scale 0 (", gp);
 	for (size_t b = 0; b < nbands; b++) {
 		fputs(b ? ", " : "", gp);
-		tl_quote_gnuplot(gp, bands[b]);
+		tl_plot_two_lines(gp, bands[b]);
 		fprintf(gp, " %g", (double)b + 0.4);
 	}
 	fputs(")\n", gp);

@@ -414,7 +414,7 @@ static void baseline_lines(FILE *gp, const struct bars *b, const size_t *lines, 
 		tl_quote_gnuplot(gp, mean);
 		fprintf(gp, " at first %g, first ", xlab);
 		tl_plot_number(gp, y);
-		fprintf(gp, " left front textcolor rgb \"%s\" offset 0.3,%s\n", s.colour, below ? "-0.6" : "0.6");
+		fprintf(gp, " left front boxed textcolor rgb \"%s\" offset 0.3,%s\n", s.colour, below ? "-0.6" : "0.6");
 		last_text = below ? y : y + units_per_line;
 	}
 }
@@ -505,14 +505,15 @@ static size_t key_entries(FILE *gp, const struct bars *b, bool write, size_t *lo
  * kept for it at the bottom: in a panel it would take that panel's width
  * and room.
  */
-static void key_strip(FILE *gp, const struct bars *b, const struct tl_plot_grid *g)
+static void key_strip(FILE *gp, const struct bars *b, const struct tl_plot_grid *g, size_t kcols)
 {
 	fprintf(gp, "set lmargin at screen 0.02\nset rmargin at screen 0.98\nset tmargin at screen %.4f\n"
 		"set bmargin at screen 0.005\n", g->key_in / g->height_in);
 	fputs("unset title\nunset xlabel\nunset ylabel\nunset y2label\nunset tics\nunset border\nunset grid\n"
 	      "set xrange [0:1]\nset yrange [0:1]\n"
-	      "set key inside center center horizontal samplen 1.5 spacing 1.1 width 1\n"
-	      "plot NaN notitle", gp);
+	      "set key inside center center horizontal samplen 1.5 spacing 1.1 width 1 ", gp);
+	/* the columns the strip's height was made for, not gnuplot's own guess from its text widths */
+	fprintf(gp, "maxcols %zu\nplot NaN notitle", kcols);
 	key_entries(gp, b, true, NULL);
 	fputc('\n', gp);
 }
@@ -603,7 +604,13 @@ static void panel(FILE *gp, FILE *dat, const struct bars *b, const struct tl_plo
 	top = hi + (hi - lo) * 0.08;
 	/* the lines' values stand right of the last bar, in a strip of the x range kept for them */
 	xlab = xmax + 0.55;
-	fprintf(gp, "set xrange [-0.7:%g]\n", xlab + LINE_ROOM_IN / BAR_IN);
+	{
+		/* LINE_ROOM_IN of the plot's width, in x units: the strip is a share of the width, not of the bars */
+		double plot_w = g->width_in / (double)g->cols - LEFT_IN - RIGHT_IN;
+
+		fprintf(gp, "set xrange [-0.7:%g]\n",
+			xlab + LINE_ROOM_IN * (xlab + 0.7) / fmax(plot_w - LINE_ROOM_IN, 0.5));
+	}
 	fputs("set yrange [", gp);
 	tl_plot_number(gp, lo);
 	fputc(':', gp);
@@ -676,7 +683,8 @@ int tl_plot_bars(const struct tl_report *rep, enum tl_axis by, const struct tl_p
 	struct bar *bars = calloc(rep->nrows + 1, sizeof(*bars));
 	struct bars b = { 0 };
 	struct tl_plot_grid g;
-	size_t npanels, most = 0, longest = 0, key_lines;
+	struct tl_plot_files sized;
+	size_t npanels, most = 0, longest = 0, key_lines, kcols;
 	double bottom_in, width;
 	bool rotate, any_value = false;
 	int ret = 0;
@@ -707,16 +715,29 @@ int tl_plot_bars(const struct tl_report *rep, enum tl_axis by, const struct tl_p
 	/* a panel as wide as its bars need; tic labels wider than a bar turn 45 degrees */
 	width = LEFT_IN + RIGHT_IN + LINE_ROOM_IN + BAR_IN * ((double)most + 0.5 * (double)b.ngroups + 1);
 	width = fmax(width, 2.2);
+	/*
+	 * no size given: as wide as the panels need (a bar of 0.2 in), from
+	 * a column to a page, rather than one panel's few bars stretched over
+	 * a page
+	 */
+	if (!(f->width_in > 0)) {
+		sized = *f;
+		sized.width_in = fmin(TL_PLOT_PAGE_IN, fmax(TL_PLOT_COLUMN_IN, 1.15 * width * (double)npanels));
+		f = &sized;
+	}
 	tl_plot_grid_init(&g, f, npanels, width, 0, 0);
-	rotate = (double)longest * CHAR_IN > (g.width_in / (double)g.cols - LEFT_IN - RIGHT_IN - LINE_ROOM_IN) /
-						     ((double)most + 0.5 * (double)b.ngroups + 1) * 0.95;
+	/* the x range (panel()): from -0.7 to the last bar, 0.55 and the lines' strip; a bar's pitch is one unit */
+	rotate = (double)longest * CHAR_IN >
+		 0.95 * (g.width_in / (double)g.cols - LEFT_IN - RIGHT_IN) /
+			 ((double)most + 0.5 * (double)b.ngroups + 0.25 + LINE_ROOM_IN / BAR_IN);
 	/* the tic labels (45 degrees: 0.71 of their length, and gnuplot's estimate is wider than ours), the x label, a gap */
 	bottom_in = (rotate ? 0.8 * (double)longest * CHAR_IN + 0.15 : tl_plot_line_in()) + 2.6 * tl_plot_line_in();
 	{
 		/* gnuplot lays a horizontal key out in columns as wide as its longest entry and its sample */
 		size_t longest_entry, nent = key_entries(NULL, &b, false, &longest_entry);
-		size_t kcols = (size_t)(0.96 * g.width_in / (((double)longest_entry + 8) * CHAR_IN));
 
+		/* gnuplot's SVG terminal reckons text a quarter wider than cairo draws it: its columns */
+		kcols = (size_t)(0.96 * g.width_in / (((double)longest_entry + 8) * 1.25 * CHAR_IN));
 		kcols = kcols ? kcols : 1;
 		key_lines = (nent + kcols - 1) / kcols;
 	}
@@ -733,7 +754,7 @@ int tl_plot_bars(const struct tl_report *rep, enum tl_axis by, const struct tl_p
 	xlabel(gp, &b);
 	for (size_t k = 0; k < npanels; k++)
 		panel(gp, dat, &b, &g, k, &rep->rows[first[k]], bars, lines, any_value, rotate, bottom_in);
-	key_strip(gp, &b, &g);
+	key_strip(gp, &b, &g, kcols);
 	fputs("unset multiplot\n", gp);
 	if (ferror(gp) || ferror(dat)) {
 		ret = -EIO;

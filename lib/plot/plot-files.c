@@ -172,6 +172,21 @@ void tl_plot_preamble(FILE *gp, const struct tl_plot_files *f, double width_in, 
 	fputc('\n', gp);
 }
 
+void tl_plot_two_lines(FILE *gp, const char *text)
+{
+	const char *nl = strchr(text, '\n');
+	char *head;
+
+	if (!nl || !(head = strndup(text, (size_t)(nl - text)))) {
+		tl_quote_gnuplot(gp, text);
+		return;
+	}
+	tl_quote_gnuplot(gp, head);
+	fputs(" . \"\\n\" . ", gp);
+	tl_quote_gnuplot(gp, nl + 1);
+	free(head);
+}
+
 int tl_plot_render(const struct tl_plot_files *f)
 {
 	const char *script = strrchr(f->script, '/') ? strrchr(f->script, '/') + 1 : f->script;

@@ -160,7 +160,7 @@ static int put_migration(void *arg, const struct tl_value *v, size_t n)
 	return 0;
 }
 
-/* "hpcg+0x520b 864 KiB": the call site without its directories, and the size. */
+/* "#0 864 KiB\nhpcg+0x520b": its number and size, then the call site without its directories. */
 static void band_name(char *buf, size_t len, const struct band *b)
 {
 	const char *slash = strrchr(b->callsite, '/');
@@ -172,8 +172,9 @@ static void band_name(char *buf, size_t len, const struct band *b)
 		size /= 1024;
 		u++;
 	}
-	snprintf(buf, len, "#%" PRId64 " %s %.*f %s", b->seq, slash ? slash + 1 : b->callsite, size < 10 && u ? 1 : 0,
-		 size, unit[u]);
+	/* two lines (tl_plot_two_lines): a call site is long, and a column is narrow */
+	snprintf(buf, len, "#%" PRId64 " %.*f %s\n%s", b->seq, size < 10 && u ? 1 : 0, size, unit[u],
+		 slash ? slash + 1 : b->callsite);
 }
 
 /*
@@ -189,9 +190,16 @@ static void script(FILE *gp, const struct timeline *tl, const struct tl_run_row 
 	double width = f->width_in > 0 ? f->width_in : TL_PLOT_PAGE_IN, line = tl_plot_line_in();
 	double height = f->height_in > 0 ? f->height_in : 1.6 + 0.4 * (double)(tl->n < 3 ? 3 : tl->n);
 	double span = seconds(tl, tl->t_end) + 1e-3;
-	bool outside = tl->count[2] > 0;
-	/* the key's three rows at the bottom; above them the x label and the tics */
-	double bottom = (3 * line + 0.1) / height;
+	bool outside = tl->count[2] > 0, narrow = width < 5;
+	/* the key's entries in as many columns as fit (its longest entry is 22 characters), rows under them */
+	size_t kcols = (size_t)(0.96 * width / (28 * TL_PLOT_FONT_PT * 0.6 / 72)), krows;
+	double bottom, top;
+
+	kcols = kcols < 1 ? 1 : kcols;
+	krows = (6 + outside + kcols - 1) / kcols;
+	height += (double)krows * line;
+	bottom = ((double)krows * line + 0.1) / height;
+	top = ((narrow ? 4 : 3) * line + 0.05) / height;
 
 	tl_plot_preamble(gp, f, width, height);
 	snprintf(title, sizeof(title), "run %s (%s), pid %" PRId64 "%s", run->run_key,
@@ -200,12 +208,14 @@ static void script(FILE *gp, const struct timeline *tl, const struct tl_run_row 
 	fputs("set label 2 ", gp);
 	tl_quote_gnuplot(gp, title);
 	fprintf(gp, " at screen 0.5, screen %.4f center\n", 1 - 1.1 * line / height);
-	snprintf(title, sizeof(title), "%zu samples (%zu hits, %zu misses, %zu outside), %zu migrations",
-		 tl->count[0] + tl->count[1] + tl->count[2], tl->count[0], tl->count[1], tl->count[2], tl->migrations);
+	/* the counts: one line on a page, two in a column */
+	snprintf(title, sizeof(title), "%zu samples (%zu hits, %zu misses, %zu outside)%s%zu migrations",
+		 tl->count[0] + tl->count[1] + tl->count[2], tl->count[0], tl->count[1], tl->count[2],
+		 narrow ? "\n" : ", ", tl->migrations);
 	fputs("set label 1 ", gp);
-	tl_quote_gnuplot(gp, title);
-	fprintf(gp, " at screen 0.5, screen %.4f center\n", 1 - 2.2 * line / height);
-	fprintf(gp, "set tmargin at screen %.4f\nset bmargin at screen %.4f\n", 1 - (3 * line + 0.05) / height,
+	tl_plot_two_lines(gp, title);
+	fprintf(gp, " at screen 0.5, screen %.4f center\n", 1 - (narrow ? 2.75 : 2.2) * line / height);
+	fprintf(gp, "set tmargin at screen %.4f\nset bmargin at screen %.4f\n", 1 - top,
 		bottom + (2.6 * line + 0.05) / height);
 	/* the x range starts before 0, so what happened at the first allocation is not on the axis */
 	fprintf(gp, "set xlabel \"seconds since the first allocation\"\nset xrange [%g:%g]\nset yrange [%g:%zu]\n",
@@ -214,12 +224,12 @@ static void script(FILE *gp, const struct timeline *tl, const struct tl_run_row 
 	for (size_t i = 0; i < tl->n; i++) {
 		band_name(name, sizeof(name), &tl->b[i]);
 		fputs(i || outside ? ", " : "", gp);
-		tl_quote_gnuplot(gp, name);
+		tl_plot_two_lines(gp, name);
 		fprintf(gp, " %g", (double)i + 0.4);
 	}
 	fprintf(gp, ")\nset style fill solid 0.15 border lc rgb \"#7f7f7f\"\n"
-		"set key at screen 0.5, screen %.4f center top horizontal maxrows 3 samplen 1 width 1\n"
-		"set grid xtics lc rgb \"#dddddd\"\n", bottom);
+		"set key at screen 0.5, screen %.4f center top horizontal maxrows %zu samplen 1 width 1\n"
+		"set grid xtics lc rgb \"#dddddd\"\n", bottom, krows);
 	fputs("plot data index 2 using 1:2:3:4 with boxxyerror lc rgb \"#7f7f7f\" title \"allocation (live)\", \\\n"
 	      "     '' index 0 using 1:($3 == 1 ? $2 : NaN) with points pt 7 ps 0.5 lc rgb \"#0072B2\" title \"sample, fast tier\", \\\n"
 	      "     '' index 0 using 1:($3 == 0 ? $2 : NaN) with points pt 6 ps 0.6 lc rgb \"#E69F00\" title \"sample, slow tier\"", gp);

@@ -100,6 +100,12 @@ struct tl_plot_style {
 	int pattern, point, dash;
 };
 struct tl_plot_style tl_plot_style_of(const char *name);
+/*
+ * text as a gnuplot string expression of two lines: the part before its
+ * first newline and the rest, each through tl_quote_gnuplot, joined by
+ * "\n" (a newline in either part is shown, as everywhere, not obeyed).
+ */
+void tl_plot_two_lines(FILE *gp, const char *text);
 /* x for a data file: shortest exact text, "?" (the script's missing-value mark) when not finite. */
 void tl_plot_number(FILE *out, double x);
 

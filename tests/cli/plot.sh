@@ -138,7 +138,8 @@ expect_contains "$out" "1 configuration of policy 'lru' has no chunks or rate va
 
 expect_exit 0 "$TIERLAB" plot --timeline 10 -o timeline.svg
 counts=$(python3 "$top/tests/plot/svg-count.py" timeline.svg) || fail "timeline.svg is not XML"
-grep -qx 'text #0 app+0x1234 64 MiB' <<<"$counts" && grep -qx 'text #1 app+0x1300 32 MiB' <<<"$counts" ||
+grep -qx 'text #0 64 MiB' <<<"$counts" && grep -qx 'text app+0x1234' <<<"$counts" &&
+	grep -qx 'text #1 32 MiB' <<<"$counts" && grep -qx 'text app+0x1300' <<<"$counts" ||
 	fail "the timeline does not name its two bands by call site: $(grep '^text' <<<"$counts")"
 expect_contains "$counts" "6 samples (3 hits, 2 misses, 1 outside), 4 migrations"
 # no sample shares its colour with a migration: the fill colours of the points of each legend entry differ

@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
 """Checks the structure of a gnuplot SVG from tierlab plot, as a reviewer
 reads a figure: it parses as XML; it has a title (the topmost text);
-every text given with --has is drawn (axis labels with their units,
+no text runs off the figure's edge; every text given with --has is drawn (axis labels with their units,
 legend entries); and no two texts overlap, by the coordinates gnuplot
 writes (each text's position, anchor, rotation and font size; its width
 estimated from its characters, DejaVu Sans's average advance). Prints
 one line per problem and exits 1 when there is any.
 
-    svg-check.py FILE.svg [--has TEXT]...
+With --print-width IN: the figure printed IN inches wide keeps every text
+at 7 pt or more (gnuplot's SVG has 72 units an inch at its own size).
+
+    svg-check.py FILE.svg [--has TEXT]... [--print-width IN]
 """
 import math
 import sys
@@ -71,11 +74,14 @@ def overlap(p, q):
 
 
 def main(argv):
-    path, want = argv[1], []
+    path, want, print_in = argv[1], [], None
     i = 2
     while i < len(argv):
         if argv[i] == '--has' and i + 1 < len(argv):
             want.append(argv[i + 1])
+            i += 2
+        elif argv[i] == '--print-width' and i + 1 < len(argv):
+            print_in = float(argv[i + 1])
             i += 2
         else:
             print('usage: svg-check.py FILE.svg [--has TEXT]...', file=sys.stderr)
@@ -93,6 +99,12 @@ def main(argv):
         top = min(bx, key=lambda b: min(y for _, y in b[1]))
         if len(top[0]) < 3:
             problems.append(f'no title: the topmost text is {top[0]!r}')
+    vb = [float(v) for v in root.get('viewBox', '0 0 0 0').split()]
+    for t, c in bx:
+        xs, ys = [x for x, _ in c], [y for _, y in c]
+        # cut off at the figure's edge (the estimate's own slack: 2 units)
+        if vb[2] and (min(xs) < -2 or max(xs) > vb[2] + 2 or min(ys) < -2 or max(ys) > vb[3] + 2):
+            problems.append(f'text {t!r} runs off the figure')
     drawn = {t for t, _ in bx}
     for w in want:
         if w not in drawn:
@@ -101,6 +113,12 @@ def main(argv):
         for k in range(j + 1, len(bx)):
             if overlap(bx[j][1], bx[k][1]):
                 problems.append(f'texts overlap: {bx[j][0]!r} and {bx[k][0]!r}')
+    if print_in:
+        width = float(root.get('viewBox', '0 0 0 0').split()[2] or root.get('width', '0'))
+        sizes = [float(g.get('font-size')) for g in root.iter(NS + 'g') if g.get('font-size')]
+        small = min(sizes) * print_in * 72 / width if sizes and width else 0
+        if small < 7:
+            problems.append(f'printed {print_in} in wide its smallest text is {small:.1f} pt (under 7)')
     for p in problems:
         print(f'{path}: {p}')
     return 1 if problems else 0

@@ -34,8 +34,14 @@ def main(path):
     print('lines', lines)
     print('cells', cells)
     print('hatched', hatched)
-    for t in root.iter(NS + 'text'):
-        print('text', ''.join(t.itertext()).strip())
+    last = None
+    for g in root.iter(NS + 'g'):
+        for t in g.findall(NS + 'text'):
+            text = ''.join(t.itertext()).strip()
+            # a boxed label is written twice at one place (for its box, then itself): one text
+            if (g.get('transform'), text) != last:
+                print('text', text)
+            last = (g.get('transform'), text)
 
 
 if __name__ == '__main__':
