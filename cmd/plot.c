@@ -85,7 +85,7 @@ int cmd_plot(int argc, const char **argv)
 {
 	const char *db = NULL, *experiment = NULL, *baseline = NULL, *by_name = "rate", *output = NULL;
 	const char *heatmap = NULL, *where = NULL, *timeline = NULL, *session = NULL, *since = NULL, *size = NULL;
-	const char *map = NULL;
+	const char *map = NULL, *figure = NULL;
 	int script_only = 0, pid = 0;
 	static const char *const usage[] = {
 		"tierlab plot [<options>]",
@@ -97,6 +97,7 @@ int cmd_plot(int argc, const char **argv)
 		OPT_STRING(0, "by", &by_name, "axis", "one panel per value of this axis (default: rate)"),
 		OPT_STRING(0, "heatmap", &heatmap, "policy", "a heatmap of this policy's % of baseline over chunks x rate"),
 		OPT_STRING(0, "timeline", &timeline, "run", "the timeline of one run's log (id, run key or its prefix)"),
+		OPT_STRING(0, "figure", &figure, "metric", "a paper figure against chunks, a line per policy and rate: pct, migrated or hit"),
 		OPT_STRING(0, "access-map", &map, "run", "a heatmap of one run's samples by address and time, per allocation"),
 		OPT_INTEGER(0, "pid", &pid, "n", "with --timeline or --access-map: the process to draw (default: the first that allocated)"),
 		OPT_STRING(0, "where", &where, "axis=value,..", "only runs whose configuration matches (and the baseline, all-fast, all-slow)"),
@@ -116,12 +117,20 @@ int cmd_plot(int argc, const char **argv)
 	struct tl_error err = { { 0 } };
 	char *image = NULL, *filter_text = NULL;
 	FILE *gp = NULL, *dat = NULL;
-	int by, ret = 2, rc;
+	int by, ret = 2, rc, metric = 0;
 
 	argc = parse_options(argc, argv, options, usage);
 	if (argc) {
 		error("unexpected argument '%s'", argv[0]);
 		usage_with_options(usage, options);
+	}
+	if (figure && (timeline || heatmap || map)) {
+		error("--figure and --%s: one figure at a time", timeline ? "timeline" : heatmap ? "heatmap" : "access-map");
+		return 2;
+	}
+	if (figure && (metric = tl_plot_metric_lookup(figure)) < 0) {
+		error("--figure: unknown figure '%s' (pct, migrated or hit)", figure);
+		return 2;
 	}
 	if (map && (timeline || heatmap)) {
 		error("--access-map and --%s: one figure at a time", timeline ? "timeline" : "heatmap");
@@ -152,7 +161,8 @@ int cmd_plot(int argc, const char **argv)
 		     : load_report(st, db, experiment, baseline, where, &filter, &rep))
 		goto out;
 	if (!output && !(output = image = default_image(timeline ? run.run_key : rep.experiment,
-							heatmap ? "-heatmap" : map ? "-access-map" : timeline ? "-timeline" : ""))) {
+							heatmap ? "-heatmap" : map ? "-access-map" : timeline ? "-timeline" :
+							figure ? "-figure" : ""))) {
 		error("out of memory");
 		goto out;
 	}
@@ -166,6 +176,7 @@ int cmd_plot(int argc, const char **argv)
 	}
 	rc = timeline ? tl_plot_timeline(st, &run, pid, map != NULL, &files, gp, dat)
 	     : heatmap ? tl_plot_heatmap(&rep, heatmap, &files, gp, dat)
+	     : figure  ? tl_plot_lines(&rep, (enum tl_plot_metric)metric, &files, gp, dat)
 		       : tl_plot_bars(&rep, (enum tl_axis)by, &files, gp, dat);
 	if ((fclose(gp) | fclose(dat)) && !rc)
 		rc = error("cannot write '%s' or '%s': %m", files.script, files.data);

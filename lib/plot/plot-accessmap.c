@@ -73,7 +73,7 @@ int tl_plot_accessmap(FILE *gp, FILE *dat, const struct tl_plot_files *f, const 
 		 "%zu samples in %zu allocations (offset 0 at a band's foot),%s%zu x %zu cells each; %zu outside not shown",
 		 npts, nbands, narrow ? "\n" : " ", cols, rows, outside);
 	fputs("set label 1 ", gp);
-	tl_plot_two_lines(gp, caption);
+	tl_plot_two_lines(gp, caption, false);
 	fprintf(gp, " at screen 0.5, screen %.4f center\n", 1 - (narrow ? 2.75 : 2.2) * line / height);
 	fprintf(gp, "set tmargin at screen %.4f\nset bmargin at screen %.4f\n",
 		1 - ((narrow ? 4 : 3) * line + 0.05) / height, (2.8 * line + 0.1) / height);
@@ -83,7 +83,7 @@ int tl_plot_accessmap(FILE *gp, FILE *dat, const struct tl_plot_files *f, const 
 	fputs("set ytics scale 0 (", gp);
 	for (size_t b = 0; b < nbands; b++) {
 		fputs(b ? ", " : "", gp);
-		tl_plot_two_lines(gp, bands[b]);
+		tl_plot_two_lines(gp, bands[b], true);
 		fprintf(gp, " %g", (double)b + 0.4);
 	}
 	fputs(")\n", gp);

@@ -46,11 +46,15 @@ static bool is_line(const struct tl_report_row *r)
 	return r->is_baseline || (p && (!strcmp(p, "all-fast") || !strcmp(p, "all-slow")));
 }
 
-/* Does two bars hold different values of axis a? (A bar the axis does not apply to has none.) */
+/*
+ * Do two bars hold different values of axis a? A bar without a value
+ * differs from one with a value only when the axis applies to it (it ran
+ * with the default): policy none has no budget, and that is no variation.
+ */
 static bool varies_among_bars(const struct tl_report *rep, enum tl_axis a)
 {
 	const char *first = NULL;
-	bool none = false, some = false;
+	bool defaulted = false;
 
 	for (size_t i = 0; i < rep->nrows; i++) {
 		const char *v = rep->rows[i].values[a];
@@ -58,15 +62,14 @@ static bool varies_among_bars(const struct tl_report *rep, enum tl_axis a)
 		if (is_line(&rep->rows[i]))
 			continue;
 		if (!v) {
-			none = true;
+			defaulted |= a != TL_AXIS_POLICY && tl_axis_applies(a, rep->rows[i].values[TL_AXIS_POLICY]);
 			continue;
 		}
-		some = true;
 		if (first && strcmp(first, v))
 			return true;
 		first = first ? first : v;
 	}
-	return none && some;
+	return first && defaulted;
 }
 
 /* The figure's state: the report, the panel axis, what names a bar's colour. */
@@ -626,7 +629,7 @@ static void panel(FILE *gp, FILE *dat, const struct bars *b, const struct tl_plo
 		x = (double)i + 0.5 * (double)x2;
 		tic_label(b, &b->rep->rows[bars[i].row], t, sizeof(t));
 		fputs(i ? ", " : "", gp);
-		tl_quote_gnuplot(gp, t);
+		tl_quote_gnuplot_tic(gp, t);
 		fprintf(gp, " %g", x);
 	}
 	fputs(")\n", gp);
@@ -670,9 +673,14 @@ static void panel(FILE *gp, FILE *dat, const struct bars *b, const struct tl_plo
 	if (b->any_hits && !why)
 		fprintf(gp, ", \\\n     data index %zu using 1:6 axes x1y2 with points pt 13 ps 0.8 lc rgb \"black\" notitle",
 			k);
-	if (b->rep->has_baseline)
-		fprintf(gp, ", \\\n     data index %zu using 1:(%g):(valid(8) ? sprintf(\"%%.1f%%%%\", $8) : \"\") "
-			"with labels rotate by 90 left boxed offset 0,0.3 notitle", k, lo > 0 ? lo : 0);
+	if (b->rep->has_baseline) {
+		/* in the bar when it is tall enough for the text, else standing on what the bar draws */
+		double foot = lo > 0 ? lo : 0, need = 7 * CHAR_IN * (top - lo) / (plot_h > 0.2 ? plot_h : 0.2);
+
+		fprintf(gp, ", \\\n     data index %zu using 1:($4 - %g > %g ? %g : $13 + %g):"
+			"(valid(8) ? sprintf(\"%%.1f%%%%\", $8) : \"\") with labels rotate by 90 left boxed offset 0,0.3 notitle",
+			k, foot, need, foot, 0.02 * (top - lo));
+	}
 	fputs("\nunset label\n", gp);
 }
 

@@ -172,18 +172,19 @@ void tl_plot_preamble(FILE *gp, const struct tl_plot_files *f, double width_in, 
 	fputc('\n', gp);
 }
 
-void tl_plot_two_lines(FILE *gp, const char *text)
+void tl_plot_two_lines(FILE *gp, const char *text, bool tic)
 {
+	void (*quote)(FILE *, const char *) = tic ? tl_quote_gnuplot_tic : tl_quote_gnuplot;
 	const char *nl = strchr(text, '\n');
 	char *head;
 
 	if (!nl || !(head = strndup(text, (size_t)(nl - text)))) {
-		tl_quote_gnuplot(gp, text);
+		quote(gp, text);
 		return;
 	}
-	tl_quote_gnuplot(gp, head);
+	quote(gp, head);
 	fputs(" . \"\\n\" . ", gp);
-	tl_quote_gnuplot(gp, nl + 1);
+	quote(gp, nl + 1);
 	free(head);
 }
 

@@ -70,7 +70,7 @@ static void tics(FILE *gp, const char *which, const struct level *l, size_t n)
 	fprintf(gp, "set %s (", which);
 	for (size_t i = 0; i < n; i++) {
 		fputs(i ? ", " : "", gp);
-		tl_quote_gnuplot(gp, l[i].text);
+		tl_quote_gnuplot_tic(gp, l[i].text);
 		fprintf(gp, " %zu", i);
 	}
 	fputs(")\n", gp);

@@ -213,7 +213,7 @@ static void script(FILE *gp, const struct timeline *tl, const struct tl_run_row 
 		 tl->count[0] + tl->count[1] + tl->count[2], tl->count[0], tl->count[1], tl->count[2],
 		 narrow ? "\n" : ", ", tl->migrations);
 	fputs("set label 1 ", gp);
-	tl_plot_two_lines(gp, title);
+	tl_plot_two_lines(gp, title, false);
 	fprintf(gp, " at screen 0.5, screen %.4f center\n", 1 - (narrow ? 2.75 : 2.2) * line / height);
 	fprintf(gp, "set tmargin at screen %.4f\nset bmargin at screen %.4f\n", 1 - top,
 		bottom + (2.6 * line + 0.05) / height);
@@ -224,7 +224,7 @@ static void script(FILE *gp, const struct timeline *tl, const struct tl_run_row 
 	for (size_t i = 0; i < tl->n; i++) {
 		band_name(name, sizeof(name), &tl->b[i]);
 		fputs(i || outside ? ", " : "", gp);
-		tl_plot_two_lines(gp, name);
+		tl_plot_two_lines(gp, name, true);
 		fprintf(gp, " %g", (double)i + 0.4);
 	}
 	fprintf(gp, ")\nset style fill solid 0.15 border lc rgb \"#7f7f7f\"\n"

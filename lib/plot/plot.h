@@ -103,9 +103,11 @@ struct tl_plot_style tl_plot_style_of(const char *name);
 /*
  * text as a gnuplot string expression of two lines: the part before its
  * first newline and the rest, each through tl_quote_gnuplot, joined by
- * "\n" (a newline in either part is shown, as everywhere, not obeyed).
+ * "\n" (a newline in either part is shown, as everywhere, not obeyed);
+ * tic: a tic's label, whose '%' gnuplot would read as a format
+ * (tl_quote_gnuplot_tic).
  */
-void tl_plot_two_lines(FILE *gp, const char *text);
+void tl_plot_two_lines(FILE *gp, const char *text, bool tic);
 /* x for a data file: shortest exact text, "?" (the script's missing-value mark) when not finite. */
 void tl_plot_number(FILE *out, double x);
 
@@ -119,6 +121,19 @@ void tl_plot_number(FILE *out, double x);
  */
 int tl_plot_bars(const struct tl_report *rep, enum tl_axis by, const struct tl_plot_files *f, FILE *gp,
 		 FILE *dat);
+
+/*
+ * The SHAMBLES paper's figures (tierlab plot --figure, plot-lines.c): a
+ * metric against the chunk count, a line per policy and rate (and any
+ * other axis that varies): % of baseline with its 95% interval where
+ * both sides have three runs or more, GiB migrated per run, or the hit
+ * rate. -ENODATA when no configuration has a chunk count and the metric.
+ */
+enum tl_plot_metric { TL_PLOT_PCT, TL_PLOT_MIGRATED, TL_PLOT_HIT };
+/* "pct", "migrated", "hit": the metric, or -1. */
+int tl_plot_metric_lookup(const char *name);
+int tl_plot_lines(const struct tl_report *rep, enum tl_plot_metric m, const struct tl_plot_files *f, FILE *gp,
+		  FILE *dat);
 
 /*
  * The heatmap of policy's rows (base name: "static" takes every

@@ -34,6 +34,13 @@ check gallery-timeline 'seconds since the first allocation' 'allocation (live)' 
 	'sample, slow tier' 'migration slow-to-fast' 'migration fast-to-slow' 'initial placement'
 check gallery-access-map 'seconds since the first allocation' 'samples per cell'
 check gallery-allocators 's (lower is better)' allocator jemalloc fat 'system, baseline (mean)'
+check gallery-figure-pct '% of policy=all-fast' 'chunks (count, log scale)' 'lru 10Hz' 'lru 100Hz'
+check gallery-figure-migrated 'GiB migrated per run' 'chunks (count, log scale)' 'lru 10Hz'
+check gallery-figure-hit 'hit rate (%)' 'chunks (count, log scale)' 'lru 10Hz'
+# the figures' data: lru at 10Hz over chunks 2 and 8, sorted by chunks, % of all-fast as the report has it
+[ "$(awk '/^# line 0/{on=1; next} /^$/{on=0} on {print $1}' img/gallery-figure-pct.dat | tr '\n' ' ')" = "2 8 " ] ||
+	fail "figure pct: lru 10Hz is not the points at chunks 2, 8: $(cat img/gallery-figure-pct.dat)"
+grep -q '^8 95.897435897435[0-9]* ' img/gallery-figure-pct.dat || fail "figure pct: lru 8 10Hz is not 95.9%"
 # the check itself catches what it is for: two texts at one place, a text off the edge
 python3 - img/gallery-bars.svg broken.svg <<'PY'
 import re, sys

@@ -26,3 +26,6 @@ draw gallery-heatmap -e fixture --heatmap lru
 draw gallery-timeline --timeline 18
 draw gallery-access-map --access-map 18
 draw gallery-allocators -e allocators
+draw gallery-figure-pct -e fixture --figure pct
+draw gallery-figure-migrated -e fixture --figure migrated
+draw gallery-figure-hit -e fixture --figure hit
