@@ -37,7 +37,7 @@ static void say_sessions(const struct tl_report *rep)
 
 /* The experiment's report, as `tierlab report` builds it, over the runs --where keeps. */
 static int load_report(struct tl_store *st, const char *db, const char *experiment, const char *baseline,
-		       const char *where, const struct tl_session_filter *filter, struct tl_report *rep)
+		       const char *where, const struct tl_session_filter *filter, bool counters, struct tl_report *rep)
 {
 	struct tl_run_row *rows = NULL, *older = NULL;
 	struct tl_selector sel = { 0 }, wsel = { 0 };
@@ -57,6 +57,9 @@ static int load_report(struct tl_store *st, const char *db, const char *experime
 	kept = where ? tl_runs_where(rows, n, &wsel, baseline && *baseline ? &sel : NULL, true) : n;
 	ret = tl_report_build(rows[0].experiment, rows, kept, baseline && *baseline ? &sel : NULL, rep);
 	ret = ret ?: tl_report_match_sessions(rep, rows, kept, older, nolder);
+	/* the hit rate's samples (its Wilson interval), and the counters for the figure of them */
+	ret = ret ?: tl_report_load_samples(rep, st, rows, kept);
+	ret = ret ?: counters ? tl_report_load_counters(rep, st, rows, kept) : 0;
 	if (!ret)
 		say_sessions(rep);
 out:
@@ -97,7 +100,7 @@ int cmd_plot(int argc, const char **argv)
 		OPT_STRING(0, "by", &by_name, "axis", "one panel per value of this axis (default: rate)"),
 		OPT_STRING(0, "heatmap", &heatmap, "policy", "a heatmap of this policy's % of baseline over chunks x rate"),
 		OPT_STRING(0, "timeline", &timeline, "run", "the timeline of one run's log (id, run key or its prefix)"),
-		OPT_STRING(0, "figure", &figure, "metric", "a paper figure against chunks, a line per policy and rate: pct, migrated or hit"),
+		OPT_STRING(0, "figure", &figure, "metric", "a paper's figure: pct, migrated or hit against chunks; counters per allocator"),
 		OPT_STRING(0, "access-map", &map, "run", "a heatmap of one run's samples by address and time, per allocation"),
 		OPT_INTEGER(0, "pid", &pid, "n", "with --timeline or --access-map: the process to draw (default: the first that allocated)"),
 		OPT_STRING(0, "where", &where, "axis=value,..", "only runs whose configuration matches (and the baseline, all-fast, all-slow)"),
@@ -117,7 +120,7 @@ int cmd_plot(int argc, const char **argv)
 	struct tl_error err = { { 0 } };
 	char *image = NULL, *filter_text = NULL;
 	FILE *gp = NULL, *dat = NULL;
-	int by, ret = 2, rc, metric = 0;
+	int by, ret = 2, rc, metric = -1;
 
 	argc = parse_options(argc, argv, options, usage);
 	if (argc) {
@@ -129,7 +132,7 @@ int cmd_plot(int argc, const char **argv)
 		return 2;
 	}
 	if (figure && (metric = tl_plot_metric_lookup(figure)) < 0) {
-		error("--figure: unknown figure '%s' (pct, migrated or hit)", figure);
+		error("--figure: unknown figure '%s' (pct, migrated, hit or counters)", figure);
 		return 2;
 	}
 	if (map && (timeline || heatmap)) {
@@ -158,7 +161,7 @@ int cmd_plot(int argc, const char **argv)
 	if (tl_store_open_existing(db, &st))
 		return 2;
 	if (timeline ? tl_store_get_run_or_latest(st, timeline, true, &run)
-		     : load_report(st, db, experiment, baseline, where, &filter, &rep))
+		     : load_report(st, db, experiment, baseline, where, &filter, metric == TL_PLOT_COUNTERS, &rep))
 		goto out;
 	if (!output && !(output = image = default_image(timeline ? run.run_key : rep.experiment,
 							heatmap ? "-heatmap" : map ? "-access-map" : timeline ? "-timeline" :
@@ -176,6 +179,7 @@ int cmd_plot(int argc, const char **argv)
 	}
 	rc = timeline ? tl_plot_timeline(st, &run, pid, map != NULL, &files, gp, dat)
 	     : heatmap ? tl_plot_heatmap(&rep, heatmap, &files, gp, dat)
+	     : figure && metric == TL_PLOT_COUNTERS ? tl_plot_counters(&rep, &files, gp, dat)
 	     : figure  ? tl_plot_lines(&rep, (enum tl_plot_metric)metric, &files, gp, dat)
 		       : tl_plot_bars(&rep, (enum tl_axis)by, &files, gp, dat);
 	if ((fclose(gp) | fclose(dat)) && !rc)

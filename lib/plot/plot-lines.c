@@ -21,7 +21,7 @@ static const enum tl_axis line_axes[] = { TL_AXIS_WORKLOAD, TL_AXIS_SIZE, TL_AXI
 					  TL_AXIS_BUDGET, TL_AXIS_SAMPLER, TL_AXIS_ALLOCATOR };
 #define NLINE_AXES (sizeof(line_axes) / sizeof(line_axes[0]))
 
-static const char *const metric_names[] = { "pct", "migrated", "hit" };
+static const char *const metric_names[] = { "pct", "migrated", "hit", "counters" };
 
 int tl_plot_metric_lookup(const char *name)
 {

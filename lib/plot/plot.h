@@ -129,11 +129,19 @@ int tl_plot_bars(const struct tl_report *rep, enum tl_axis by, const struct tl_p
  * both sides have three runs or more, GiB migrated per run, or the hit
  * rate. -ENODATA when no configuration has a chunk count and the metric.
  */
-enum tl_plot_metric { TL_PLOT_PCT, TL_PLOT_MIGRATED, TL_PLOT_HIT };
-/* "pct", "migrated", "hit": the metric, or -1. */
+enum tl_plot_metric { TL_PLOT_PCT, TL_PLOT_MIGRATED, TL_PLOT_HIT, TL_PLOT_COUNTERS };
+/* "pct", "migrated", "hit", "counters": the figure, or -1. */
 int tl_plot_metric_lookup(const char *name);
 int tl_plot_lines(const struct tl_report *rep, enum tl_plot_metric m, const struct tl_plot_files *f, FILE *gp,
 		  FILE *dat);
+
+/*
+ * The FAT paper's figure (--figure counters, plot-counters.c): each
+ * allocator's counters as a % of the baseline's, a cluster per counter;
+ * wall time where no counter was counted, the figure saying why. Needs
+ * tl_report_load_counters. -ENODATA when no row has a baseline.
+ */
+int tl_plot_counters(const struct tl_report *rep, const struct tl_plot_files *f, FILE *gp, FILE *dat);
 
 /*
  * The heatmap of policy's rows (base name: "static" takes every

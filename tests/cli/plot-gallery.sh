@@ -37,6 +37,19 @@ check gallery-allocators 's (lower is better)' allocator jemalloc fat 'system, b
 check gallery-figure-pct '% of policy=all-fast' 'chunks (count, log scale)' 'lru 10Hz' 'lru 100Hz'
 check gallery-figure-migrated 'GiB migrated per run' 'chunks (count, log scale)' 'lru 10Hz'
 check gallery-figure-hit 'hit rate (%)' 'chunks (count, log scale)' 'lru 10Hz'
+check gallery-figure-counters '% of allocator=system' dTLB-load-misses cycles jemalloc fat
+# fat's misses are a tenth of glibc's: about 10% (the runs' ids are added to the counts)
+# (events in name order: cycles is metric 0, dTLB-load-misses 1; bars: jemalloc 0, fat 1)
+awk '!/^#/ && $3 == 1 && $2 == 1 { found = 1; ok = $4 > 9.9 && $4 < 10.1 } END { exit !(found && ok) }' \
+	img/gallery-figure-counters.dat ||
+	fail "counters: fat's dTLB-load-misses are not 10% of system's: $(cat img/gallery-figure-counters.dat)"
+# without counters (a machine without a PMU): wall time, and the figure says so
+cp gallery.db nocounters.db
+sqlite3 nocounters.db "update counters set value = null, status = 'unavailable',
+	reason = 'not supported on this machine: ENOENT' where run_id > 100"
+expect_exit 0 "$TIERLAB" plot --db nocounters.db -e allocators --figure counters -o nocounters.svg
+python3 "$top/tests/plot/svg-check.py" nocounters.svg --print-width 3.5 --has 'wall time' \
+	--has 'no hardware counter was counted (unavailable),' --has 'so wall time instead' || fail "nocounters.svg: see above"
 # the figures' data: lru at 10Hz over chunks 2 and 8, sorted by chunks, % of all-fast as the report has it
 [ "$(awk '/^# line 0/{on=1; next} /^$/{on=0} on {print $1}' img/gallery-figure-pct.dat | tr '\n' ' ')" = "2 8 " ] ||
 	fail "figure pct: lru 10Hz is not the points at chunks 2, 8: $(cat img/gallery-figure-pct.dat)"

@@ -29,3 +29,4 @@ draw gallery-allocators -e allocators
 draw gallery-figure-pct -e fixture --figure pct
 draw gallery-figure-migrated -e fixture --figure migrated
 draw gallery-figure-hit -e fixture --figure hit
+draw gallery-figure-counters -e allocators --figure counters
