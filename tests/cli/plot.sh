@@ -86,6 +86,19 @@ expect_exit 2 "$TIERLAB" plot --script-only --timeline 10 --pid 999 -o t999.svg
 expect_contains "$out" "process 999 of run 'lru8-10-10' logged no managed allocation"
 expect_exit 2 "$TIERLAB" plot --timeline 1 -o t.svg
 expect_contains "$out" "logged no managed allocation"
+expect_exit 2 "$TIERLAB" plot --figure nosuch -o f.svg
+expect_contains "$out" "unknown figure 'nosuch'"
+expect_exit 2 "$TIERLAB" plot --figure pct --heatmap lru -o f.svg
+expect_contains "$out" "one figure at a time"
+expect_exit 2 "$TIERLAB" plot --access-map 10 --timeline 10 -o f.svg
+expect_contains "$out" "one figure at a time"
+expect_exit 2 "$TIERLAB" plot --access-map 1 -o f.svg
+expect_contains "$out" "logged no managed allocation"
+# the access map counts the 5 samples of pid 300 that fell in its two bands (the sixth is outside)
+expect_exit 0 "$TIERLAB" plot --script-only --access-map 10 -o map.svg
+[ "$(awk '/^# access map/ { on = 1; next } on && NF { n += $5 } END { print n }' map.dat)" = 5 ] ||
+	fail "the access map does not count 5 samples: $(cat map.dat)"
+grep -q "5 samples in 2 allocations" map.gp || fail "the access map's caption: $(grep label map.gp)"
 expect_exit 2 "$TIERLAB" plot --where policy=all-fast -o only-lines.svg
 expect_contains "$out" "no configuration to draw as a bar"
 
