@@ -331,7 +331,8 @@ static void range_of(const struct tl_report *rep, const struct tl_report_row *p,
 }
 
 /* The panel's title: the workload and size when they vary, and by=value when `by` has values. */
-static void panel_title(FILE *gp, const struct bars *b, const struct tl_report_row *p, bool any_value)
+static void panel_title(FILE *gp, const struct bars *b, const struct tl_report_row *p, bool any_value,
+			const char *why)
 {
 	char t[512];
 	size_t len = 0;
@@ -344,8 +345,11 @@ static void panel_title(FILE *gp, const struct bars *b, const struct tl_report_r
 			len += (size_t)snprintf(t + len, sizeof(t) - len, "%s%s", len ? " " : "", p->values[a]);
 	}
 	if (any_value && len < sizeof(t))
-		snprintf(t + len, sizeof(t) - len, "%s%s %s", len ? ", " : "", tl_axes[b->by].name,
-			 p->values[b->by] ? p->values[b->by] : "default");
+		len += (size_t)snprintf(t + len, sizeof(t) - len, "%s%s %s", len ? ", " : "", tl_axes[b->by].name,
+					p->values[b->by] ? p->values[b->by] : "default");
+	/* why this panel has no hit-rate point when others have: in its title, where nothing else is */
+	if (why && len < sizeof(t))
+		snprintf(t + len, sizeof(t) - len, "%s(%s)", len ? " " : "", why);
 	fputs("set title ", gp);
 	tl_quote_gnuplot(gp, t);
 	fputc('\n', gp);
@@ -562,8 +566,7 @@ static const char *no_hits_why(const struct bars *b, const struct bar *bars, siz
 			return NULL;
 		sampling |= tl_policy_uses_runtime(r->values[TL_AXIS_POLICY]);
 	}
-	return sampling ? "no hit rate: no run here recorded a sample in managed memory"
-			: "no hit rate: no policy here samples";
+	return sampling ? "no samples: no hit rate" : "no policy samples: no hit rate";
 }
 
 static void caption(FILE *gp, const struct tl_report *rep, const struct tl_plot_grid *g)
@@ -636,15 +639,10 @@ static void panel(FILE *gp, FILE *dat, const struct bars *b, const struct tl_plo
 	fputs(rotate ? "set xtics rotate by 45 right\n" : "set xtics norotate center\n", gp);
 	if (b->any_hits)
 		fputs("set y2range [0:100]\nset y2tics 0,25,100\nset y2label \"hit rate (%)\" offset -1.5,0\n", gp);
-	panel_title(gp, b, p, any_value);
+	panel_title(gp, b, p, any_value, b->any_hits ? why : NULL);
 	panel_ylabel(gp, p);
 	nl = panel_lines(b, p, lines);
 	baseline_lines(gp, b, lines, nl, xlab, (top - lo) * tl_plot_line_in() / (plot_h > 0.2 ? plot_h : 0.2));
-	if (why && b->any_hits) {
-		fputs("set label 98 ", gp);
-		tl_quote_gnuplot(gp, why);
-		fputs(" at graph 0.02, graph 0.95 left front\n", gp);
-	}
 	fprintf(gp, "plot NaN notitle");
 	for (size_t g2 = 0; g2 < b->ngroups; g2++) {
 		struct tl_plot_style s = tl_plot_style_of(b->groups[g2]);

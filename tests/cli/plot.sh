@@ -170,6 +170,15 @@ for g in ET.parse(sys.argv[1]).getroot().iter(NS + 'g'):
 sys.exit(0 if len(seen) == len(set(seen)) and len(seen) >= 6 else 1)
 PY
 
+# a panel whose runs recorded no sample says why it has no hit-rate point
+cp "$TIERLAB_DB" nohits.db
+sqlite3 nohits.db "delete from metrics where name = 'hit_rate' and run_id in (select id from runs where rate = '10Hz')"
+expect_exit 0 "$TIERLAB" plot --db nohits.db -o nohits.svg
+python3 "$top/tests/plot/svg-check.py" nohits.svg || fail "nohits.svg: see above"
+counts=$(python3 "$top/tests/plot/svg-count.py" nohits.svg) || fail "nohits.svg is not XML"
+[ "$(grep -c '^text rate 10Hz (no samples: no hit rate)$' <<<"$counts")" = 1 ] && grep -qx 'text rate 100Hz' <<<"$counts" ||
+	fail "the 10Hz panel without hit rates does not say why (once): $(grep -i 'hit' <<<"$counts")"
+
 if gnuplot -e 'set terminal' 2>&1 | grep -qw pngcairo; then
 	expect_exit 0 "$TIERLAB" plot -o bars.png
 	[ "$(head -c 8 bars.png | od -An -tx1 | tr -d ' \n')" = 89504e470d0a1a0a ] || fail "bars.png is not a PNG"
