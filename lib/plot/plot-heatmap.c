@@ -96,6 +96,37 @@ static double welch_p(const struct tl_report *rep, const struct tl_report_row *r
 	return tl_welch_test(&a, &b, &w) ? w.p : NAN;
 }
 
+/*
+ * The colour is log2 of the ratio to the baseline: twice as fast and half
+ * as fast are as far from white, and no % below 0 appears on the scale
+ * (a linear scale symmetric about 100% ran to -800%).
+ */
+static double log2_pct(double pct)
+{
+	return pct > 0 ? log2(pct / 100) : -10;
+}
+
+/* The colour bar's tics: the % they stand for, at their log2 ratios within +-spread. */
+static void colour_tics(FILE *gp, double spread)
+{
+	static const double pcts[] = { 1, 2, 5, 10, 25, 50, 67, 80, 90, 95, 100, 105, 110, 125, 150, 200, 400,
+				       1000, 2000, 5000, 10000 };
+	size_t n = 0;
+	double last = -INFINITY;
+
+	fputs("set cbtics (", gp);
+	for (size_t i = 0; i < sizeof(pcts) / sizeof(pcts[0]); i++) {
+		double v = log2(pcts[i] / 100);
+
+		/* at most ~9 tics: skip one closer than a ninth of the scale to the last, or to 100% (always one) */
+		if (fabs(v) > spread * 1.0001 || v - last < 2 * spread / 9 || (v != 0 && fabs(v) < 2 * spread / 9))
+			continue;
+		fprintf(gp, "%s\"%g%%%%\" %g", n++ ? ", " : "", pcts[i], v);
+		last = v;
+	}
+	fputs(")\n", gp);
+}
+
 /* The caption under the plot: what a cell's numbers and its hatching are, a line each (a column is narrow). */
 static void caption(FILE *gp, size_t noise, double height_in)
 {
@@ -120,7 +151,7 @@ int tl_plot_heatmap(const struct tl_report *rep, const char *policy, const struc
 	double *p = calloc(rep->nrows + 1, sizeof(*p)), *padj = calloc(rep->nrows + 1, sizeof(*padj));
 	size_t *cell = NULL, nx, ny, n = 0, dropped = 0, noise = 0;
 	char base[128], title[512];
-	double spread = 1, width, height;
+	double spread = 0.05, width, height;	/* the largest |log2(% / 100)|: the colour scale's half width */
 	int ret = -ENOMEM;
 
 	if (!chosen || !xs || !ys || !p || !padj) {
@@ -137,7 +168,7 @@ int tl_plot_heatmap(const struct tl_report *rep, const char *policy, const struc
 		n += chosen[i];
 		p[i] = chosen[i] ? welch_p(rep, r) : NAN;
 		if (chosen[i])
-			spread = fmax(spread, ceil(fabs(r->pct_of_baseline - 100)));
+			spread = fmax(spread, fabs(log2_pct(r->pct_of_baseline)));
 	}
 	if (!n) {
 		ret = -ENODATA;
@@ -160,7 +191,7 @@ int tl_plot_heatmap(const struct tl_report *rep, const char *policy, const struc
 		goto out;
 	}
 	fputs("# chunks_index rate_index pct_of_baseline chunks rate n p_holm significant(1 yes, 0 no or untested) "
-	      "white_text runs_and_p\n", dat);
+	      "white_text runs_and_p log2_ratio\n", dat);
 	for (size_t i = 0; i < rep->nrows; i++) {
 		const struct tl_report_row *r = &rep->rows[i];
 		bool sig = padj[i] < 0.05;	/* false for NaN: untested */
@@ -196,8 +227,10 @@ int tl_plot_heatmap(const struct tl_report *rep, const char *policy, const struc
 		fprintf(dat, " %zu ", r->n_fom);
 		tl_plot_number(dat, padj[i]);
 		/* the palette's outer 45% is dark: white text there, black elsewhere */
-		fprintf(dat, " %d %d ", sig, fabs(r->pct_of_baseline - 100) > 0.55 * spread);
+		fprintf(dat, " %d %d ", sig, fabs(log2_pct(r->pct_of_baseline)) > 0.55 * spread);
 		tl_quote_gnuplot_data(dat, note);
+		fputc(' ', dat);
+		tl_plot_number(dat, log2_pct(r->pct_of_baseline));
 		fputc('\n', dat);
 	}
 	width = f->width_in > 0 ? f->width_in : TL_PLOT_COLUMN_IN;
@@ -215,9 +248,10 @@ int tl_plot_heatmap(const struct tl_report *rep, const char *policy, const struc
 	caption(gp, noise, height);
 	/* diverging around 100%: white is as good as the baseline, red worse, blue better (ColorBrewer RdBu) */
 	fputs("set cblabel \"% of baseline\"\nset palette defined (0 \"#b2182b\", 1 \"#f7f7f7\", 2 \"#2166ac\")\n", gp);
-	fprintf(gp, "set cbrange [%g:%g]\n", 100 - spread, 100 + spread);
+	fprintf(gp, "set cbrange [%g:%g]\n", -spread, spread);
+	colour_tics(gp, spread);
 	fputs("set style fill solid 1.0 noborder\nunset key\n"
-	      "plot data using 1:2:(0.5):(0.5):3 with boxxyerror fc palette", gp);
+	      "plot data using 1:2:(0.5):(0.5):11 with boxxyerror fc palette", gp);
 	if (noise)
 		fputs(", \\\n     '' using ($8 != 0 ? NaN : $1):2:(0.5):(0.5) with boxxyerror fs transparent pattern 4 noborder "
 		      "lc rgb \"#303030\"", gp);
