@@ -170,6 +170,15 @@ for g in ET.parse(sys.argv[1]).getroot().iter(NS + 'g'):
 sys.exit(0 if len(seen) == len(set(seen)) and len(seen) >= 6 else 1)
 PY
 
+# baselines at one height: both lines drawn, their values on either side, no text on another
+cp "$TIERLAB_DB" samelines.db
+sqlite3 samelines.db "update runs set fom = 1.95 where policy = 'all-slow'"
+expect_exit 0 "$TIERLAB" plot --db samelines.db -o samelines.svg
+python3 "$top/tests/plot/svg-check.py" samelines.svg || fail "samelines.svg: see above"
+counts=$(python3 "$top/tests/plot/svg-count.py" samelines.svg) || fail "samelines.svg is not XML"
+grep -qx 'lines 4' <<<"$counts" && [ "$(grep -cx 'text 1.95' <<<"$counts")" = 4 ] ||
+	fail "two baselines at 1.95: expected 4 lines and 4 values: $(grep -E '^(lines|text 1)' <<<"$counts")"
+
 # a panel whose runs recorded no sample says why it has no hit-rate point
 cp "$TIERLAB_DB" nohits.db
 sqlite3 nohits.db "delete from metrics where name = 'hit_rate' and run_id in (select id from runs where rate = '10Hz')"
