@@ -673,7 +673,7 @@ static void panel(FILE *gp, FILE *dat, const struct bars *b, const struct tl_plo
 			k);
 	if (b->rep->has_baseline) {
 		/* in the bar when it is tall enough for the text, else standing on what the bar draws */
-		double foot = lo > 0 ? lo : 0, need = 7 * CHAR_IN * (top - lo) / (plot_h > 0.2 ? plot_h : 0.2);
+		double foot = lo > 0 ? lo : 0, need = 8.5 * CHAR_IN * (top - lo) / (plot_h > 0.2 ? plot_h : 0.2);
 
 		fprintf(gp, ", \\\n     data index %zu using 1:($4 - %g > %g ? %g : $13 + %g):"
 			"(valid(8) ? sprintf(\"%%.1f%%%%\", $8) : \"\") with labels rotate by 90 left boxed offset 0,0.3 notitle",

@@ -148,6 +148,12 @@ sqlite3 nochunks.db "insert into runs (id, experiment_id, run_key, config_key, r
 	'10Hz', 'ok', 1.8, 'GF/s', 1, 60)"
 expect_exit 0 "$TIERLAB" plot --db nochunks.db --heatmap lru --script-only -o nochunks.svg
 expect_contains "$out" "1 configuration of policy 'lru' has no chunks or rate value"
+# --by chunks: that lru ran with the default chunks, so it is its own panel, not a bar in every panel
+expect_exit 0 "$TIERLAB" plot --db nochunks.db --by chunks -o nochunks-by.svg
+counts=$(python3 "$top/tests/plot/svg-count.py" nochunks-by.svg) || fail "nochunks-by.svg is not XML"
+grep -q '^text chunks default' <<<"$counts" || fail "--by chunks: no panel of the default chunks: $(grep '^text chunks' <<<"$counts")"
+# 9 bars as before (none in both panels) and the default-chunks lru once, with none beside it: 11
+grep -qx 'bars 11' <<<"$counts" || fail "--by chunks with a default-chunks lru: $(head -1 <<<"$counts")"
 
 expect_exit 0 "$TIERLAB" plot --timeline 10 -o timeline.svg
 counts=$(python3 "$top/tests/plot/svg-count.py" timeline.svg) || fail "timeline.svg is not XML"
