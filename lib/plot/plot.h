@@ -1,18 +1,25 @@
 /*
  * Figures drawn with gnuplot: each figure is a gnuplot script and its data
  * file written beside the image, so a user can restyle it and run
- * `gnuplot NAME.gp` again; tierlab then runs gnuplot on them. Three kinds:
+ * `gnuplot NAME.gp` again; tierlab then runs gnuplot on them. Every
+ * figure is laid out in inches at its printed size (TL_PLOT_FONT_PT text)
+ * and draws a policy or allocator in its one style (tl_plot_style_of).
+ * The kinds:
  *
  *   bars     the paper-style chart over the report model: per configuration
- *            the figure of merit (bars, 95% interval of the mean as error
- *            bars), hit rate on the second axis, % of baseline and GiB
- *            migrated under each bar, the all-fast and all-slow rows as
- *            dashed lines, one panel per value of an axis (rate by default)
- *   heatmap  one policy's % of baseline over chunks x rate
+ *            the mean figure of merit (its 95% interval where n >= 3, the
+ *            runs otherwise), hit rate on the second axis, % of baseline
+ *            in the bar, the all-fast, all-slow and baseline rows as
+ *            labelled lines, one panel per value of an axis (rate by
+ *            default) in a grid that wraps, one key
+ *   heatmap  one policy's % of baseline over chunks x rate, n and
+ *            Welch's p in each cell, the cells not different hatched
  *   timeline one run's log: samples as address-versus-time points over its
  *            managed allocations (bands named by call site), migrations
  *            marked by direction; or (access map) its samples counted in
  *            an address x time grid per allocation
+ *   figures  the papers': a metric against the chunk count (lines), an
+ *            allocator's counters as a % of the baseline's (bars)
  *
  * Library code: functions return 0 or a negative errno after one error()
  * line.
