@@ -4,6 +4,7 @@
  * and data file written beside the image.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include "plot/plot.h"
 #include "report/report.h"
 #include "store/query.h"
+#include "store/result.h"
 
 /*
  * A figure cannot carry the report's notes: what it mixes is said on
@@ -35,9 +37,47 @@ static void say_sessions(const struct tl_report *rep)
 			other == 1 ? "its" : "their");
 }
 
+/*
+ * The page tables' peak size (metric proc.vmpte_peak) of each row: the
+ * mean over its ok runs that stored it, NaN for none; the counters
+ * figure draws it where no counter was counted. A malloc'd array of
+ * rep->nrows, or NULL (out of memory, said).
+ */
+static double *load_vmpte(struct tl_store *st, const struct tl_report *rep, const struct tl_run_row *rows, size_t n)
+{
+	double *sum = calloc(rep->nrows + 1, sizeof(*sum));
+	size_t *count = calloc(rep->nrows + 1, sizeof(*count));
+
+	if (!sum || !count) {
+		free(sum);
+		free(count);
+		error("out of memory");
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++) {
+		long row = tl_report_row_of(rep, &rows[i]);
+		struct tl_metric *m = NULL;
+		size_t nm = 0;
+
+		if (row < 0 || rows[i].status != TL_STATUS_OK || tl_store_run_metrics(st, rows[i].id, &m, &nm))
+			continue;
+		for (size_t k = 0; k < nm; k++)
+			if (!strcmp(m[k].name, "proc.vmpte_peak")) {
+				sum[row] += m[k].value;
+				count[row]++;
+			}
+		tl_metrics_free(m, nm);
+	}
+	for (size_t r = 0; r < rep->nrows; r++)
+		sum[r] = count[r] ? sum[r] / (double)count[r] : NAN;
+	free(count);
+	return sum;
+}
+
 /* The experiment's report, as `tierlab report` builds it, over the runs --where keeps. */
 static int load_report(struct tl_store *st, const char *db, const char *experiment, const char *baseline,
-		       const char *where, const struct tl_session_filter *filter, bool counters, struct tl_report *rep)
+		       const char *where, const struct tl_session_filter *filter, bool counters, struct tl_report *rep,
+		       double **vmpte)
 {
 	struct tl_run_row *rows = NULL, *older = NULL;
 	struct tl_selector sel = { 0 }, wsel = { 0 };
@@ -60,6 +100,8 @@ static int load_report(struct tl_store *st, const char *db, const char *experime
 	/* the hit rate's samples (its Wilson interval), and the counters for the figure of them */
 	ret = ret ?: tl_report_load_samples(rep, st, rows, kept);
 	ret = ret ?: counters ? tl_report_load_counters(rep, st, rows, kept) : 0;
+	if (!ret && counters && !(*vmpte = load_vmpte(st, rep, rows, kept)))
+		ret = -ENOMEM;
 	if (!ret)
 		say_sessions(rep);
 out:
@@ -119,6 +161,7 @@ int cmd_plot(int argc, const char **argv)
 	struct tl_session_filter filter;
 	struct tl_error err = { { 0 } };
 	char *image = NULL, *filter_text = NULL;
+	double *vmpte = NULL;
 	FILE *gp = NULL, *dat = NULL;
 	int by, ret = 2, rc, metric = -1;
 
@@ -161,7 +204,7 @@ int cmd_plot(int argc, const char **argv)
 	if (tl_store_open_existing(db, &st))
 		return 2;
 	if (timeline ? tl_store_get_run_or_latest(st, timeline, true, &run)
-		     : load_report(st, db, experiment, baseline, where, &filter, metric == TL_PLOT_COUNTERS, &rep))
+		     : load_report(st, db, experiment, baseline, where, &filter, metric == TL_PLOT_COUNTERS, &rep, &vmpte))
 		goto out;
 	if (!output && !(output = image = default_image(timeline ? run.run_key : rep.experiment,
 							heatmap ? "-heatmap" : map ? "-access-map" : timeline ? "-timeline" :
@@ -179,7 +222,7 @@ int cmd_plot(int argc, const char **argv)
 	}
 	rc = timeline ? tl_plot_timeline(st, &run, pid, map != NULL, &files, gp, dat)
 	     : heatmap ? tl_plot_heatmap(&rep, heatmap, &files, gp, dat)
-	     : figure && metric == TL_PLOT_COUNTERS ? tl_plot_counters(&rep, &files, gp, dat)
+	     : figure && metric == TL_PLOT_COUNTERS ? tl_plot_counters(&rep, vmpte, &files, gp, dat)
 	     : figure  ? tl_plot_lines(&rep, (enum tl_plot_metric)metric, &files, gp, dat)
 		       : tl_plot_bars(&rep, (enum tl_axis)by, &files, gp, dat);
 	if ((fclose(gp) | fclose(dat)) && !rc)
@@ -197,6 +240,7 @@ out:
 	if (dat)
 		fclose(dat);
 	tl_plot_files_release(&files);
+	free(vmpte);
 	free(image);
 	tl_report_release(&rep);
 	tl_run_row_release(&run);

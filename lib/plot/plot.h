@@ -145,10 +145,13 @@ int tl_plot_lines(const struct tl_report *rep, enum tl_plot_metric m, const stru
 /*
  * The FAT paper's figure (--figure counters, plot-counters.c): each
  * allocator's counters as a % of the baseline's, a cluster per counter;
- * wall time where no counter was counted, the figure saying why. Needs
- * tl_report_load_counters. -ENODATA when no row has a baseline.
+ * where no counter was counted, wall time and VmPTE (vmpte: per row, the
+ * mean of its ok runs' proc.vmpte_peak, NaN when none stored it), the
+ * figure saying why. Needs tl_report_load_counters. -ENODATA when no row
+ * has a baseline.
  */
-int tl_plot_counters(const struct tl_report *rep, const struct tl_plot_files *f, FILE *gp, FILE *dat);
+int tl_plot_counters(const struct tl_report *rep, const double *vmpte, const struct tl_plot_files *f, FILE *gp,
+		     FILE *dat);
 
 /*
  * The heatmap of policy's rows (base name: "static" takes every

@@ -48,8 +48,12 @@ cp gallery.db nocounters.db
 sqlite3 nocounters.db "update counters set value = null, status = 'unavailable',
 	reason = 'not supported on this machine: ENOENT' where run_id > 100"
 expect_exit 0 "$TIERLAB" plot --db nocounters.db -e allocators --figure counters -o nocounters.svg
-python3 "$top/tests/plot/svg-check.py" nocounters.svg --print-width 3.5 --has 'wall time' \
-	--has 'no hardware counter was counted (unavailable),' --has 'so wall time instead' || fail "nocounters.svg: see above"
+python3 "$top/tests/plot/svg-check.py" nocounters.svg --print-width 3.5 --has 'wall time' --has 'VmPTE (page tables)' \
+	--has 'no hardware counter was counted (unavailable),' --has 'so wall time and VmPTE instead' ||
+	fail "nocounters.svg: see above"
+# fat's page tables: 100 kB against glibc's 2000: 5%
+awk '!/^#/ && $2 == 1 && $3 == 1 { found = 1; ok = $4 == 5 } END { exit !(found && ok) }' nocounters.dat ||
+	fail "nocounters: fat's VmPTE is not 5% of system's: $(cat nocounters.dat)"
 # the figures' data: lru at 10Hz over chunks 2 and 8, sorted by chunks, % of all-fast as the report has it
 [ "$(awk '/^# line 0/{on=1; next} /^$/{on=0} on {print $1}' img/gallery-figure-pct.dat | tr '\n' ' ')" = "2 8 " ] ||
 	fail "figure pct: lru 10Hz is not the points at chunks 2, 8: $(cat img/gallery-figure-pct.dat)"

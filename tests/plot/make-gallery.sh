@@ -9,8 +9,8 @@
 #   - experiment 'allocators' (baseline allocator=system): mallocbench
 #     under system, jemalloc and fat, three runs each, wall seconds (lower
 #     is better), for the allocator bars; dTLB-load-misses and cycles
-#     counted in each run (fat: a tenth of glibc's misses), for the
-#     counters figure.
+#     counted in each run (fat: a tenth of glibc's misses), and the page
+#     tables' peak (VmPTE), for the counters figure.
 #
 #   tests/plot/make-gallery.sh TIERLAB DB
 set -eu
@@ -48,7 +48,9 @@ for a in system:2.40:2.50:2.45 jemalloc:2.10:2.05:2.20 fat:1.20:1.25:1.22; do
 		q "insert into runs (id, experiment_id, run_key, config_key, rep, workload, size, allocator, policy, status,
 			fom, fom_unit, higher_is_better, wall_s)
 		   values ($n, 2, '$name-$n', '$name', $n, 'mallocbench', 'small', '$name', 'none', 'ok', $w, 's', 0, $w);"
-		case $name in system) m=50000000 ;; jemalloc) m=30000000 ;; *) m=5000000 ;; esac
+		# fat maps one 1 GiB page: its page tables are a twentieth of glibc's (VmPTE, kB)
+		case $name in system) m=50000000 p=2000 ;; jemalloc) m=30000000 p=1600 ;; *) m=5000000 p=100 ;; esac
+		q "insert into metrics (run_id, name, value, unit) values ($n, 'proc.vmpte_peak', $p, 'kB')"
 		q "insert into counters (run_id, event, encoding, value, enabled_ns, running_ns, multiplex_pct, status, reason)
 		   values ($n, 'dTLB-load-misses', 'type=3 config=0x10003', $m + $n, 1000000000, 1000000000, 100, 'ok', null),
 			  ($n, 'cycles', 'type=0 config=0x0', $(awk "BEGIN { printf \"%.0f\", $w * 3000000000 }"), 1000000000, 1000000000, 100, 'ok', null);"
