@@ -89,6 +89,18 @@ demo:
 	@$(MAKE) --no-print-directory tool
 	@scripts/demo.sh $(B)
 
+# The gallery: every kind of figure, drawn from a fixture database of known
+# rows (tests/plot/make-gallery.sh), page and column wide, as PNG and PDF
+# into docs/img (the scripts and data stay in a scratch directory). The
+# PDFs' creation date is fixed (the same length, so their offsets hold):
+# drawing them again changes no file unless a figure changed.
+figures: $(TIERLAB)
+	@tmp=$$(mktemp -d) && trap 'rm -rf "$$tmp"' EXIT && \
+	tests/plot/make-gallery.sh $(TIERLAB) "$$tmp/gallery.db" && \
+	tests/plot/gallery.sh $(TIERLAB) "$$tmp/gallery.db" "$$tmp/img" png pdf && \
+	sed -i 's|/CreationDate (D:[0-9]\{14\}Z)|/CreationDate (D:20231114221320Z)|' "$$tmp"/img/*.pdf && \
+	cp "$$tmp"/img/*.png "$$tmp"/img/*.pdf docs/img/ && ls "$$tmp"/img/*.png "$$tmp"/img/*.pdf | sed 's|.*/|docs/img/|'
+
 install: tool
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/tierlab \
 		$(DESTDIR)$(PREFIX)/libexec/tierlab $(DESTDIR)$(PREFIX)/share/tierlab/workloads
@@ -101,6 +113,6 @@ install: tool
 clean:
 	rm -rf $(B)
 
-.PHONY: all tierlab-core tool deps test demo install clean
+.PHONY: all tierlab-core tool deps test demo figures install clean
 
 -include $(shell find $(B)/obj -name '*.d' 2>/dev/null)

@@ -70,10 +70,77 @@ static void tics(FILE *gp, const char *which, const struct level *l, size_t n)
 	fprintf(gp, "set %s (", which);
 	for (size_t i = 0; i < n; i++) {
 		fputs(i ? ", " : "", gp);
-		tl_quote_gnuplot(gp, l[i].text);
+		tl_quote_gnuplot_tic(gp, l[i].text);
 		fprintf(gp, " %zu", i);
 	}
 	fputs(")\n", gp);
+}
+
+/*
+ * Welch's two-sided p of the row's mean against its baseline's: the
+ * baseline's runs of its own session when the % stands on them. NaN when
+ * the test says nothing (a side with one run, or no spread on either).
+ */
+static double welch_p(const struct tl_report *rep, const struct tl_report_row *r)
+{
+	struct tl_stats a = { .n = r->n_fom, .mean = r->mean, .sd = r->sd }, b;
+	struct tl_welch w;
+
+	if (r->base_own)
+		b = r->base;
+	else if (r->baseline >= 0)
+		b = (struct tl_stats){ .n = rep->rows[r->baseline].n_fom, .mean = rep->rows[r->baseline].mean,
+				       .sd = rep->rows[r->baseline].sd };
+	else
+		return NAN;
+	return tl_welch_test(&a, &b, &w) ? w.p : NAN;
+}
+
+/*
+ * The colour is log2 of the ratio to the baseline: twice as fast and half
+ * as fast are as far from white, and no % below 0 appears on the scale
+ * (a linear scale symmetric about 100% ran to -800%).
+ */
+static double log2_pct(double pct)
+{
+	return pct > 0 ? log2(pct / 100) : -10;
+}
+
+/* The colour bar's tics: the % they stand for, at their log2 ratios within +-spread. */
+static void colour_tics(FILE *gp, double spread)
+{
+	static const double pcts[] = { 1, 2, 5, 10, 25, 50, 67, 80, 90, 95, 100, 105, 110, 125, 150, 200, 400,
+				       1000, 2000, 5000, 10000 };
+	size_t n = 0;
+	double last = -INFINITY;
+
+	fputs("set cbtics (", gp);
+	for (size_t i = 0; i < sizeof(pcts) / sizeof(pcts[0]); i++) {
+		double v = log2(pcts[i] / 100);
+
+		/* at most ~9 tics: skip one closer than a ninth of the scale to the last, or to 100% (always one) */
+		if (fabs(v) > spread * 1.0001 || v - last < 2 * spread / 9 || (v != 0 && fabs(v) < 2 * spread / 9))
+			continue;
+		fprintf(gp, "%s\"%g%%%%\" %g", n++ ? ", " : "", pcts[i], v);
+		last = v;
+	}
+	fputs(")\n", gp);
+}
+
+/* The caption under the plot: what a cell's numbers and its hatching are, a line each (a column is narrow). */
+static void caption(FILE *gp, size_t noise, double height_in)
+{
+	const char *lines[] = {
+		"in a cell: % of baseline, runs n, Welch p (Holm)",
+		noise ? "hatched: no significant difference from the baseline" : "every cell differs from the baseline",
+		noise ? "(p >= 0.05, or untested: a side with one run)" : "(p < 0.05)",
+	};
+
+	for (int i = 0; i < 3; i++) {
+		fprintf(gp, "set label %d ", i + 1);
+		tl_quote_gnuplot(gp, lines[i]);
+		fprintf(gp, " at screen 0.02, screen %.4f left\n", (2.6 - 1.1 * i) * tl_plot_line_in() / height_in);
+	}
 }
 
 int tl_plot_heatmap(const struct tl_report *rep, const char *policy, const struct tl_plot_files *f,
@@ -81,22 +148,27 @@ int tl_plot_heatmap(const struct tl_report *rep, const char *policy, const struc
 {
 	bool *chosen = calloc(rep->nrows + 1, sizeof(*chosen));
 	struct level *xs = calloc(rep->nrows + 1, sizeof(*xs)), *ys = calloc(rep->nrows + 1, sizeof(*ys));
-	size_t *cell = NULL, nx, ny, n = 0;
+	double *p = calloc(rep->nrows + 1, sizeof(*p)), *padj = calloc(rep->nrows + 1, sizeof(*padj));
+	size_t *cell = NULL, nx, ny, n = 0, dropped = 0, noise = 0;
 	char base[128], title[512];
-	double spread = 1;
+	double spread = 0.05, width, height;	/* the largest |log2(% / 100)|: the colour scale's half width */
 	int ret = -ENOMEM;
 
-	if (!chosen || !xs || !ys) {
+	if (!chosen || !xs || !ys || !p || !padj) {
 		error("out of memory");
 		goto out;
 	}
 	for (size_t i = 0; i < rep->nrows; i++) {
 		const struct tl_report_row *r = &rep->rows[i];
-		const char *p = r->values[TL_AXIS_POLICY];
+		const char *pol = r->values[TL_AXIS_POLICY];
+		bool mine = pol && !strcmp(tl_policy_base(pol, base, sizeof(base)), policy);
 
-		chosen[i] = p && !strcmp(tl_policy_base(p, base, sizeof(base)), policy) &&
-			    r->values[TL_AXIS_CHUNKS] && r->values[TL_AXIS_RATE] && r->has_pct;
+		chosen[i] = mine && r->values[TL_AXIS_CHUNKS] && r->values[TL_AXIS_RATE] && r->has_pct;
+		dropped += mine && !chosen[i] && r->has_pct;
 		n += chosen[i];
+		p[i] = chosen[i] ? welch_p(rep, r) : NAN;
+		if (chosen[i])
+			spread = fmax(spread, fabs(log2_pct(r->pct_of_baseline)));
 	}
 	if (!n) {
 		ret = -ENODATA;
@@ -104,13 +176,26 @@ int tl_plot_heatmap(const struct tl_report *rep, const char *policy, const struc
 		      policy, rep->experiment);
 		goto out;
 	}
+	/* a row without a cell is said, not dropped in silence */
+	if (dropped)
+		warning("%zu %s of policy '%s' %s no chunks or rate value (the spec's default): not in the heatmap",
+			dropped, dropped == 1 ? "configuration" : "configurations", policy, dropped == 1 ? "has" : "have");
+	if (tl_holm(p, rep->nrows, padj) < 0) {
+		error("out of memory");
+		goto out;
+	}
 	nx = levels(rep, chosen, TL_AXIS_CHUNKS, xs);
 	ny = levels(rep, chosen, TL_AXIS_RATE, ys);
-	if (!(cell = calloc(nx * ny, sizeof(*cell))))
+	if (!(cell = calloc(nx * ny, sizeof(*cell)))) {
+		error("out of memory");
 		goto out;
-	fputs("# chunks_index rate_index pct_of_baseline chunks rate\n", dat);
+	}
+	fputs("# chunks_index rate_index pct_of_baseline chunks rate n p_holm significant(1 yes, 0 no or untested) "
+	      "white_text runs_and_p log2_ratio\n", dat);
 	for (size_t i = 0; i < rep->nrows; i++) {
 		const struct tl_report_row *r = &rep->rows[i];
+		bool sig = padj[i] < 0.05;	/* false for NaN: untested */
+		char note[64], pv[32];
 		size_t x, y;
 
 		if (!chosen[i])
@@ -125,35 +210,61 @@ int tl_plot_heatmap(const struct tl_report *rep, const char *policy, const struc
 			goto out;
 		}
 		cell[y * nx + x] = i + 1;
-		spread = fmax(spread, ceil(fabs(r->pct_of_baseline - 100)));
+		noise += !sig;
+		if (isnan(padj[i]))
+			snprintf(pv, sizeof(pv), "untested");
+		else if (padj[i] < 0.001)
+			snprintf(pv, sizeof(pv), "p<0.001");
+		else
+			snprintf(pv, sizeof(pv), "p=%.2g", padj[i]);
+		snprintf(note, sizeof(note), "n=%zu %s", r->n_fom, pv);
 		fprintf(dat, "%zu %zu ", x, y);
 		tl_plot_number(dat, r->pct_of_baseline);
 		fputc(' ', dat);
 		tl_quote_gnuplot_data(dat, xs[x].text);
 		fputc(' ', dat);
 		tl_quote_gnuplot_data(dat, ys[y].text);
+		fprintf(dat, " %zu ", r->n_fom);
+		tl_plot_number(dat, padj[i]);
+		/* the palette's outer 45% is dark: white text there, black elsewhere */
+		fprintf(dat, " %d %d ", sig, fabs(log2_pct(r->pct_of_baseline)) > 0.55 * spread);
+		tl_quote_gnuplot_data(dat, note);
+		fputc(' ', dat);
+		tl_plot_number(dat, log2_pct(r->pct_of_baseline));
 		fputc('\n', dat);
 	}
-	tl_plot_preamble(gp, f, 160 + 90 * (int)(nx < 4 ? 4 : nx), 140 + 60 * (int)(ny < 3 ? 3 : ny));
-	snprintf(title, sizeof(title), "%s: %s, %% of baseline %s", rep->experiment, policy,
-		 rep->baseline_text ? rep->baseline_text : "");
+	width = f->width_in > 0 ? f->width_in : TL_PLOT_COLUMN_IN;
+	height = f->height_in > 0 ? f->height_in : 1.6 + 0.5 * (double)(ny < 3 ? 3 : ny);
+	tl_plot_preamble(gp, f, width, height);
+	snprintf(title, sizeof(title), "%s: %s, %% of %s", rep->experiment, policy,
+		 rep->baseline_text ? rep->baseline_text : "baseline");
 	fputs("set title ", gp);
 	tl_quote_gnuplot(gp, title);
-	fprintf(gp, "\nset xlabel \"chunks\"\nset ylabel \"rate\"\nset xrange [-0.5:%zu.5]\nset yrange [-0.5:%zu.5]\n",
-		nx - 1, ny - 1);
+	fprintf(gp, "\nset xlabel \"chunks (count)\" offset 0,0.5\nset ylabel \"sampling rate\"\n"
+		"set xrange [-0.5:%zu.5]\nset yrange [-0.5:%zu.5]\n", nx - 1, ny - 1);
+	fprintf(gp, "set bmargin at screen %.4f\n", (4.4 * tl_plot_line_in() + 0.3) / height);
 	tics(gp, "xtics", xs, nx);
 	tics(gp, "ytics", ys, ny);
-	/* diverging around 100%: white is as good as the baseline, red worse, blue better */
+	caption(gp, noise, height);
+	/* diverging around 100%: white is as good as the baseline, red worse, blue better (ColorBrewer RdBu) */
 	fputs("set cblabel \"% of baseline\"\nset palette defined (0 \"#b2182b\", 1 \"#f7f7f7\", 2 \"#2166ac\")\n", gp);
-	fprintf(gp, "set cbrange [%g:%g]\n", 100 - spread, 100 + spread);
+	fprintf(gp, "set cbrange [%g:%g]\n", -spread, spread);
+	colour_tics(gp, spread);
 	fputs("set style fill solid 1.0 noborder\nunset key\n"
-	      "plot data using 1:2:(0.5):(0.5):3 with boxxyerror fc palette, \\\n"
-	      "     '' using 1:2:(sprintf(\"%.1f\", $3)) with labels\n", gp);
+	      "plot data using 1:2:(0.5):(0.5):11 with boxxyerror fc palette", gp);
+	if (noise)
+		fputs(", \\\n     '' using ($8 != 0 ? NaN : $1):2:(0.5):(0.5) with boxxyerror fs transparent pattern 4 noborder "
+		      "lc rgb \"#303030\"", gp);
+	fputs(", \\\n     '' using 1:($2 + 0.13):(sprintf(\"%.1f%%\", $3)):($9 != 0 ? 0xffffff : 0) with labels "
+	      "tc rgb variable, \\\n"
+	      "     '' using 1:($2 - 0.17):10:($9 != 0 ? 0xffffff : 0) with labels tc rgb variable\n", gp);
 	ret = ferror(gp) || ferror(dat) ? -EIO : 0;
 	if (ret)
 		error("cannot write '%s' or '%s'", f->script, f->data);
 out:
 	free(cell);
+	free(padj);
+	free(p);
 	free(ys);
 	free(xs);
 	free(chosen);

@@ -49,6 +49,28 @@ void tl_quote_gnuplot(FILE *out, const char *s)
 	fputc('\'', out);
 }
 
+void tl_quote_gnuplot_tic(FILE *out, const char *s)
+{
+	size_t n = 0;
+	char *d, *q;
+
+	for (const char *p = s ? s : ""; *p; p++)
+		n += *p == '%';
+	if (!n || !(d = malloc(strlen(s) + n + 1))) {
+		/* nothing to double, or no memory: a % shown as the format reads it beats no label at all */
+		tl_quote_gnuplot(out, s);
+		return;
+	}
+	for (q = d; *s; s++) {
+		*q++ = *s;
+		if (*s == '%')
+			*q++ = '%';
+	}
+	*q = '\0';
+	tl_quote_gnuplot(out, d);
+	free(d);
+}
+
 void tl_quote_gnuplot_data(FILE *out, const char *s)
 {
 	fputc('"', out);

@@ -21,6 +21,13 @@
 void tl_quote_gnuplot(FILE *out, const char *s);
 
 /*
+ * s as the label of a tic given in a `set xtics ("label" pos, ...)` list,
+ * which gnuplot reads as a format of the tic's value ("40%" would be a
+ * bad format, "%g" the number): as tl_quote_gnuplot, each '%' doubled.
+ */
+void tl_quote_gnuplot_tic(FILE *out, const char *s);
+
+/*
  * s as a string column of a gnuplot data file: in double quotes, which a
  * data file cannot escape, so '"' is written "\x22"; made visible like
  * tl_quote_gnuplot, as a newline would end the row. NULL is "".

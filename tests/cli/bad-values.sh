@@ -43,7 +43,7 @@ warned
 
 expect_exit 0 "$TIERLAB" plot --script-only -o "$scratch/p.svg"
 warned
-grep -q '"lru" "chunks=2" 1.8 .* 82 ' "$scratch/p.dat" || fail "the plot should draw lru chunks=2 from its good run:
+grep -q '"lru" "lru 2 n=1" 1.8 .* 82 ' "$scratch/p.dat" || fail "the plot should draw lru chunks=2 from its good run:
 $(cat "$scratch/p.dat")"
 
 # one run asked for by name: its bad value is the error

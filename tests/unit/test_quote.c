@@ -65,6 +65,11 @@ static void test_gnuplot(void **state)
 		expect(tl_quote_gnuplot_data, cases[i].in, cases[i].data);
 	}
 	expect(tl_quote_gnuplot, NULL, "''");
+	/* a tic's label is a format: % doubled (40% and %g would be read as formats), the rest as a string */
+	expect(tl_quote_gnuplot_tic, "lru 40% 256KiB", "'lru 40%% 256KiB'");
+	expect(tl_quote_gnuplot_tic, "%g it's", "'%%g it''s'");
+	expect(tl_quote_gnuplot_tic, "plain", "'plain'");
+	expect(tl_quote_gnuplot_tic, NULL, "''");
 }
 
 static const char *const hostile_words[] = {
