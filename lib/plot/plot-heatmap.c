@@ -247,7 +247,7 @@ int tl_plot_heatmap(const struct tl_report *rep, const char *policy, const struc
 	tics(gp, "ytics", ys, ny);
 	caption(gp, noise, height);
 	/* diverging around 100%: white is as good as the baseline, red worse, blue better (ColorBrewer RdBu) */
-	fputs("set cblabel \"% of baseline\"\nset palette defined (0 \"#b2182b\", 1 \"#f7f7f7\", 2 \"#2166ac\")\n", gp);
+	fputs("set cblabel \"% of baseline\" offset 1.0,0\nset palette defined (0 \"#b2182b\", 1 \"#f7f7f7\", 2 \"#2166ac\")\n", gp);
 	fprintf(gp, "set cbrange [%g:%g]\n", -spread, spread);
 	colour_tics(gp, spread);
 	fputs("set style fill solid 1.0 noborder\nunset key\n"
