@@ -209,8 +209,8 @@ static void print_result(const struct sim_opts *o, const char *label, const stru
 		tl_quote_csv(stdout, label);
 		printf(",%llu,%llu,%.6f,%llu,%llu,%llu,%llu,%llu,%llu,%.0f,",
 		       (unsigned long long)r->samples, (unsigned long long)r->samples_managed, tl_sim_hit_rate(r),
-		       (unsigned long long)r->moves[TL_SIM_SLOW_TO_FAST], (unsigned long long)r->bytes[TL_SIM_SLOW_TO_FAST],
-		       (unsigned long long)r->moves[TL_SIM_FAST_TO_SLOW], (unsigned long long)r->bytes[TL_SIM_FAST_TO_SLOW],
+		       (unsigned long long)r->moves[TL_DIR_SLOW_TO_FAST], (unsigned long long)r->bytes[TL_DIR_SLOW_TO_FAST],
+		       (unsigned long long)r->moves[TL_DIR_FAST_TO_SLOW], (unsigned long long)r->bytes[TL_DIR_FAST_TO_SLOW],
 		       (unsigned long long)r->refused, (unsigned long long)r->fast_peak_bytes, mean);
 		for (int i = 0; i < TL_SIM_OCC_POINTS; i++)
 			printf("%s%.0f", i ? ";" : "", r->occupancy[i]);
@@ -220,9 +220,9 @@ static void print_result(const struct sim_opts *o, const char *label, const stru
 		return;
 	}
 	printf("%-56.56s %9llu %6.1f%% %10llu %10.1f %10llu %10.1f %8llu %10.1f", label, (unsigned long long)r->samples,
-	       100 * tl_sim_hit_rate(r), (unsigned long long)r->moves[TL_SIM_SLOW_TO_FAST],
-	       (double)r->bytes[TL_SIM_SLOW_TO_FAST] / 1048576.0, (unsigned long long)r->moves[TL_SIM_FAST_TO_SLOW],
-	       (double)r->bytes[TL_SIM_FAST_TO_SLOW] / 1048576.0, (unsigned long long)r->refused,
+	       100 * tl_sim_hit_rate(r), (unsigned long long)r->moves[TL_DIR_SLOW_TO_FAST],
+	       (double)r->bytes[TL_DIR_SLOW_TO_FAST] / 1048576.0, (unsigned long long)r->moves[TL_DIR_FAST_TO_SLOW],
+	       (double)r->bytes[TL_DIR_FAST_TO_SLOW] / 1048576.0, (unsigned long long)r->refused,
 	       mean / 1048576.0);
 	if (o->have_model)
 		printf(" %9.1f%%", 100 * tl_tier_model_estimate(&o->tm, r, pl));
@@ -268,7 +268,7 @@ static void on_sample(void *ctx, const struct tl_trace_proc *p, size_t ev, int32
 		      p->chunks[ev], p->ev[ev].hit);
 }
 
-static void on_move(void *ctx, const struct tl_trace_proc *p, uint32_t chunk, enum tl_sim_dir dir)
+static void on_move(void *ctx, const struct tl_trace_proc *p, uint32_t chunk, enum tl_direction dir)
 {
 	struct verify_ctx *v = ctx;
 	size_t at;
@@ -276,10 +276,10 @@ static void on_move(void *ctx, const struct tl_trace_proc *p, uint32_t chunk, en
 	note_proc(v, p);
 	at = v->move_at++;
 	if (v->events)
-		printf("M\t%u\t%s\n", chunk, tl_sim_dir_names[dir]);
+		printf("M\t%u\t%s\n", chunk, tl_direction_name(dir));
 	else if ((at >= p->nmoves || p->moves[at].chunk != chunk || p->moves[at].dir != dir) && !v->mismatches++)
 		error("pid %d: migration %zu: replay chunk %u %s, recorded %s", p->pid, at + 1, chunk,
-		      tl_sim_dir_names[dir], at >= p->nmoves ? "none" : tl_sim_dir_names[p->moves[at].dir]);
+		      tl_direction_name(dir), at >= p->nmoves ? "none" : tl_direction_name(p->moves[at].dir));
 }
 
 static int replay_own(const struct sim_opts *o, const struct tl_trace *t)
@@ -322,7 +322,7 @@ static int replay_own(const struct sim_opts *o, const struct tl_trace *t)
 		total.hits += r.hits;
 		total.misses += r.misses;
 		total.refused += r.refused;
-		for (int d = 0; d < TL_SIM__DIRS; d++) {
+		for (int d = 0; d < TL_DIR__COUNT; d++) {
 			total.moves[d] += r.moves[d];
 			total.bytes[d] += r.bytes[d];
 		}

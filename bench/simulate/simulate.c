@@ -166,8 +166,8 @@ int main(int argc, char **argv)
 					snprintf(label, sizeof(label), "%s(%u) chunks=%u budget=%.0f%% %s", pols[p],
 						 windows[p], chunks[c], budgets[b] * 100, rates[r] ? "100Hz" : "all");
 					printf("%-34s %7.1f%% %10llu %10llu %14.3g\n", label, 100 * tl_sim_hit_rate(&res),
-					       (unsigned long long)res.moves[TL_SIM_SLOW_TO_FAST],
-					       (unsigned long long)res.moves[TL_SIM_FAST_TO_SLOW], (double)n / dt);
+					       (unsigned long long)res.moves[TL_DIR_SLOW_TO_FAST],
+					       (unsigned long long)res.moves[TL_DIR_FAST_TO_SLOW], (double)n / dt);
 				}
 	printf("%zu configurations in %.3f s; slowest %.3g samples/s\n", configs, total, slowest);
 	tl_trace_release(&t);

@@ -429,10 +429,7 @@ static bool numbers(const struct tl_field *f, const int *idx, int n, int64_t *ou
 
 static int direction(const struct tl_field *f)
 {
-	for (int d = 0; d < TL_DIR__COUNT; d++)
-		if (strlen(tl_direction_names[d]) == f->n && !memcmp(tl_direction_names[d], f->s, f->n))
-			return d;
-	return -1;
+	return tl_direction_parse(f->s, f->n);
 }
 
 /*

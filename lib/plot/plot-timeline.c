@@ -135,7 +135,7 @@ static int put_sample(void *arg, const struct tl_value *v, size_t n)
 	return 0;
 }
 
-/* Direction codes in the data: the order of tl_direction_names. */
+/* Direction codes in the data: the order of TL_DIRECTIONS (util/direction.h). */
 static int put_migration(void *arg, const struct tl_value *v, size_t n)
 {
 	struct timeline *tl = arg;
@@ -145,9 +145,7 @@ static int put_migration(void *arg, const struct tl_value *v, size_t n)
 	/* run_id pid t_ns addr bytes direction ok */
 	if (n < 7 || int_of(&v[1]) != tl->pid || v[5].type != TL_VALUE_TEXT)
 		return 0;
-	for (int i = 0; i < TL_DIR__COUNT; i++)
-		if (!strcmp(v[5].s, tl_direction_names[i]))
-			d = i;
+	d = tl_direction_parse(v[5].s, strlen(v[5].s));
 	t = int_of(&v[2]);
 	tl_plot_number(tl->dat, seconds(tl, t));
 	fputc(' ', tl->dat);

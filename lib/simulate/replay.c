@@ -25,7 +25,6 @@
 #define PAGE 4096ULL
 #define MAX_CHUNKS (1U << 24)	/* TLRT_MAX_CHUNKS */
 
-const char *const tl_sim_dir_names[TL_SIM__DIRS] = { "initial-fast", "initial-slow", "slow-to-fast", "fast-to-slow" };
 
 struct sim {
 	const struct tl_sim_config *c;
@@ -113,7 +112,7 @@ static void apply(struct sim *s, const struct tlp_move *v, uint32_t n, int initi
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t id = v[i].chunk;
 		unsigned to = v[i].tier == TLP_FAST ? TLP_FAST : TLP_SLOW;
-		enum tl_sim_dir dir;
+		enum tl_direction dir;
 		int first;
 
 		if (id >= s->max_chunks)
@@ -128,8 +127,8 @@ static void apply(struct sim *s, const struct tlp_move *v, uint32_t n, int initi
 		case TLP_STEP_MOVE:
 			break;
 		}
-		dir = first ? (to == TLP_FAST ? TL_SIM_INITIAL_FAST : TL_SIM_INITIAL_SLOW)
-			    : (to == TLP_FAST ? TL_SIM_SLOW_TO_FAST : TL_SIM_FAST_TO_SLOW);
+		dir = first ? (to == TLP_FAST ? TL_DIR_INITIAL_FAST : TL_DIR_INITIAL_SLOW)
+			    : (to == TLP_FAST ? TL_DIR_SLOW_TO_FAST : TL_DIR_FAST_TO_SLOW);
 		s->res->moves[dir]++;
 		s->res->bytes[dir] += s->len[id];
 		if (!first) {
@@ -207,11 +206,11 @@ static void on_alloc(struct sim *s, uint32_t seq)
 		uint32_t id = (uint32_t)first + i;
 
 		if (!s->placed[id]) {
-			s->res->moves[TL_SIM_INITIAL_SLOW]++;
-			s->res->bytes[TL_SIM_INITIAL_SLOW] += s->len[id];
+			s->res->moves[TL_DIR_INITIAL_SLOW]++;
+			s->res->bytes[TL_DIR_INITIAL_SLOW] += s->len[id];
 			s->move_seq++;
 			if (s->h && s->h->move)
-				s->h->move(s->h->ctx, s->p, id, TL_SIM_INITIAL_SLOW);
+				s->h->move(s->h->ctx, s->p, id, TL_DIR_INITIAL_SLOW);
 			s->placed[id] = 1;
 		}
 	}

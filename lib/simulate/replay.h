@@ -17,10 +17,9 @@
 
 #include "policies/tierlab-policy.h"
 #include "simulate/trace.h"
+#include "util/direction.h"
 
 /* Placement and migration directions, in the runtime's order (its log's names). */
-enum tl_sim_dir { TL_SIM_INITIAL_FAST, TL_SIM_INITIAL_SLOW, TL_SIM_SLOW_TO_FAST, TL_SIM_FAST_TO_SLOW, TL_SIM__DIRS };
-extern const char *const tl_sim_dir_names[TL_SIM__DIRS];
 
 #define TL_SIM_OCC_POINTS 32	/* fast-tier occupancy: this many points over the trace's time */
 #define TL_SIM_INTERVALS 64	/* the tier model's intervals: this many, evenly over the trace's time */
@@ -69,7 +68,7 @@ struct tl_sim_config {
 
 struct tl_sim_result {
 	uint64_t samples, samples_managed, hits, misses;
-	uint64_t moves[TL_SIM__DIRS], bytes[TL_SIM__DIRS];
+	uint64_t moves[TL_DIR__COUNT], bytes[TL_DIR__COUNT];
 	uint64_t refused;		/* promotions refused for the budget */
 	uint64_t in_motion;		/* samples (misses) in a chunk whose move had not completed */
 	double occupancy[TL_SIM_OCC_POINTS];	/* fast-tier bytes, at evenly spaced times */
@@ -82,7 +81,7 @@ struct tl_sim_result {
 struct tl_sim_hooks {
 	void *ctx;
 	void (*sample)(void *ctx, const struct tl_trace_proc *p, size_t ev, int32_t chunk, int hit);
-	void (*move)(void *ctx, const struct tl_trace_proc *p, uint32_t chunk, enum tl_sim_dir dir);
+	void (*move)(void *ctx, const struct tl_trace_proc *p, uint32_t chunk, enum tl_direction dir);
 };
 
 /*

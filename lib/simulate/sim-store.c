@@ -62,7 +62,7 @@ int tl_sim_store_run(struct tl_store *st, int64_t experiment_id, int64_t session
 		     const char *source, const char *command, const struct tl_sim_result *r, const struct tl_tier_model *model,
 		     const struct tl_model_place *pl, double t0_s, double seconds)
 {
-	static const char *const dir_metric[TL_SIM__DIRS][2] = {
+	static const char *const dir_metric[TL_DIR__COUNT][2] = {
 		{ "sim.mig_initial_fast", "sim.bytes_initial_fast" }, { "sim.mig_initial_slow", "sim.bytes_initial_slow" },
 		{ "sim.mig_slow_to_fast", "sim.bytes_slow_to_fast" }, { "sim.mig_fast_to_slow", "sim.bytes_fast_to_slow" },
 	};
@@ -93,10 +93,10 @@ int tl_sim_store_run(struct tl_store *st, int64_t experiment_id, int64_t session
 	if (r->samples_managed)
 		rc = tl_record_add_metric(&rec, "hit_rate", tl_sim_hit_rate(r), NULL);
 	rc = rc ?: tl_record_add_metric(&rec, "migrated_bytes",
-					(double)(r->bytes[TL_SIM_SLOW_TO_FAST] + r->bytes[TL_SIM_FAST_TO_SLOW]), "bytes");
+					(double)(r->bytes[TL_DIR_SLOW_TO_FAST] + r->bytes[TL_DIR_FAST_TO_SLOW]), "bytes");
 	rc = rc ?: tl_record_add_metric(&rec, "sim.samples", (double)r->samples, NULL);
 	rc = rc ?: tl_record_add_metric(&rec, "sim.samples_managed", (double)r->samples_managed, NULL);
-	for (int d = 0; d < TL_SIM__DIRS && !rc; d++) {
+	for (int d = 0; d < TL_DIR__COUNT && !rc; d++) {
 		rc = tl_record_add_metric(&rec, dir_metric[d][0], (double)r->moves[d], NULL);
 		rc = rc ?: tl_record_add_metric(&rec, dir_metric[d][1], (double)r->bytes[d], "bytes");
 	}
@@ -135,8 +135,8 @@ static int recorded_metrics(struct tl_run_record *rec, const struct tl_trace *t)
 			hits += p->ev[e].hit;
 		}
 		for (size_t m = 0; m < p->nmoves; m++)
-			if (p->moves[m].ok && (p->moves[m].dir == TL_SIM_SLOW_TO_FAST ||
-					       p->moves[m].dir == TL_SIM_FAST_TO_SLOW))
+			if (p->moves[m].ok && (p->moves[m].dir == TL_DIR_SLOW_TO_FAST ||
+					       p->moves[m].dir == TL_DIR_FAST_TO_SLOW))
 				bytes += p->moves[m].bytes;
 	}
 	if (managed)

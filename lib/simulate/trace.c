@@ -317,24 +317,22 @@ static int sample_line(struct loader *ld, const struct tl_field *f, int n)
 
 static int move_line(struct loader *ld, const struct tl_field *f, int n)
 {
-	static const char *const dirs[] = { "initial-fast", "initial-slow", "slow-to-fast", "fast-to-slow" };
 	struct tl_trace_proc *p = ld->p;
 	uint64_t chunk, ok, bytes, end, start = 0;
+	int d;
 
 	if (n < 7 || !number(&f[1], &end) || !number(&f[2], &chunk) || !number(&f[4], &bytes) ||
 	    !number(&f[6], &ok))
 		return 0;
 	if (n >= 8 && (!number(&f[7], &start) || start > end))
 		start = 0;
-	for (int d = 0; d < 4; d++) {
-		if (strlen(dirs[d]) == f[5].n && !memcmp(dirs[d], f[5].s, f[5].n)) {
-			if (grow((void **)&p->moves, &ld->capmoves, p->nmoves + 1, sizeof(*p->moves)))
-				return -ENOMEM;
-			p->moves[p->nmoves++] = (struct tl_trace_move){ .bytes = bytes, .start_ns = start, .end_ns = end,
-									.chunk = (uint32_t)chunk, .dir = (uint8_t)d,
-									.ok = ok != 0 };
-		}
-	}
+	d = tl_direction_parse(f[5].s, f[5].n);
+	if (d < 0)
+		return 0;
+	if (grow((void **)&p->moves, &ld->capmoves, p->nmoves + 1, sizeof(*p->moves)))
+		return -ENOMEM;
+	p->moves[p->nmoves++] = (struct tl_trace_move){ .bytes = bytes, .start_ns = start, .end_ns = end,
+							.chunk = (uint32_t)chunk, .dir = (uint8_t)d, .ok = ok != 0 };
 	return 0;
 }
 

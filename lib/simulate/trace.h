@@ -48,7 +48,7 @@ struct tl_trace_move {
 	uint64_t bytes;
 	uint64_t start_ns, end_ns;	/* when it ran; start_ns 0 in logs from before it was written */
 	uint32_t chunk;
-	uint8_t dir;		/* enum tl_sim_dir */
+	uint8_t dir;		/* enum tl_direction */
 	uint8_t ok;
 };
 

@@ -17,14 +17,6 @@ const char *const tl_status_names[TL_STATUS__COUNT] = {
 	[TL_STATUS_CRASHED] = "crashed",
 };
 
-/* Must match enum tl_direction (and the CHECK of table migrations). */
-const char *const tl_direction_names[TL_DIR__COUNT] = {
-	[TL_DIR_INITIAL_FAST] = "initial-fast",
-	[TL_DIR_INITIAL_SLOW] = "initial-slow",
-	[TL_DIR_SLOW_TO_FAST] = "slow-to-fast",
-	[TL_DIR_FAST_TO_SLOW] = "fast-to-slow",
-};
-
 /* Room for one more element in a list of `size`-byte elements; the new slot, or NULL. */
 static void *grow(void **v, size_t *n, size_t *cap, size_t size)
 {

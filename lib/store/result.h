@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include "util/direction.h"
 #include "axis/axis.h"
 
 enum tl_run_status {
@@ -106,11 +107,6 @@ struct tl_sample_row {
 	int hit;		/* 1 in the fast tier, 0 not, -1 outside managed memory (stored NULL) */
 };
 
-/* The directions a migration row may take, as the schema's CHECK lists them. */
-enum tl_direction { TL_DIR_INITIAL_FAST, TL_DIR_INITIAL_SLOW, TL_DIR_SLOW_TO_FAST, TL_DIR_FAST_TO_SLOW,
-		    TL_DIR__COUNT };
-/* Must match enum tl_direction: "initial-fast", "initial-slow", "slow-to-fast", "fast-to-slow". */
-extern const char *const tl_direction_names[TL_DIR__COUNT];
 
 /* migrations: one chunk migration from the runtime's log. */
 struct tl_migration_row {

@@ -150,7 +150,7 @@ static void bind_sample(sqlite3_stmt *s, int i, int64_t run_id, const void *row)
 static void bind_migration(sqlite3_stmt *s, int i, int64_t run_id, const void *row)
 {
 	const struct tl_migration_row *r = row;
-	const char *dir = (unsigned)r->direction < TL_DIR__COUNT ? tl_direction_names[r->direction] : "?";
+	const char *dir = tl_direction_name(r->direction);
 
 	tl_store_bind(s, i, "IiIIIti", run_id, r->pid, r->t_ns, (int64_t)r->addr, r->bytes, dir, r->ok);
 }

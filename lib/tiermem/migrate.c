@@ -149,8 +149,8 @@ int tlrt_migrate(uint32_t chunk, enum tlp_tier to, int initial)
 	};
 	struct tlrt_chunk *c = &tlrt.chunks[chunk];
 	const unsigned long *mask = to == TLP_FAST ? tlrt.fast_mask : tlrt.slow_mask;
-	int dir = initial ? (to == TLP_FAST ? TLRT_DIR_INITIAL_FAST : TLRT_DIR_INITIAL_SLOW)
-			  : (to == TLP_FAST ? TLRT_DIR_SLOW_TO_FAST : TLRT_DIR_FAST_TO_SLOW);
+	int dir = initial ? (to == TLP_FAST ? TL_DIR_INITIAL_FAST : TL_DIR_INITIAL_SLOW)
+			  : (to == TLP_FAST ? TL_DIR_SLOW_TO_FAST : TL_DIR_FAST_TO_SLOW);
 	int64_t moving = 0;
 	int saved = errno, bound, ok;
 	uint64_t start = tlrt_now_ns();

@@ -37,7 +37,6 @@ static const char *const stat_names[RT_STAT__COUNT] = {
 	RT_STATS(RT_STAT_NAME)
 #undef RT_STAT_NAME
 };
-static const char *const dir_names[4] = { "initial-fast", "initial-slow", "slow-to-fast", "fast-to-slow" };
 
 static struct rt_counters_header *hdr;
 static size_t hdr_len;
@@ -327,7 +326,7 @@ void tlrt_log_migration(uint32_t chunk, int direction, int ok, uint64_t start_ns
 	const struct tlrt_chunk *c = &tlrt.chunks[chunk];
 
 	log_line("M\t%" PRIu64 "\t%u\t0x%" PRIxPTR "\t%" PRIu64 "\t%s\t%d\t%" PRIu64 "\n", tlrt_now_ns(), chunk,
-		 c->addr, c->len, dir_names[direction], ok, start_ns);
+		 c->addr, c->len, tl_direction_name(direction), ok, start_ns);
 }
 
 void tlrt_log_drain(uint64_t t_ns)

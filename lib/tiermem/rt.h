@@ -18,6 +18,7 @@
 
 #include "tiermem/options.h"
 #include "tiermem/rt-sampler.h"
+#include "util/direction.h"
 #include "tiermem/rt-stats.h"
 #include "policies/tierlab-policy.h"
 
@@ -303,7 +304,6 @@ void tlrt_log_migration(uint32_t chunk, int direction, int ok, uint64_t start_ns
 /* The runtime thread starts handling a batch of samples (their moves start after this). */
 void tlrt_log_drain(uint64_t t_ns);
 void tlrt_log_flush(void);
-enum { TLRT_DIR_INITIAL_FAST, TLRT_DIR_INITIAL_SLOW, TLRT_DIR_SLOW_TO_FAST, TLRT_DIR_FAST_TO_SLOW };
 
 /* sampler-select.c */
 const struct rt_sampler_ops *tlrt_sampler_find(enum tlrt_sampler s);

@@ -120,7 +120,7 @@ static void test_trace_parse(void **state)
 	assert_int_equal(p->ev[6].seq, 1);
 	assert_int_equal(p->ev[6].off, MIB);
 	assert_int_equal(p->nmoves, 1);
-	assert_int_equal(p->moves[0].dir, TL_SIM_SLOW_TO_FAST);
+	assert_int_equal(p->moves[0].dir, TL_DIR_SLOW_TO_FAST);
 	assert_int_equal(p->peak_bytes, 5000000);
 	assert_string_equal(p->allocs[0].callsite, "app+0x10");
 	{
@@ -341,10 +341,10 @@ static void test_replay_vs_model(void **state)
 			fail_msg("replay: %s", why);
 		assert_int_equal(r.samples_managed, m.managed);
 		assert_int_equal(r.hits, m.hits);
-		assert_int_equal(r.moves[TL_SIM_SLOW_TO_FAST], m.promoted);
-		assert_int_equal(r.moves[TL_SIM_FAST_TO_SLOW], m.demoted);
-		assert_int_equal(r.moves[TL_SIM_INITIAL_FAST], m.init_fast);
-		assert_int_equal(r.moves[TL_SIM_INITIAL_SLOW], m.init_slow);
+		assert_int_equal(r.moves[TL_DIR_SLOW_TO_FAST], m.promoted);
+		assert_int_equal(r.moves[TL_DIR_FAST_TO_SLOW], m.demoted);
+		assert_int_equal(r.moves[TL_DIR_INITIAL_FAST], m.init_fast);
+		assert_int_equal(r.moves[TL_DIR_INITIAL_SLOW], m.init_slow);
 		assert_int_equal(r.refused, 0);
 		assert_true(r.fast_peak_bytes <= (uint64_t)m.budget * cs);
 		promoted += m.promoted;
@@ -417,8 +417,8 @@ static void test_moves_take_time(void **state)
 	c.move_gbs = 4;
 	c.move_cost_us = 50;
 	assert_int_equal(tl_sim_replay(&t, &c, NULL, &r, why, sizeof(why)), 0);
-	assert_int_equal(r.moves[TL_SIM_SLOW_TO_FAST], 1);
-	assert_int_equal(r.moves[TL_SIM_FAST_TO_SLOW], 1);
+	assert_int_equal(r.moves[TL_DIR_SLOW_TO_FAST], 1);
+	assert_int_equal(r.moves[TL_DIR_FAST_TO_SLOW], 1);
 	assert_int_equal(r.hits, 1);
 	assert_int_equal(r.in_motion, 1);
 	tl_trace_release(&t);
@@ -452,7 +452,7 @@ static void test_threshold(void **state)
 	assert_int_equal(tl_sim_replay(&t, &c, NULL, &r, why, sizeof(why)), 0);
 	assert_int_equal(r.samples, 10);
 	assert_int_equal(r.samples_managed, 5);
-	assert_int_equal(r.moves[TL_SIM_INITIAL_FAST], 3);
+	assert_int_equal(r.moves[TL_DIR_INITIAL_FAST], 3);
 	c.threshold = 0;
 	assert_int_equal(tl_sim_replay(&t, &c, NULL, &r, why, sizeof(why)), 0);
 	assert_int_equal(r.samples_managed, 10);

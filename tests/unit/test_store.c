@@ -190,6 +190,27 @@ static void test_axis_columns_match(void **state)
 	assert_int_equal(tl_store_nmigrations, TL_STORE_SCHEMA_VERSION);
 }
 
+/* The migrations table's CHECK (a past schema's text) takes exactly the directions of util/direction.h. */
+static void test_directions_match_schema(void **state)
+{
+	struct tl_store *st;
+	char sql[256];
+
+	(void)state;
+	assert_int_equal(tl_store_open(path_in("dir.db"), &st), 0);
+	sql_exec(tl_store_db(st), "PRAGMA foreign_keys = OFF");	/* rows of migrations alone */
+	for (int d = 0; d < TL_DIR__COUNT; d++) {
+		snprintf(sql, sizeof(sql), "INSERT INTO migrations VALUES (1, 1, %d, 0, 4096, '%s', 1)", d,
+			 tl_direction_name(d));
+		sql_exec(tl_store_db(st), sql);
+	}
+	assert_int_not_equal(sqlite3_exec(tl_store_db(st), "INSERT INTO migrations VALUES (1, 1, 9, 0, 1, 'sideways', 1)",
+					  NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(tl_direction_parse("slow-to-fast", 12), TL_DIR_SLOW_TO_FAST);
+	assert_int_equal(tl_direction_parse("slow-to-fas", 11), -1);
+	tl_store_close(st);
+}
+
 static void test_round_trip(void **state)
 {
 	const char *path = path_in("deep/er/tierlab.db");	/* parents do not exist yet */
@@ -1184,6 +1205,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_axis_columns_match),
+		cmocka_unit_test_setup_teardown(test_directions_match_schema, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_round_trip, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_add_run_is_atomic, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_latest_row, setup, teardown),

@@ -189,8 +189,8 @@ static void test_move_in_model_time(void **state)
 	assert_int_equal(tl_trace_add_log(&t, 1, log, n, why, sizeof(why)), 0);
 	/* recorded time: the two moves (524 us each) are over by the second sample 1.5 ms later */
 	assert_int_equal(tl_sim_replay(&t, &c, NULL, &r, why, sizeof(why)), 0);
-	assert_int_equal(r.moves[TL_SIM_SLOW_TO_FAST], 1);
-	assert_int_equal(r.moves[TL_SIM_FAST_TO_SLOW], 1);
+	assert_int_equal(r.moves[TL_DIR_SLOW_TO_FAST], 1);
+	assert_int_equal(r.moves[TL_DIR_FAST_TO_SLOW], 1);
 	assert_int_equal(r.in_motion, 0);
 	assert_int_equal(r.misses, 1);
 	/*
