@@ -388,7 +388,7 @@ static int config_replay(struct sim_opts *o, const struct tl_trace *t, const str
 	struct tl_error err = { { 0 } };
 	struct tl_sim_setup s;
 	/* all-fast binds the program's unmanaged memory fast as well; everything else leaves it slow */
-	struct tl_model_pacer pacer = { &o->tm, { o->unmanaged_share, binds_all && !strcmp(policy, "all-fast") } };
+	struct tl_model_pacer pacer = { &o->tm, { o->unmanaged_share, binds_all && tl_policy_binding(policy) == TL_BINDS_FAST } };
 	char why[1024] = "";
 	double t0;
 	int rc;
@@ -554,7 +554,7 @@ static double measured_fom(const struct tl_run_row *rows, size_t nrows, const st
 /* Configurations with no migration: the placements a user runs live to calibrate (all-fast, all-slow, static). */
 static bool calibrating_policy(const char *policy)
 {
-	return policy && (!strcmp(policy, "all-fast") || !strcmp(policy, "all-slow") || !strncmp(policy, "static", 6));
+	return tl_policy_bounds(policy) || (policy && !strncmp(policy, "static", 6));
 }
 
 static int calibrate(struct sim_opts *o, const struct tl_trace *t, const char *spec_path)
@@ -625,7 +625,7 @@ static int calibrate(struct sim_opts *o, const struct tl_trace *t, const char *s
 		}
 		pts[n].label = labels[n];
 		pts[n].r = &rs[n];
-		if (!strcmp(c->values[TL_AXIS_POLICY], "all-fast"))
+		if (tl_policy_binding(c->values[TL_AXIS_POLICY]) == TL_BINDS_FAST)
 			fast = n;
 		n++;
 	}

@@ -70,26 +70,44 @@ static const struct tlp_param weighted_params[] = {
 	{ "slow_weight", "from bandwidth", "pages in a row on each slow node, 1-255" },
 	{ NULL, NULL, NULL },
 };
+/* The kernel's policies and the memory policies: their names, kinds and parameters, here only. */
 static const struct {
 	const char *name;
+	int kind;		/* enum tl_kernel_policy, enum tl_mempolicy */
 	const struct tlp_param *params;
-} kernel_policies[] = { { "autonuma", autonuma_params }, { "damos", damos_params } },
-  mem_policies[] = { { "preferred", NULL }, { "interleave", NULL }, { "weighted-interleave", weighted_params } };
+} kernel_policies[] = {
+	{ "autonuma", TL_KERNEL_AUTONUMA, autonuma_params },
+	{ "damos", TL_KERNEL_DAMOS, damos_params },
+}, mem_policies[] = {
+	{ "preferred", TL_MEMPOL_PREFERRED, NULL },
+	{ "interleave", TL_MEMPOL_INTERLEAVE, NULL },
+	{ "weighted-interleave", TL_MEMPOL_WEIGHTED, weighted_params },
+};
 
-bool tl_policy_is_mempolicy(const char *policy)
+int tl_policy_mempolicy(const char *policy)
 {
 	for (size_t i = 0; policy && i < sizeof(mem_policies) / sizeof(mem_policies[0]); i++)
 		if (!strcmp(policy, mem_policies[i].name))
-			return true;
-	return false;
+			return mem_policies[i].kind;
+	return -1;
+}
+
+int tl_policy_kernel(const char *policy)
+{
+	for (size_t i = 0; policy && i < sizeof(kernel_policies) / sizeof(kernel_policies[0]); i++)
+		if (!strcmp(policy, kernel_policies[i].name))
+			return kernel_policies[i].kind;
+	return -1;
+}
+
+bool tl_policy_is_mempolicy(const char *policy)
+{
+	return tl_policy_mempolicy(policy) >= 0;
 }
 
 bool tl_policy_is_kernel(const char *policy)
 {
-	for (size_t i = 0; policy && i < sizeof(kernel_policies) / sizeof(kernel_policies[0]); i++)
-		if (!strcmp(policy, kernel_policies[i].name))
-			return true;
-	return false;
+	return tl_policy_kernel(policy) >= 0;
 }
 #define TL_LIST_NAME(id, name, ...) name,
 const char *const tl_allocator_names[] = { TL_ALLOCATORS(TL_LIST_NAME) NULL };
@@ -150,14 +168,34 @@ int tl_axis_lookup(const char *name)
  * built-in policies of those names serve runs that need the runtime
  * anyway, as the footprint's calibration).
  */
-static const char *const bindings[] = { "none", "all-fast", "all-slow", NULL };
+static const struct {
+	const char *name;
+	enum tl_binding binds;
+} bindings[] = {
+	{ "none", TL_BINDS_NOTHING },
+	{ "all-fast", TL_BINDS_FAST },
+	{ "all-slow", TL_BINDS_SLOW },
+};
+
+int tl_policy_binding(const char *policy)
+{
+	for (size_t i = 0; policy && i < sizeof(bindings) / sizeof(bindings[0]); i++)
+		if (!strcmp(policy, bindings[i].name))
+			return (int)bindings[i].binds;
+	return -1;
+}
+
+bool tl_policy_bounds(const char *policy)
+{
+	int b = tl_policy_binding(policy);
+
+	return b == TL_BINDS_FAST || b == TL_BINDS_SLOW;
+}
 
 bool tl_policy_uses_runtime(const char *policy)
 {
-	for (int i = 0; policy && bindings[i]; i++)
-		if (!strcmp(policy, bindings[i]))
-			return false;
-	return policy != NULL && !tl_policy_is_kernel(policy) && !tl_policy_is_mempolicy(policy);
+	return policy != NULL && tl_policy_binding(policy) < 0 && !tl_policy_is_kernel(policy) &&
+	       !tl_policy_is_mempolicy(policy);
 }
 
 static bool is_plugin(const char *policy)
@@ -183,7 +221,7 @@ bool tl_policy_is_dynamic(const char *policy)
 		return true;	/* the kernel moves pages as they are used, within the budget */
 	/* preferred fills the fast tier up to a budget, when one is given; interleave takes none */
 	if (tl_policy_is_mempolicy(policy))
-		return !strcmp(policy, "preferred");
+		return tl_policy_mempolicy(policy) == TL_MEMPOL_PREFERRED;
 	if (pol)
 		return TLP_HAS(pol, flags) && (pol->flags & TLP_DYNAMIC);
 	return policy && is_plugin(policy);

@@ -70,13 +70,26 @@ int tl_axis_canonical(enum tl_axis axis, const char *value, char **out, struct t
  * is taken for dynamic.
  */
 bool tl_policy_uses_runtime(const char *policy);
+/*
+ * The binding policies: the whole program's memory on one tier by
+ * mbind-like binding, or left unbound (none); no runtime. The enum, or -1
+ * for any other policy. tl_policy_bounds(): all-fast or all-slow, the
+ * bounds every other configuration sits between.
+ */
+enum tl_binding { TL_BINDS_NOTHING, TL_BINDS_FAST, TL_BINDS_SLOW };
+int tl_policy_binding(const char *policy);
+bool tl_policy_bounds(const char *policy);
 /* autonuma, damos: the kernel tiers, tierlab sets it up around the run (lib/ktier); dynamic, no runtime. */
+enum tl_kernel_policy { TL_KERNEL_AUTONUMA, TL_KERNEL_DAMOS };
+int tl_policy_kernel(const char *policy);	/* the enum, or -1 */
 bool tl_policy_is_kernel(const char *policy);
 /*
  * preferred, interleave, weighted-interleave: a memory policy set on the
  * whole process before exec (lib/run), no runtime; preferred is dynamic
  * (the budget applies: the fast tier's room), the interleaves are not.
  */
+enum tl_mempolicy { TL_MEMPOL_PREFERRED, TL_MEMPOL_INTERLEAVE, TL_MEMPOL_WEIGHTED };
+int tl_policy_mempolicy(const char *policy);	/* the enum, or -1 */
 bool tl_policy_is_mempolicy(const char *policy);
 bool tl_policy_is_dynamic(const char *policy);
 const char *tl_policy_base(const char *policy, char *buf, unsigned len); /* "static:1,0" -> "static" */

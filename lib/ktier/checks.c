@@ -8,6 +8,7 @@
  * hold. Each refusal says which piece is missing.
  */
 #include "ktier/ktier.h"
+#include "axis/axis.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -41,16 +42,20 @@ static int refuse(char *why, size_t whylen, int err, const char *fmt, ...)
 
 enum tl_ktier_kind tl_ktier_kind(const char *policy)
 {
-	if (policy && !strcmp(policy, "autonuma"))
+	switch (tl_policy_kernel(policy)) {
+	case TL_KERNEL_AUTONUMA:
 		return TL_KTIER_AUTONUMA;
-	if (policy && !strcmp(policy, "damos"))
+	case TL_KERNEL_DAMOS:
 		return TL_KTIER_DAMOS;
-	if (policy && !strcmp(policy, "preferred"))
+	}
+	switch (tl_policy_mempolicy(policy)) {
+	case TL_MEMPOL_PREFERRED:
 		return TL_KTIER_PREFERRED;
-	if (policy && !strcmp(policy, "interleave"))
+	case TL_MEMPOL_INTERLEAVE:
 		return TL_KTIER_INTERLEAVE;
-	if (policy && !strcmp(policy, "weighted-interleave"))
+	case TL_MEMPOL_WEIGHTED:
 		return TL_KTIER_WEIGHTED;
+	}
 	return TL_KTIER_NONE;
 }
 

@@ -43,7 +43,7 @@ static bool is_line(const struct tl_report_row *r)
 {
 	const char *p = r->values[TL_AXIS_POLICY];
 
-	return r->is_baseline || (p && (!strcmp(p, "all-fast") || !strcmp(p, "all-slow")));
+	return r->is_baseline || tl_policy_bounds(p);
 }
 
 /*

@@ -82,7 +82,7 @@ static bool is_point(const struct tl_report *rep, const struct tl_report_row *r,
 	double lo, hi;
 	char *end;
 
-	if (!r->values[TL_AXIS_CHUNKS] || r->is_baseline || (p && (!strcmp(p, "all-fast") || !strcmp(p, "all-slow"))))
+	if (!r->values[TL_AXIS_CHUNKS] || r->is_baseline || tl_policy_bounds(p))
 		return false;
 	strtod(r->values[TL_AXIS_CHUNKS], &end);
 	return !*end && !isnan(value_of(rep, r, m, &lo, &hi));

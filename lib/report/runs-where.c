@@ -19,7 +19,7 @@ size_t tl_runs_where(struct tl_run_row *rows, size_t n, const struct tl_selector
 
 		if (!tl_selector_matches(where, rows[i].values) &&
 		    !(baseline && tl_selector_matches(baseline, rows[i].values)) &&
-		    !(bounds && p && (!strcmp(p, "all-fast") || !strcmp(p, "all-slow"))))
+		    !(bounds && tl_policy_bounds(p)))
 			continue;
 		struct tl_run_row t = rows[k];
 

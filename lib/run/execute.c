@@ -133,11 +133,11 @@ int tl_execute_check(const struct tl_plan *plan, const bool *selected)
 
 		if (!selected[i] || !policy)
 			continue;
-		if (!need_fast && (!strcmp(policy, "all-fast") || tl_policy_uses_runtime(policy) ||
+		if (!need_fast && (tl_policy_binding(policy) == TL_BINDS_FAST || tl_policy_uses_runtime(policy) ||
 				   tl_policy_is_mempolicy(policy)))
 			need_fast = policy;
-		if (!need_slow && (!strcmp(policy, "all-slow") || tl_policy_uses_runtime(policy) ||
-				   (tl_policy_is_mempolicy(policy) && strcmp(policy, "preferred"))))
+		if (!need_slow && (tl_policy_binding(policy) == TL_BINDS_SLOW || tl_policy_uses_runtime(policy) ||
+				   (tl_policy_is_mempolicy(policy) && tl_policy_mempolicy(policy) != TL_MEMPOL_PREFERRED)))
 			need_slow = policy;
 	}
 	if (need_fast && check_nodes(spec, "machine.fast", m->fast, &m->fast_loc, need_fast))

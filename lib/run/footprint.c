@@ -25,7 +25,7 @@ bool tl_footprint_needed(const struct tl_config *c)
 
 	/* preferred's budget binds bytes on the fast node: a share needs the footprint too */
 	return b && strchr(b, '%') && (c->values[TL_AXIS_CHUNKS] ||
-				       (c->values[TL_AXIS_POLICY] && !strcmp(c->values[TL_AXIS_POLICY], "preferred")));
+				       tl_policy_mempolicy(c->values[TL_AXIS_POLICY]) == TL_MEMPOL_PREFERRED);
 }
 
 /*

@@ -248,7 +248,7 @@ static int add_mempolicy(struct tl_launch *re, const char *policy, const struct 
 {
 	if (!tl_policy_is_mempolicy(policy) || !m->fast)
 		return 0;
-	if (!strcmp(policy, "preferred")) {
+	if (tl_policy_mempolicy(policy) == TL_MEMPOL_PREFERRED) {
 		re->mem_nodes = m->fast;
 		re->mem_mode = MPOL_PREFERRED_MANY;
 		return 0;
@@ -260,7 +260,7 @@ static int add_mempolicy(struct tl_launch *re, const char *policy, const struct 
 		return -ENOMEM;
 	}
 	re->mem_nodes = re->mem_nodes_own;
-	re->mem_mode = strcmp(policy, "interleave") ? MPOL_WEIGHTED_INTERLEAVE : MPOL_INTERLEAVE;
+	re->mem_mode = tl_policy_mempolicy(policy) == TL_MEMPOL_INTERLEAVE ? MPOL_INTERLEAVE : MPOL_WEIGHTED_INTERLEAVE;
 	return 0;
 }
 
@@ -406,9 +406,9 @@ int tl_launch_build(const struct tl_spec *spec, const struct tl_config *c, const
 	user_preload = NULL;
 	if (rc)
 		goto fail;
-	if (policy && !strcmp(policy, "all-fast"))
+	if (tl_policy_binding(policy) == TL_BINDS_FAST)
 		re->mem_nodes = spec->machine.fast;
-	else if (policy && !strcmp(policy, "all-slow"))
+	else if (tl_policy_binding(policy) == TL_BINDS_SLOW)
 		re->mem_nodes = spec->machine.slow;
 	else if (policy && (rc = add_mempolicy(re, policy, &spec->machine)))
 		goto fail;
