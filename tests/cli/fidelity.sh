@@ -142,11 +142,21 @@ faithful() {
 	}' <<<"$1"
 }
 zipf=(--pattern zipf --arrays 64M,64M --mode rw --seconds 3)
+# The bias below the ideal varies from run to run (1.3 points on average over
+# ten runs, 4.1 once; 4.9 once for window in a CI run on a busy host): a run
+# only under the lower end is made once more, and the second must pass.
 for policy in lru window; do
-	want=1200 run "zipf-$policy" fault "$policy" TIERLAB_CHUNKS=8 TIERLAB_CHUNK_SIZE=2M TIERLAB_RATE=1000Hz -- "${zipf[@]}"
-	ideal=$("$IDEAL" "$scratch/zipf-$policy/truth.tsv" "$log") || fail "ideal: $ideal"
-	echo "zipf 1 kHz $policy:" $ideal
-	why=$(faithful "$ideal") || fail "zipf 1 kHz $policy: $why"
+	for try in 1 2; do
+		rm -rf "${scratch:?}/zipf-$policy"
+		want=1200 run "zipf-$policy" fault "$policy" TIERLAB_CHUNKS=8 TIERLAB_CHUNK_SIZE=2M TIERLAB_RATE=1000Hz -- "${zipf[@]}"
+		ideal=$("$IDEAL" "$scratch/zipf-$policy/truth.tsv" "$log") || fail "ideal: $ideal"
+		echo "zipf 1 kHz $policy:" $ideal
+		why=$(faithful "$ideal") && break
+		low=$(awk '{ v[$1] = $2 } END { print (v["live_hit"] < v["ideal_lo99"] - 0.02 && v["dup_frac"] <= 0.01 &&
+			v["samples"] >= 400) ? 1 : 0 }' <<<"$ideal")
+		[ "$try" = 1 ] && [ "$low" = 1 ] || fail "zipf 1 kHz $policy: $why"
+		echo "note: zipf 1 kHz $policy: $why; once more"
+	done
 	[ "$(val replay_differs "$ideal")" = 0 ] || fail "zipf $policy: the replay of the run's samples differs from it"
 done
 
