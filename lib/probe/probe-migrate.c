@@ -80,14 +80,37 @@ static int first_node(const char *list)
 	return list && end != list && v >= 0 && v < 1024 ? (int)v : -1;
 }
 
+/*
+ * Without a slow set in the recommendation (measured figures that do not
+ * separate the nodes, as under an emulator), the kernel's own tiers: from
+ * its lowest (the largest id) to its highest.
+ */
+static void kernel_tiers(const struct tl_probe *p, int *from, int *to)
+{
+	const struct tl_probe_tier *top = NULL, *bottom = NULL;
+
+	for (size_t i = 0; i < p->ntiers; i++) {
+		if (!top || p->tiers[i].id < top->id)
+			top = &p->tiers[i];
+		if (!bottom || p->tiers[i].id > bottom->id)
+			bottom = &p->tiers[i];
+	}
+	if (top && bottom && top != bottom) {
+		*from = first_node(bottom->nodes);
+		*to = first_node(top->nodes);
+	}
+}
+
 int tl_probe_migration(struct tl_probe *p)
 {
 	int from = first_node(p->slow), to = first_node(p->fast), rc;
 
+	if (from < 0 || to < 0 || from == to)
+		kernel_tiers(p, &from, &to);
 	free(p->move_skip);
 	p->move_skip = NULL;
 	p->moved = false;
-	if (from < 0 || to < 0) {
+	if (from < 0 || to < 0 || from == to) {
 		p->move_skip = strdup("one memory tier: nothing to move between");
 		return p->move_skip ? 0 : -ENOMEM;
 	}
