@@ -45,24 +45,8 @@ secs=${KTIER_GUEST_SECONDS:-8}
 command -v sqlite3 >/dev/null || skip "sqlite3 (the command) is not installed"
 command -v python3 >/dev/null || skip "python3 is needed to read the report's CSV"
 
-stage=$scratch/root
-make -s -C "$top" install B="$B" DESTDIR="$stage" PREFIX=/usr >"$scratch/install.log" 2>&1 ||
-	fail "make install failed: $(tail -n 5 "$scratch/install.log")"
-install -D -m 755 "$hotcold" "$stage/opt/tierlab-test/hotcold"
-for f in "$stage"/usr/bin/* "$stage"/usr/lib/tierlab/* "$stage"/opt/tierlab-test/*; do
-	LC_ALL=C ldd "$f" 2>/dev/null | sed "s|^|$f: |"
-done >"$scratch/ldd.txt"
-! grep 'not found' "$scratch/ldd.txt" || fail "a library the installed programs need is missing on this machine"
-awk '$3 == "=>" && $4 ~ /^\// { print $4 } $2 ~ /^\// { print $2 }' "$scratch/ldd.txt" | sort -u >"$scratch/libs.txt"
-while read -r lib; do
-	mkdir -p "$stage$(dirname "$lib")" && cp -L "$lib" "$stage$lib" || fail "cannot copy $lib"
-done <"$scratch/libs.txt"
-# the workloads are not needed in the guest, only tierlab, its runtime and hotcold
-rm -rf "$stage/usr/libexec"
-adds=()
-for d in "$stage"/*; do
-	adds+=(--add "$d:/$(basename "$d")")
-done
+. "$top/tests/guest/stage-tool.sh"
+stage_tool "$hotcold"
 
 # 99% hot: at 24 M reads/s (this host's guest in 2026-12) a 90% hot share reads every
 # cold page each ~6 ms, inside every DAMON sample, and DAMOS cannot tell the hot

@@ -30,23 +30,8 @@ placement=$B/guest/placement
 [ -x "$placement" ] || fail "$placement is not built (make $placement)"
 command -v sqlite3 >/dev/null || skip "sqlite3 (the command) is not installed"
 
-stage=$scratch/root
-make -s -C "$top" install B="$B" DESTDIR="$stage" PREFIX=/usr >"$scratch/install.log" 2>&1 ||
-	fail "make install failed: $(tail -n 5 "$scratch/install.log")"
-install -D -m 755 "$placement" "$stage/opt/tierlab-test/placement"
-for f in "$stage"/usr/bin/* "$stage"/usr/lib/tierlab/* "$stage"/opt/tierlab-test/*; do
-	LC_ALL=C ldd "$f" 2>/dev/null | sed "s|^|$f: |"
-done >"$scratch/ldd.txt"
-! grep 'not found' "$scratch/ldd.txt" || fail "a library the installed programs need is missing on this machine"
-awk '$3 == "=>" && $4 ~ /^\// { print $4 } $2 ~ /^\// { print $2 }' "$scratch/ldd.txt" | sort -u >"$scratch/libs.txt"
-while read -r lib; do
-	mkdir -p "$stage$(dirname "$lib")" && cp -L "$lib" "$stage$lib" || fail "cannot copy $lib"
-done <"$scratch/libs.txt"
-rm -rf "$stage/usr/libexec"
-adds=()
-for d in "$stage"/*; do
-	adds+=(--add "$d:/$(basename "$d")")
-done
+. "$top/tests/guest/stage-tool.sh"
+stage_tool "$placement"
 
 wl='{name: placement, command: [/opt/tierlab-test/placement, --mib, "64"], fom: {regex: "figure-of-merit: ([0-9.]+)", unit: Mpages/s}}'
 cat >"$scratch/spec.yaml" <<YAML
