@@ -3,9 +3,10 @@
 # sampler asked 1 kHz) of a program whose access distribution is known
 # (bench/fidelity/accessgen, Zipf and hot/cold over three arrays), and of
 # HPCG 32^3, then
-# each target configuration (lru and window at 16 chunks x two budgets x
-# 100 and 250 Hz, and at 8 and 32 chunks with 40% and 100 Hz: 12 per
-# program) both replayed from that recording and run live. The recording
+# each target configuration (lru and window at six (budget, chunks, rate):
+# 8 and 32 chunks at each of two budgets and each of 100 and 250 Hz, 16
+# chunks at 40% and both rates: 12 per program) both replayed from that
+# recording and run live. The recording
 # keeps each sample's address, so a replay takes any chunk size (the
 # chunk is the sample's offset in its allocation / the chunk size). On this
 # one-node machine hit rate and promoted bytes are the figures to compare.
@@ -46,9 +47,9 @@ matrix:
 $3
 YAML
 }
-targets() {	# BUDGET: at 16 chunks, BUDGET and 40% x 100 and 250 Hz; at 40% and 100 Hz, 8 and 32 chunks too
-	printf '  policy: [lru, window]\n  budget: [%s, %s, 40%%, 40%%, 40%%, 40%%]\n  chunks: [16, 16, 16, 16, 8, 32]\n' "$1" "$1"
-	printf '  rate: [100Hz, 250Hz, 100Hz, 250Hz, 100Hz, 100Hz]\n  zip: [[budget, chunks, rate]]\n  window: [16]\n'
+targets() {	# BUDGET: 8 and 32 chunks at each budget and each rate, and 16 at 40% and both rates
+	printf '  policy: [lru, window]\n  budget: [%s, %s, 40%%, 40%%, 40%%, 40%%]\n  chunks: [8, 32, 16, 16, 8, 32]\n' "$1" "$1"
+	printf '  rate: [100Hz, 250Hz, 100Hz, 250Hz, 250Hz, 100Hz]\n  zip: [[budget, chunks, rate]]\n  window: [16]\n'
 }
 # This machine as a tier model: one node for both tiers (so a replay's pace
 # is 1), its migration figures fitted below from live runs that migrated.
