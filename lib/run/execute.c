@@ -668,10 +668,13 @@ int tl_execute(const struct tl_plan *plan, const struct tl_execute_opts *o, stru
 			tl_progress_skip(&prog, run->key, desc);
 			continue;
 		}
-		/* one directory per execution of the spec, so a re-run never overwrites a stored run's files */
+		/*
+		 * One new directory per execution of the spec, so a re-run never
+		 * overwrites a stored run's files, nor reads another's logs as its own
+		 */
 		snprintf(out_dir, sizeof(out_dir), "%s/%s/%s/e%lld", ctx.results_dir, plan->spec->name,
 			 run->key, (long long)exp_id);
-		if ((rc = tl_mkdir_p(out_dir))) {
+		if ((rc = tl_mkdir_new(out_dir, sizeof(out_dir)))) {
 			rc = error("cannot create '%s': %s", out_dir, strerror(-rc));
 			break;
 		}
