@@ -31,7 +31,7 @@
 #include "simulate/setup.h"
 #include "simulate/sim-store.h"
 #include "spec/spec.h"
-#include "spec/spec-internal.h"
+#include "spec/yaml.h"
 #include "store/query.h"
 #include "util/array.h"
 #include "util/error.h"
