@@ -24,6 +24,7 @@
 #include "plan/plan.h"
 #include "run/launch.h"
 #include "run/session.h"
+#include "run/spec-plan.h"
 #include "simulate/advise.h"
 #include "simulate/calibrate.h"
 #include "simulate/calibrate-moves.h"
@@ -32,7 +33,7 @@
 #include "simulate/setup.h"
 #include "simulate/sim-store.h"
 #include "spec/spec.h"
-#include "spec/spec-internal.h"
+#include "spec/yaml.h"
 #include "store/query.h"
 #include "util/array.h"
 #include "util/error.h"
@@ -478,7 +479,6 @@ static int replay_spec(struct sim_opts *o, const struct tl_trace *t, const char 
 {
 	struct tl_spec spec = { 0 };
 	struct tl_plan plan = { 0 };
-	struct tl_error err = { { 0 } };
 	char *spec_dir = dir_of(spec_path);
 	struct tl_store *st = NULL;
 	int64_t exp_id = 0, session = 0;
@@ -486,20 +486,8 @@ static int replay_spec(struct sim_opts *o, const struct tl_trace *t, const char 
 
 	if (!spec_dir)
 		return error("out of memory");
-	if (tl_spec_load(spec_path, tl_path_workloads(), &spec, &err)) {
-		error("%s", err.msg);
+	if (tl_spec_plan(spec_path, o->lists, NULL, o->db, &spec, &plan))
 		goto out;
-	}
-	for (int a = 0; a < TL_AXIS__COUNT; a++) {
-		if (o->lists[a] && tl_spec_set_axis(&spec, a, o->lists[a], &err)) {
-			error("%s", err.msg);
-			goto out;
-		}
-	}
-	if (tl_plan_build(&spec, &plan, &err)) {
-		error("%s", err.msg);
-		goto out;
-	}
 	if (!o->no_store) {
 		struct tl_env env = { 0 };
 		int64_t eid;
@@ -605,7 +593,6 @@ static int calibrate(struct sim_opts *o, const struct tl_trace *t, const char *s
 {
 	struct tl_spec spec = { 0 };
 	struct tl_plan plan = { 0 };
-	struct tl_error err = { { 0 } };
 	struct tl_store *st = NULL;
 	struct tl_run_row *rows = NULL;
 	size_t nrows = 0, n = 0, fast = (size_t)-1;
@@ -621,19 +608,12 @@ static int calibrate(struct sim_opts *o, const struct tl_trace *t, const char *s
 
 	if (!o->output)
 		return error("--calibrate needs -o <file>: where the fitted model is written");
-	if (!spec_dir || tl_spec_load(spec_path, tl_path_workloads(), &spec, &err)) {
-		error("%s", spec_dir ? err.msg : "out of memory");
+	if (!spec_dir) {
+		error("out of memory");
 		goto out;
 	}
-	for (int a = 0; a < TL_AXIS__COUNT; a++)
-		if (o->lists[a] && tl_spec_set_axis(&spec, a, o->lists[a], &err)) {
-			error("%s", err.msg);
-			goto out;
-		}
-	if (tl_plan_build(&spec, &plan, &err)) {
-		error("%s", err.msg);
+	if (tl_spec_plan(spec_path, o->lists, NULL, o->db, &spec, &plan))
 		goto out;
-	}
 	if (tl_store_open_existing(o->db, &st) || tl_store_query_runs(st, spec.name, &rows, &nrows))
 		goto out;
 	rs = calloc(plan.nconfigs + 1, sizeof(*rs));
