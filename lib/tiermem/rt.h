@@ -94,10 +94,14 @@ struct tlrt_rt {
 	_Atomic int state;
 	pthread_mutex_t lock;
 
-	/* reservation (region.c); published once, size last with release order */
-	_Atomic uintptr_t base;
+	/*
+	 * reservation (region.c); published once, size last with release
+	 * order. On a cache line of their own: every free() reads them, and
+	 * the lock beside them is written on each managed call.
+	 */
+	_Alignas(64) _Atomic uintptr_t base;
 	_Atomic size_t size;
-	uint32_t nunits;
+	_Alignas(64) uint32_t nunits;
 	struct tlrt_bitmap units_map;
 	struct tlrt_region *regions;	/* indexed by start unit */
 	uint32_t *owner;		/* unit -> start unit of its region */
