@@ -40,7 +40,7 @@ static int in_arena(uintptr_t a, size_t len)
 	return a < base + tlrt.arena_len && base < a + len;
 }
 
-__attribute__((visibility("default"))) int madvise(void *addr, size_t len, int advice)
+TL_EXPORT int madvise(void *addr, size_t len, int advice)
 {
 	uintptr_t base;
 	int r, err;
