@@ -14,6 +14,7 @@
 
 #include <stdbool.h>
 #include "parse-options.h"
+#include "util/paths.h"
 
 int cmd_run(int argc, const char **argv);
 int cmd_sweep(int argc, const char **argv);
@@ -28,6 +29,9 @@ int cmd_simulate(int argc, const char **argv);
 int cmd_merge(int argc, const char **argv);
 int cmd_status(int argc, const char **argv);
 int cmd_help(int argc, const char **argv);
+
+/* --db of every command that opens the results: what it is for, then the default tl_path_default_db() takes. */
+#define OPT_DB(var, what) OPT_STRING(0, "db", var, "file", what " (default $TIERLAB_DB or " TL_DB_DEFAULT ")")
 
 /*
  * What `run` and `sweep` share: options common to both, then load, plan,
@@ -59,7 +63,7 @@ char *invocation(int argc, const char **argv);
 	OPT_STRING(0, "only", &(o).only, "runs", "only these runs: numbers from --dry-run (3,5-7) or run-key prefixes"), \
 	OPT_STRING(0, "where", &(o).where, "axis=value,..", "only runs whose configuration matches"), \
 	OPT_STRING(0, "events", &(o).events, "list", "perf events to count, replacing the spec's: cycles,{instructions,cache-misses}"), \
-	OPT_STRING(0, "db", &(o).db, "file", "results database (default $TIERLAB_DB or results/tierlab.db)"), \
+	OPT_DB(&(o).db, "results database"), \
 	OPT_BOOL('q', "quiet", &(o).quiet, "plain progress lines even on a terminal"), \
 	OPT_STRING(0, "quiet-host", &(o).quiet_host, "load[:wait]", "before each run, wait until the 1-minute load is below LOAD (at most WAIT, default 10m)"), \
 	OPT_GROUP("Slurm (see docs/cluster.md)"), \

@@ -200,7 +200,7 @@ int cmd_list(int argc, const char **argv)
 	};
 	const struct option options[] = {
 		OPT_STRING('e', "experiment", &experiment, "name", "with 'sessions': only those that stored runs of it"),
-		OPT_STRING(0, "db", &db, "file", "results database for 'experiments' and 'sessions'"),
+		OPT_DB(&db, "results database for 'experiments' and 'sessions'"),
 		OPT_END(),
 	};
 	static const char *const what_names[] = { "workloads", "policies", "allocators", "samplers",
