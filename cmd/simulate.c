@@ -721,7 +721,7 @@ static int advise(const struct sim_opts *o, const struct tl_trace *t)
 		used += (size_t)snprintf(fracs + used, sizeof(fracs) - used, "%s%.4g", i ? ", " : "",
 					 frac[i]);
 	/* 4 KiB chunks: the fractions as chosen, not rounded down to the run's chunks */
-	c = (struct tl_sim_config){ .chunk_size = 4096, .fractions = frac, .nfractions = p->nallocs, .window = 16 };
+	c = (struct tl_sim_config){ .chunk_size = 4096, .fractions = frac, .nfractions = p->nallocs, .window = TLP_WINDOW_DEFAULT };
 	c.budget_chunks = (uint32_t)(budget / c.chunk_size);
 	c.pol = tl_sim_policy_open("static", &dl, why, sizeof(why));
 	if (!c.pol || tl_sim_replay(t, &c, NULL, &r, why, sizeof(why))) {

@@ -32,6 +32,16 @@
 #include "policies/param-bounds.h"
 #include "util/units.h"
 
+/*
+ * The runtime's unit, 2 MiB (a huge page on x86-64): its regions start and
+ * end on one, the log's sample offsets count in them, and a chunk is one
+ * unless a run says otherwise (TIERLAB_CHUNK_SIZE's default).
+ */
+#define TL_UNIT_MIB 2
+#define TL_UNIT_SHIFT 21
+#define TL_UNIT (1UL << TL_UNIT_SHIFT)
+_Static_assert(TL_UNIT == (unsigned long)TL_UNIT_MIB << 20, "TL_UNIT_MIB and TL_UNIT_SHIFT disagree");
+
 enum tl_kind {
 	TL_KIND_NAME,		/* letters, digits and . _ + - (a workload, a size preset) */
 	TL_KIND_INT,		/* a whole number within the bounds */
@@ -80,7 +90,7 @@ enum tl_applies {
 	  "SHAMBLES_FAST_MEM_CHUNKS", 1, 1e9, "fast-tier chunks (budget / chunk size)") \
 	X(RATE,        "rate",        RATE,    RUNTIME, 0,                 "10Hz",     "TIERLAB_RATE", \
 	  NULL, TL_RATE_MIN_HZ, TL_RATE_MAX_HZ, "sampling rate (10Hz, 1kHz)") \
-	X(WINDOW,      "window",      INT,     PARAM,   0,                 "16",       "TIERLAB_WINDOW", \
+	X(WINDOW,      "window",      INT,     PARAM,   0, TLP_STR(TLP_WINDOW_DEFAULT), "TIERLAB_WINDOW", \
 	  "SHAMBLES_WINDOW_SIZE", 1, TLP_WINDOW_MAX, "window policy length, in samples (" TLP_WINDOW_COST ")") \
 	X(SAMPLER,     "sampler",     SAMPLER, RUNTIME, 0,                 "fault",    "TIERLAB_SAMPLER", \
 	  NULL, 0, 0, "access sampler") \

@@ -628,17 +628,6 @@ static int canonical_size(const struct tl_axis_info *ai, const char *v, char **o
 	return set_out(out, canon, err);
 }
 
-/* "0.001Hz", "1MHz": a bound as people write it. */
-static void human_rate(char *buf, size_t len, double hz)
-{
-	if (hz >= 1e6)
-		snprintf(buf, len, "%gMHz", hz / 1e6);
-	else if (hz >= 1e3)
-		snprintf(buf, len, "%gkHz", hz / 1e3);
-	else
-		snprintf(buf, len, "%gHz", hz);
-}
-
 static int canonical_rate(const struct tl_axis_info *ai, const char *v, char **out, struct tl_error *err)
 {
 	char canon[64], lo[32], hi[32];
@@ -651,8 +640,8 @@ static int canonical_rate(const struct tl_axis_info *ai, const char *v, char **o
 		return tl_error_set(err, "'%s' is not a rate (a positive number with Hz, kHz or MHz, e.g. 10Hz)", v);
 	/* %g rounds monotonically, so a rate inside the bounds prints inside them */
 	if (hz < ai->lo || (ai->hi && hz > ai->hi)) {
-		human_rate(lo, sizeof(lo), ai->lo);
-		human_rate(hi, sizeof(hi), ai->hi);
+		tl_format_rate_human(lo, sizeof(lo), ai->lo);
+		tl_format_rate_human(hi, sizeof(hi), ai->hi);
 		return tl_error_set(err, "'%s' is out of range (%s to %s)", v, lo, hi);
 	}
 	tl_format_rate(canon, sizeof(canon), hz);

@@ -18,13 +18,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "axis/axes.h"
 #include "policies/param-bounds.h"
 #include "simulate/replay.h"
 #include "util/fields.h"
 #include "util/units.h"
 
 #define PAGE 4096ULL
-#define UNIT (2ULL << 20)	/* TLRT_UNIT: regions are whole units */
+#define UNIT TL_UNIT
 #define MAX_FIELDS 14
 #define MAX_RESERVE (1ULL << 47)	/* a user address space: the runtime reserves 1 TiB at most */
 #define MAX_CHUNKS (1U << 24)		/* TLRT_MAX_CHUNKS */

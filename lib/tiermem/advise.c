@@ -57,7 +57,7 @@ TL_EXPORT int madvise(void *addr, size_t len, int advice)
 	err = errno;
 	/* best effort: a range that cannot collapse (EAGAIN, no memory) keeps its small pages */
 	if (!r && advice == MADV_HUGEPAGE)
-		tlrt_madvise((void *)((uintptr_t)addr & ~(TLRT_UNIT - 1)), len, MADV_COLLAPSE);
+		tlrt_madvise((void *)((uintptr_t)addr & ~(TL_UNIT - 1)), len, MADV_COLLAPSE);
 	pthread_mutex_unlock(&tlrt.lock);
 	errno = err;
 	return r;

@@ -23,14 +23,12 @@
 #include "tiermem/rt-stats.h"
 #include "policies/tierlab-policy.h"
 
-#define TLRT_UNIT_SHIFT 21
-#define TLRT_UNIT (1UL << TLRT_UNIT_SHIFT)		/* 2 MiB: regions start and end on it */
 #define TLRT_NODE_WORDS 16			/* 1024 nodes */
 #define TLRT_MAX_CHUNKS (1U << 24)
 #define TLRT_NO_CHUNK UINT32_MAX
 #define TLRT_NO_UNIT UINT32_MAX
 #define TLRT_CACHE_BINS 128
-#define TLRT_CACHE_FLOOR (32ULL << 20)	/* a percentage bound is at least this */
+#define TLRT_CACHE_FLOOR ((uint64_t)TLRT_CACHE_FLOOR_MIB << 20)
 
 /* Lifecycle of the runtime in this process. */
 enum tlrt_state {
@@ -63,7 +61,7 @@ long tlrt_bitmap_next_set(const struct tlrt_bitmap *b, size_t from);
 struct tlrt_region {
 	uintptr_t addr;
 	uint64_t bytes;		/* as requested */
-	uint64_t maplen;	/* units << TLRT_UNIT_SHIFT */
+	uint64_t maplen;	/* units << TL_UNIT_SHIFT */
 	uint64_t held;		/* [addr, addr + held) may hold pages from earlier use; 0 when fresh */
 	uint32_t units;
 	uint32_t first_chunk, nchunks;

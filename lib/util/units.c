@@ -297,6 +297,15 @@ int tl_format_rate(char *buf, size_t len, double hz)
 	return snprintf(buf, len, "%gHz", hz);
 }
 
+int tl_format_rate_human(char *buf, size_t len, double hz)
+{
+	if (hz >= 1e6)
+		return snprintf(buf, len, "%gMHz", hz / 1e6);
+	if (hz >= 1e3)
+		return snprintf(buf, len, "%gkHz", hz / 1e3);
+	return snprintf(buf, len, "%gHz", hz);
+}
+
 int tl_format_budget(char *buf, size_t len, const struct tl_budget *b)
 {
 	if (b->is_percent)
