@@ -143,19 +143,25 @@ enum tl_applies {
 	X(LOG,      "log")
 
 /*
- * The allocators a run may be given: X(id, name). glibc-thp and
- * glibc-hugetlb are glibc with glibc.malloc.hugetlb=1 (its heap and mmap'd
- * chunks madvised for THP) and =2 (mmap'd chunks on hugetlb pages);
- * mimalloc-large is mimalloc with MIMALLOC_LARGE_OS_PAGES=1.
+ * The allocators a run may be given: X(id, name, lib, package, hugetlb, env)
+ *   lib      the library preloaded into the workload, NULL = none
+ *   package  the distribution's package that installs lib, NULL = tierlab
+ *            builds it (its lib directory)
+ *   hugetlb  glibc.malloc.hugetlb's value in GLIBC_TUNABLES, NULL = none:
+ *            1 madvises glibc's heap and mmap'd chunks for THP, 2 puts
+ *            mmap'd chunks on hugetlb pages
+ *   env      one more variable the allocator reads, "NAME=value", NULL = none
+ * (MIMALLOC_LARGE_OS_PAGES: 2 MiB pages for mimalloc's segments, hugetlb
+ * when free, else THP).
  */
 #define TL_ALLOCATORS(X) \
-	X(SYSTEM,         "system") \
-	X(JEMALLOC,       "jemalloc") \
-	X(FAT,            "fat") \
-	X(GLIBC_THP,      "glibc-thp") \
-	X(GLIBC_HUGETLB,  "glibc-hugetlb") \
-	X(MIMALLOC,       "mimalloc") \
-	X(MIMALLOC_LARGE, "mimalloc-large")
+	X(SYSTEM,         "system",         NULL,               NULL,             NULL, NULL) \
+	X(JEMALLOC,       "jemalloc",       "libjemalloc.so.2", "libjemalloc2",   NULL, NULL) \
+	X(FAT,            "fat",            "libfatalloc.so",   NULL,             NULL, NULL) \
+	X(GLIBC_THP,      "glibc-thp",      NULL,               NULL,             "1",  NULL) \
+	X(GLIBC_HUGETLB,  "glibc-hugetlb",  NULL,               NULL,             "2",  NULL) \
+	X(MIMALLOC,       "mimalloc",       "libmimalloc.so.2", "libmimalloc2.0", NULL, NULL) \
+	X(MIMALLOC_LARGE, "mimalloc-large", "libmimalloc.so.2", "libmimalloc2.0", NULL, "MIMALLOC_LARGE_OS_PAGES=1")
 
 /* The most fractions a static policy may list: one per large allocation. */
 #define TL_STATIC_MAX_FRACTIONS 256

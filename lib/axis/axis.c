@@ -109,6 +109,20 @@ bool tl_policy_is_kernel(const char *policy)
 {
 	return tl_policy_kernel(policy) >= 0;
 }
+static const struct tl_allocator_info allocators[] = {
+#define TL_ALLOCATOR_ROW(id, name, lib, package, hugetlb, env) { name, lib, package, hugetlb, env },
+	TL_ALLOCATORS(TL_ALLOCATOR_ROW)
+#undef TL_ALLOCATOR_ROW
+};
+
+const struct tl_allocator_info *tl_allocator_find(const char *name)
+{
+	for (size_t i = 0; name && i < sizeof(allocators) / sizeof(allocators[0]); i++)
+		if (!strcmp(name, allocators[i].name))
+			return &allocators[i];
+	return NULL;
+}
+
 #define TL_LIST_NAME(id, name, ...) name,
 const char *const tl_allocator_names[] = { TL_ALLOCATORS(TL_LIST_NAME) NULL };
 const char *const tl_sampler_names[] = { TL_SAMPLERS(TL_LIST_NAME) NULL };

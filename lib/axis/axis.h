@@ -110,6 +110,12 @@ int tl_policy_args_for(const char *policy, const char *args, char **out);
 /* Does axis apply to a run with this (canonical) policy? NULL is the default policy. */
 bool tl_axis_applies(enum tl_axis axis, const char *policy);
 
+/* An allocator's row of TL_ALLOCATORS (axes.h says what each field is), or NULL. */
+struct tl_allocator_info {
+	const char *name, *lib, *package, *hugetlb, *env;
+};
+const struct tl_allocator_info *tl_allocator_find(const char *name);
+
 /* Known names, NULL-terminated, for did-you-mean and `tierlab list`. */
 extern const char *const tl_policy_names[];
 extern const char *const tl_allocator_names[];
