@@ -38,38 +38,11 @@ const char *const tl_policy_names[] = {
 	NULL
 };
 
-/*
- * The kernel policies' parameters (policy_args). A knob of autonuma left
- * out keeps the machine's value; damos's defaults are DAMON's own
- * intervals and a scheme pair that acts on any access and 1 s of idleness.
- */
-static const struct tlp_param autonuma_params[] = {
-	{ "rate_limit", "the machine's", "promotion rate limit, MB/s (numa_balancing_promote_rate_limit_MBps)" },
-	{ "scan_delay", "the machine's", "ms before a task's first scan (debugfs sched/numa_balancing)" },
-	{ "scan_period", "the machine's", "ms between scans, min and max (debugfs sched/numa_balancing)" },
-	{ "hot_threshold", "the machine's", "ms within which a second fault makes a page hot (debugfs)" },
-	{ NULL, NULL, NULL },
-};
-static const struct tlp_param damos_params[] = {
-	{ "sample_us", "5000", "DAMON sampling interval, us" },
-	{ "aggr_us", "100000", "DAMON aggregation interval, us" },
-	{ "hot_min", "10", "migrate_hot: fewest accesses per aggregation of a hot region (of aggr_us / sample_us, 20)" },
-	{ "cold_max", "2", "migrate_cold: most accesses per aggregation of a cold region" },
-	{ "cold_age", "10", "migrate_cold: aggregations a region must have stayed cold" },
-	{ "quota_mb", "0", "MiB each scheme may move per second (0: no quota)" },
-	{ "apply_us", "0", "schemes' apply interval, us (0: every aggregation)" },
-	{ NULL, NULL, NULL },
-};
-/*
- * weighted-interleave's weights, per tier (each node of a tier gets its
- * tier's): both given, or neither, and then they are the ratio of the
- * tiers' read bandwidths (lib/ktier/weights.c says from where).
- */
-static const struct tlp_param weighted_params[] = {
-	{ "fast_weight", "from bandwidth", "pages in a row on each fast node, 1-255 (weighted_interleave/nodeN)" },
-	{ "slow_weight", "from bandwidth", "pages in a row on each slow node, 1-255" },
-	{ NULL, NULL, NULL },
-};
+#define TL_PARAM_ROW(id, name, def, help) { name, def, help },
+static const struct tlp_param autonuma_params[] = { TL_AUTONUMA_PARAMS(TL_PARAM_ROW) { NULL, NULL, NULL } };
+static const struct tlp_param damos_params[] = { TL_DAMOS_PARAMS(TL_PARAM_ROW) { NULL, NULL, NULL } };
+static const struct tlp_param weighted_params[] = { TL_WEIGHTED_PARAMS(TL_PARAM_ROW) { NULL, NULL, NULL } };
+#undef TL_PARAM_ROW
 /* The kernel's policies and the memory policies: their names, kinds and parameters, here only. */
 static const struct {
 	const char *name;

@@ -102,6 +102,41 @@ bool tl_policy_takes(const char *policy, const char *param);
 /* The parameters a built-in or kernel policy declares (NULL-name ended), or NULL. */
 const struct tlp_param *tl_policy_params(const char *policy);
 /*
+ * The kernel policies' and the memory policies' parameters, X(id, name,
+ * def, help): tl_policy_params() hands them out in this order, so
+ * lib/ktier indexes them by the enums below. A knob of autonuma left out
+ * keeps the machine's value; damos's defaults are DAMON's own intervals
+ * and a scheme pair that acts on any access and 1 s of idleness;
+ * weighted-interleave's weights, per tier (each node of a tier gets its
+ * tier's), are both given or neither, and then they are the ratio of the
+ * tiers' read bandwidths (lib/ktier/weights.c says from where).
+ */
+#define TL_AUTONUMA_PARAMS(X) \
+	X(RATE_LIMIT,    "rate_limit",    "the machine's", "promotion rate limit, MB/s (numa_balancing_promote_rate_limit_MBps)") \
+	X(SCAN_DELAY,    "scan_delay",    "the machine's", "ms before a task's first scan (debugfs sched/numa_balancing)") \
+	X(SCAN_PERIOD,   "scan_period",   "the machine's", "ms between scans, min and max (debugfs sched/numa_balancing)") \
+	X(HOT_THRESHOLD, "hot_threshold", "the machine's", "ms within which a second fault makes a page hot (debugfs)")
+#define TL_DAMOS_PARAMS(X) \
+	X(SAMPLE_US, "sample_us", "5000",   "DAMON sampling interval, us") \
+	X(AGGR_US,   "aggr_us",   "100000", "DAMON aggregation interval, us") \
+	X(HOT_MIN,   "hot_min",   "10",     "migrate_hot: fewest accesses per aggregation of a hot region (of aggr_us / sample_us, 20)") \
+	X(COLD_MAX,  "cold_max",  "2",      "migrate_cold: most accesses per aggregation of a cold region") \
+	X(COLD_AGE,  "cold_age",  "10",     "migrate_cold: aggregations a region must have stayed cold") \
+	X(QUOTA_MB,  "quota_mb",  "0",      "MiB each scheme may move per second (0: no quota)") \
+	X(APPLY_US,  "apply_us",  "0",      "schemes' apply interval, us (0: every aggregation)")
+#define TL_WEIGHTED_PARAMS(X) \
+	X(FAST_WEIGHT, "fast_weight", "from bandwidth", "pages in a row on each fast node, 1-255 (weighted_interleave/nodeN)") \
+	X(SLOW_WEIGHT, "slow_weight", "from bandwidth", "pages in a row on each slow node, 1-255")
+#define TL_AUTONUMA_ENUM(id, name, def, help) TL_AUTONUMA_##id,
+#define TL_DAMOS_ENUM(id, name, def, help) TL_DAMOS_##id,
+#define TL_WEIGHTED_ENUM(id, name, def, help) TL_WEIGHTED_##id,
+enum tl_autonuma_param { TL_AUTONUMA_PARAMS(TL_AUTONUMA_ENUM) TL_AUTONUMA__COUNT };
+enum tl_damos_param { TL_DAMOS_PARAMS(TL_DAMOS_ENUM) TL_DAMOS__COUNT };
+enum tl_weighted_param { TL_WEIGHTED_PARAMS(TL_WEIGHTED_ENUM) TL_WEIGHTED__COUNT };
+#undef TL_AUTONUMA_ENUM
+#undef TL_DAMOS_ENUM
+#undef TL_WEIGHTED_ENUM
+/*
  * The part of canonical policy arguments (name=value,...) that a policy
  * takes, into *out (malloc'd; NULL when none is left). 0 or -ENOMEM.
  */
