@@ -388,21 +388,6 @@ static int set_out(char **out, const char *text, struct tl_error *err)
 	return 0;
 }
 
-/* The first n bytes of value without leading and trailing blanks, malloc'd; NULL when out of memory. */
-static char *trimmed_n(const char *value, size_t n)
-{
-	while (n && (*value == ' ' || *value == '\t'))
-		value++, n--;
-	while (n && (value[n - 1] == ' ' || value[n - 1] == '\t'))
-		n--;
-	return strndup(value, n);
-}
-
-static char *trimmed(const char *value)
-{
-	return trimmed_n(value, strlen(value));
-}
-
 static int unknown_name(struct tl_error *err, const char *what, const char *value,
 			const char *const *names)
 {
@@ -507,7 +492,7 @@ static int canonical_static(const char *fractions, char **out, struct tl_error *
 		int prc;
 
 		free(t);
-		t = trimmed(tok);
+		t = tl_strndup_trimmed(tok, strlen(tok));
 		if (!t) {
 			rc = tl_error_set(err, "out of memory");
 			goto out;
@@ -681,8 +666,8 @@ static int canonical_arg(const char *arg, char *buf, size_t *n, struct tl_error 
 
 	if (!eq)
 		return tl_error_set(err, "'%s' is not name=value (policy arguments are name=value,...)", arg);
-	name = trimmed_n(arg, (size_t)(eq - arg));
-	value = trimmed_n(eq + 1, strlen(eq + 1));
+	name = tl_strndup_trimmed(arg, (size_t)(eq - arg));
+	value = tl_strndup_trimmed(eq + 1, strlen(eq + 1));
 	if (!name || !value) {
 		rc = tl_error_set(err, "out of memory");
 	} else if (!*name || strspn(name, "abcdefghijklmnopqrstuvwxyz0123456789_-") != strlen(name)) {
@@ -795,7 +780,7 @@ int tl_axis_canonical(enum tl_axis axis, const char *value, char **out, struct t
 		return tl_error_set(err, "no such axis");
 	if (!value)
 		return tl_error_set(err, "empty value");
-	v = trimmed(value);
+	v = tl_strndup_trimmed(value, strlen(value));
 	if (!v)
 		return tl_error_set(err, "out of memory");
 	rc = *v ? canonical_trimmed(axis, v, out, err) : tl_error_set(err, "empty value");

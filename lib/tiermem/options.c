@@ -111,12 +111,10 @@ static int parse_fraction(const char *s, const char *end, double *out)
 {
 	double v = 0, scale = 1;
 	int digits = 0, dot = 0;
+	size_t n = (size_t)(end - s);
 
-	while (s < end && (*s == ' ' || *s == '\t'))
-		s++;
-	while (end > s && (end[-1] == ' ' || end[-1] == '\t'))
-		end--;
-	for (; s < end; s++) {
+	s = tl_trim_span(s, &n);
+	for (end = s + n; s < end; s++) {
 		if (*s == '.' && !dot) {
 			dot = 1;
 		} else if (*s >= '0' && *s <= '9') {
@@ -161,14 +159,10 @@ static int parse_uint(const char *s, uint64_t *out)
 	uint64_t v = 0;
 	int digits = 0;
 
-	while (*s == ' ' || *s == '\t')
-		s++;
-	for (; *s >= '0' && *s <= '9'; s++, digits++)
+	for (s = tl_skip_blanks(s); *s >= '0' && *s <= '9'; s++, digits++)
 		if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, (uint64_t)(*s - '0'), &v))
 			return -1;
-	while (*s == ' ' || *s == '\t')
-		s++;
-	if (!digits || *s)
+	if (!digits || *tl_skip_blanks(s))
 		return -1;
 	*out = v;
 	return 0;
