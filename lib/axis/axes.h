@@ -117,7 +117,7 @@ enum tl_applies {
 /*
  * The kernel's own tiering, which tierlab sets up around the workload
  * instead of running the runtime in it (lib/ktier): X(id, name, help).
- * Their parameters are declared in axis.c (tl_policy_params).
+ * Their parameters are declared in policy-class.h (tl_policy_params).
  */
 #define TL_KERNEL_POLICIES(X) \
 	X(AUTONUMA, "autonuma", "NUMA balancing in memory-tiering mode (numa_balancing=2) with demotion") \
@@ -128,7 +128,7 @@ enum tl_applies {
  * `--interleave` and `--weighted-interleave` do, set by tierlab on the
  * workload's process before exec (whole process, inherited by its
  * children), with no runtime in it: X(id, name, help). Their parameters
- * are declared in axis.c; lib/ktier sets up what they need of the kernel
+ * are declared in policy-class.h; lib/ktier sets up what they need of the kernel
  * (the budget's huge pages, the interleave weights).
  */
 #define TL_MEM_POLICIES(X) \
