@@ -62,14 +62,18 @@ out:
 
 int cmd_compare(int argc, const char **argv)
 {
-	const char *db = NULL, *experiment = NULL, *format = "text", *session = NULL, *since = NULL;
+	const char *db = NULL, *experiment = NULL, *session = NULL, *since = NULL;
+	/* the report's formats but markdown: a comparison is no table of a paper */
+	static const char *const formats[] = { "text", "csv", "json", NULL };
+	static const enum tl_report_format printers[] = { TL_FMT_TEXT, TL_FMT_CSV, TL_FMT_JSON };
+	int format = 0;
 	static const char *const usage[] = {
 		"tierlab compare [<options>] <a> <b>",
 		NULL
 	};
 	const struct option options[] = {
 		OPT_STRING('e', "experiment", &experiment, "name", "the experiment two selectors choose from (default: the latest)"),
-		OPT_STRING('f', "format", &format, "fmt", "text, csv or json"),
+		OPT_FORMAT(&format, formats),
 		OPT_STRING(0, "session", &session, "id", "only the runs of this session (tierlab list sessions)"),
 		OPT_STRING(0, "since", &since, "time", "only the runs of sessions started since: 2024-05-01 14:00, or 2h ago"),
 		OPT_DB(&db, "results database"),
@@ -80,7 +84,6 @@ int cmd_compare(int argc, const char **argv)
 	struct tl_compare c = { 0 };
 	struct tl_error err = { { 0 } };
 	struct tl_session_filter filter;
-	enum tl_report_format fmt;
 	bool compared[TL_AXIS__COUNT] = { false };
 	char *filter_text = NULL;
 	int ret = 2;
@@ -89,10 +92,6 @@ int cmd_compare(int argc, const char **argv)
 	if (argc != 2) {
 		error("compare takes two experiments or two selectors (axis=value,..), not %d", argc);
 		usage_with_options(usage, options);
-	}
-	if (tl_report_format_find(format, &fmt, &err) || fmt == TL_FMT_MARKDOWN) {
-		error("--format: %s", fmt == TL_FMT_MARKDOWN ? "compare prints text, csv or json" : err.msg);
-		return 2;
 	}
 	if (tl_session_filter_parse(session, since, &filter, &filter_text, &err)) {
 		error("%s", err.msg);
@@ -108,7 +107,7 @@ int cmd_compare(int argc, const char **argv)
 		goto out;
 	if (tl_compare_build(&a, &b, compared, argv[0], argv[1], &c))
 		goto out;
-	ret = tl_compare_print(&c, fmt, stdout) ? 2 : 0;
+	ret = tl_compare_print(&c, printers[format], stdout) ? 2 : 0;
 out:
 	tl_compare_release(&c);
 	tl_report_release(&a);

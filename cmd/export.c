@@ -86,7 +86,10 @@ static int export_report(struct tl_store *st, const struct tl_run_row *runs, siz
 
 int cmd_export(int argc, const char **argv)
 {
-	const char *db = NULL, *experiment = NULL, *run = NULL, *format = "csv";
+	const char *db = NULL, *experiment = NULL, *run = NULL;
+	enum { CSV, JSON };
+	static const char *const formats[] = { [CSV] = "csv", [JSON] = "json", NULL };
+	int format = CSV;
 	static const char *const usage[] = {
 		"tierlab export [<options>] <samples|migrations|allocations|counters|report>",
 		NULL
@@ -94,7 +97,7 @@ int cmd_export(int argc, const char **argv)
 	const struct option options[] = {
 		OPT_STRING('e', "experiment", &experiment, "name", "the experiment's runs (default: the latest)"),
 		OPT_STRING(0, "run", &run, "run", "one run (id, run key or its prefix) instead"),
-		OPT_STRING('f', "format", &format, "fmt", "csv (default) or json"),
+		OPT_FORMAT(&format, formats),
 		OPT_DB(&db, "results database"),
 		OPT_END(),
 	};
@@ -102,7 +105,6 @@ int cmd_export(int argc, const char **argv)
 	struct tl_run_row *rows = NULL, one = { 0 };
 	size_t n = 0;
 	int table = -1, ret = 2;
-	bool json;
 
 	argc = parse_options(argc, argv, options, usage);
 	if (argc != 1) {
@@ -116,11 +118,6 @@ int cmd_export(int argc, const char **argv)
 		error("no table '%s' to export (samples, migrations, allocations, counters or report)", argv[0]);
 		return 2;
 	}
-	if (strcmp(format, "csv") && strcmp(format, "json")) {
-		error("--format: '%s' (csv or json)", format);
-		return 2;
-	}
-	json = !strcmp(format, "json");
 	if (run && experiment) {
 		error("--run and --experiment: choose one");
 		return 2;
@@ -136,9 +133,9 @@ int cmd_export(int argc, const char **argv)
 		goto out;
 	}
 	if (table < 0)
-		ret = export_report(st, run ? &one : rows, run ? 1 : n, json) ? 2 : 0;
+		ret = export_report(st, run ? &one : rows, run ? 1 : n, format == JSON) ? 2 : 0;
 	else
-		ret = export_table(st, (enum tl_log_table)table, run ? &one : rows, run ? 1 : n, json) ? 2 : 0;
+		ret = export_table(st, (enum tl_log_table)table, run ? &one : rows, run ? 1 : n, format == JSON) ? 2 : 0;
 out:
 	tl_run_row_release(&one);
 	tl_run_rows_free(rows, n);

@@ -9,6 +9,17 @@
 #include <string.h>
 #include "util/error.h"
 
+/* "text, csv or json" */
+static const char *format_list(const struct option *o, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; o->formats[i] && n < len; i++)
+		n += snprintf(buf + n, len - n, "%s%s", !i ? "" : o->formats[i + 1] ? ", " : " or ", o->formats[i]);
+	return buf;
+}
+
 void usage_with_options_to(FILE *out, const char *const usage[], const struct option *opts)
 {
 	fprintf(out, "usage: %s\n", usage[0]);
@@ -30,6 +41,13 @@ void usage_with_options_to(FILE *out, const char *const usage[], const struct op
 			n += snprintf(left + n, sizeof(left) - n, "--%s", o->long_name);
 		if (o->argh)
 			snprintf(left + n, sizeof(left) - n, " <%s>", o->argh);
+		if (o->type == OPTION_FORMAT) {
+			char list[160];
+
+			fprintf(out, "    %-26s %s (default %s)\n", left, format_list(o, list, sizeof(list)),
+				o->formats[*(int *)o->value]);
+			continue;
+		}
 		fprintf(out, "    %-26s %s\n", left, o->help);
 	}
 	fprintf(out, "    %-26s %s\n", "-h, --help", "show this help");
@@ -57,7 +75,7 @@ static const struct option *find_short(const struct option *opts, int c)
 	return NULL;
 }
 
-static void bad_option(const char *const usage[], const struct option *opts, const char *fmt,
+static _Noreturn void bad_option(const char *const usage[], const struct option *opts, const char *fmt,
 		       const char *what)
 {
 	fprintf(stderr, "error: ");
@@ -123,6 +141,19 @@ static void set_value(const struct option *o, const char *arg, const char *const
 		}
 		*(double *)o->value = v;
 		return;
+	}
+	case OPTION_FORMAT: {
+		char list[160];
+
+		for (int i = 0; o->formats[i]; i++) {
+			if (!strcmp(arg, o->formats[i])) {
+				*(int *)o->value = i;
+				return;
+			}
+		}
+		snprintf(msg, sizeof(msg), "%s: unknown format '%%s' (%s)", option_name(o, name, sizeof(name)),
+			 format_list(o, list, sizeof(list)));
+		bad_option(usage, opts, msg, arg);
 	}
 	default:
 		BUG("option type %d", o->type);

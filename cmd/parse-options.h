@@ -30,6 +30,7 @@ enum parse_opt_type {
 	OPTION_DOUBLE,		/* double * */
 	OPTION_STRING,		/* const char ** */
 	OPTION_STRING_LIST,	/* struct tl_optlist *: every occurrence appended */
+	OPTION_FORMAT,		/* int *: the index of the value in formats */
 };
 
 struct tl_optlist {
@@ -43,16 +44,23 @@ struct option {
 	const char *long_name;
 	void *value;
 	const char *argh;	/* name of the value in the usage, e.g. "file" */
-	const char *help;
+	const char *help;	/* OPTION_FORMAT: generated from formats and the default */
+	const char *const *formats;	/* OPTION_FORMAT: the printers' names, NULL-terminated */
 };
 
-#define OPT_END()				{ OPTION_END, 0, NULL, NULL, NULL, NULL }
-#define OPT_GROUP(h)				{ OPTION_GROUP, 0, NULL, NULL, NULL, (h) }
-#define OPT_BOOL(s, l, v, h)			{ OPTION_BOOL, (s), (l), (v), NULL, (h) }
-#define OPT_INTEGER(s, l, v, a, h)		{ OPTION_INTEGER, (s), (l), (v), (a), (h) }
-#define OPT_DOUBLE(s, l, v, a, h)		{ OPTION_DOUBLE, (s), (l), (v), (a), (h) }
-#define OPT_STRING(s, l, v, a, h)		{ OPTION_STRING, (s), (l), (v), (a), (h) }
-#define OPT_STRING_LIST(s, l, v, a, h)		{ OPTION_STRING_LIST, (s), (l), (v), (a), (h) }
+#define OPT_END()				{ OPTION_END, 0, NULL, NULL, NULL, NULL, NULL }
+#define OPT_GROUP(h)				{ OPTION_GROUP, 0, NULL, NULL, NULL, (h), NULL }
+#define OPT_BOOL(s, l, v, h)			{ OPTION_BOOL, (s), (l), (v), NULL, (h), NULL }
+#define OPT_INTEGER(s, l, v, a, h)		{ OPTION_INTEGER, (s), (l), (v), (a), (h), NULL }
+#define OPT_DOUBLE(s, l, v, a, h)		{ OPTION_DOUBLE, (s), (l), (v), (a), (h), NULL }
+#define OPT_STRING(s, l, v, a, h)		{ OPTION_STRING, (s), (l), (v), (a), (h), NULL }
+#define OPT_STRING_LIST(s, l, v, a, h)		{ OPTION_STRING_LIST, (s), (l), (v), (a), (h), NULL }
+/*
+ * -f, --format: one of a command's printers by name, so every command
+ * takes, lists and refuses formats alike; *v (an int) holds the default's
+ * index until a name is given.
+ */
+#define OPT_FORMAT(v, names)			{ OPTION_FORMAT, 'f', "format", (v), "fmt", NULL, (names) }
 
 int parse_options(int argc, const char **argv, const struct option *opts,
 		  const char *const usage[]);

@@ -19,8 +19,10 @@
 
 int cmd_probe(int argc, const char **argv)
 {
-	const char *size_text = NULL, *format = "text", *save = NULL, *db = NULL;
-	int cpu_node = 0, quick = 0;
+	const char *size_text = NULL, *save = NULL, *db = NULL;
+	static const char *const formats[] = { "text", "json", NULL };
+	static int (*const printers[])(const struct tl_probe *, FILE *) = { tl_probe_print_text, tl_probe_print_json };
+	int cpu_node = 0, quick = 0, format = 0;
 	static const char *const usage[] = {
 		"tierlab probe [<options>]",
 		NULL
@@ -28,7 +30,7 @@ int cmd_probe(int argc, const char **argv)
 	const struct option options[] = {
 		OPT_INTEGER(0, "cpu-node", &cpu_node, "n", "measure from the CPUs of this node (default 0)"),
 		OPT_STRING(0, "size", &size_text, "size", "buffer per node (default 256M, 64M with --quick)"),
-		OPT_STRING('f', "format", &format, "fmt", "text or json"),
+		OPT_FORMAT(&format, formats),
 		OPT_STRING(0, "save", &save, "name", "store the result as machine profile <name>"),
 		OPT_DB(&db, "results database for --save"),
 		OPT_BOOL(0, "quick", &quick, "smaller buffer, fewer passes"),
@@ -37,7 +39,6 @@ int cmd_probe(int argc, const char **argv)
 	struct tl_store *st = NULL;
 	struct tl_probe p;
 	struct tl_error bad;
-	bool json;
 	int ret = 2, rc = 0;
 
 	argc = parse_options(argc, argv, options, usage);
@@ -45,11 +46,6 @@ int cmd_probe(int argc, const char **argv)
 		error("unexpected argument '%s'", argv[0]);
 		usage_with_options(usage, options);
 	}
-	if (strcmp(format, "text") && strcmp(format, "json")) {
-		error("--format: unknown format '%s' (text or json)", format);
-		return 2;
-	}
-	json = !strcmp(format, "json");
 	tl_probe_init(&p);
 	p.cpu_node = cpu_node;
 	p.quick = quick;
@@ -77,12 +73,13 @@ int cmd_probe(int argc, const char **argv)
 	if (tl_probe_topology(&p) || tl_probe_counters(&p) || tl_probe_measure(&p) ||
 	    tl_probe_recommend(&p) || tl_probe_migration(&p))
 		goto out;
-	if (json ? tl_probe_print_json(&p, stdout) : tl_probe_print_text(&p, stdout))
+	if (printers[format](&p, stdout))
 		goto out;
 	if (save) {
 		if (tl_probe_profile_save(st, save, &p))
 			goto out;
-		fprintf(json ? stderr : stdout, "saved machine profile '%s' in '%s'\n", save,
+		/* beside JSON, a line of text would spoil it */
+		fprintf(printers[format] == tl_probe_print_json ? stderr : stdout, "saved machine profile '%s' in '%s'\n", save,
 			tl_store_path(st));
 	}
 	ret = 0;

@@ -127,9 +127,9 @@ static bool matches_any(const struct tl_run_row *rows, size_t n, const struct tl
 
 int cmd_report(int argc, const char **argv)
 {
-	const char *db = NULL, *experiment = NULL, *baseline = NULL, *format = "text", *by_list = NULL;
+	const char *db = NULL, *experiment = NULL, *baseline = NULL, *by_list = NULL;
 	const char *where = NULL, *columns = NULL, *session = NULL, *since = NULL;
-	int with_counters = 0, directions = 0, stats = 0, wide = 0;
+	int with_counters = 0, directions = 0, stats = 0, wide = 0, fmt = TL_FMT_TEXT;
 	static const char *const usage[] = {
 		"tierlab report [<options>]",
 		NULL
@@ -137,7 +137,7 @@ int cmd_report(int argc, const char **argv)
 	const struct option options[] = {
 		OPT_STRING('e', "experiment", &experiment, "name", "experiment to report (default: the latest)"),
 		OPT_STRING('b', "baseline", &baseline, "axis=value,..", "baseline selector (default: the spec's baseline)"),
-		OPT_STRING('f', "format", &format, "fmt", tl_report_format_list()),
+		OPT_FORMAT(&fmt, tl_report_format_names),
 		OPT_BOOL(0, "stats", &stats, "add median, min, max and the 95% confidence interval of the mean"),
 		OPT_BOOL(0, "directions", &directions, "split GiB migrated into slow-to-fast and fast-to-slow"),
 		OPT_BOOL(0, "counters", &with_counters, "add the perf events counted (mean per run) and ratios of them"),
@@ -156,7 +156,6 @@ int cmd_report(int argc, const char **argv)
 	struct tl_selector sel = { 0 }, wsel = { 0 };
 	struct tl_report rep = { 0 };
 	struct tl_error err = { { 0 } };
-	enum tl_report_format fmt = TL_FMT_TEXT;
 	bool by[TL_AXIS__COUNT] = { false };
 	char *stored_baseline = NULL, note[256] = "", *filter_text = NULL;
 	size_t n = 0, nolder = 0, kept;
@@ -166,10 +165,6 @@ int cmd_report(int argc, const char **argv)
 	if (argc) {
 		error("unexpected argument '%s'", argv[0]);
 		usage_with_options(usage, options);
-	}
-	if (tl_report_format_find(format, &fmt, &err)) {
-		error("--format: %s", err.msg);
-		return 2;
 	}
 	if (by_list && parse_by(by_list, by))
 		return 2;

@@ -10,14 +10,13 @@
 #include "builtin.h"
 #include "util/error.h"
 #include "run/execute.h"
+#include "run/spec-plan.h"
 #include "util/nodeset.h"
 #include "parse-options.h"
 #include "util/paths.h"
 #include "util/quote.h"
 #include "plan/plan.h"
-#include "probe/probe.h"
 #include "spec/spec.h"
-#include "store/store.h"
 #include "slurm/slurm-run.h"
 
 static void print_plan(const struct tl_plan *plan, const bool *selected, long nsel)
@@ -50,92 +49,6 @@ static void note_machine(const struct tl_spec *spec)
 		if (vals[i] && tl_nodeset_check(vals[i]) != 0)
 			printf("note: machine.%s '%s' names nodes this machine does not have (present: %s); "
 			       "runs that need it would not start here\n", fields[i], vals[i], present);
-}
-
-/*
- * --events "cycles,{instructions,cache-misses}": split at commas outside
- * braces into the spec's list form (a group stays one "{a,b}" item).
- */
-static int set_events(struct tl_spec *spec, const char *text)
-{
-	struct tl_strlist l = { 0 };
-	const char *p = text;
-
-	while (*p) {
-		const char *start = p;
-		int depth = 0;
-		char **v;
-
-		for (; *p && (depth || *p != ','); p++)
-			depth += (*p == '{') - (*p == '}');
-		if (depth || p == start)
-			goto bad;
-		v = realloc(l.v, sizeof(*v) * (l.n + 2));
-		if (!v)
-			die("out of memory");
-		l.v = v;
-		if (!(l.v[l.n++] = strndup(start, p - start)))
-			die("out of memory");
-		l.v[l.n] = NULL;
-		if (*p)
-			p++;
-	}
-	for (size_t i = 0; i < spec->events.n; i++)
-		free(spec->events.v[i]);
-	free(spec->events.v);
-	spec->events = l;
-	return 0;
-bad:
-	for (size_t i = 0; i < l.n; i++)
-		free(l.v[i]);
-	free(l.v);
-	return error("--events: '%s' is not a comma-separated list of events and {groups}", text);
-}
-
-/* `machine: NAME`: the node sets of a profile saved by `tierlab probe --save NAME`. */
-static int use_profile(struct tl_spec *spec, const char *db)
-{
-	struct tl_machine *m = &spec->machine;
-	struct tl_store *st = NULL;
-	struct tl_error err;
-	char *fast = NULL, *slow = NULL;
-	int rc;
-
-	if (access(db, F_OK)) {
-		tl_spec_error(spec, &m->loc, &err, "machine profile '%s': no database '%s' (save one with "
-			      "'tierlab probe --save %s')", m->profile, db, m->profile);
-		return error("%s", err.msg);
-	}
-	if (tl_store_open_existing(db, &st))
-		return -1;
-	rc = tl_probe_profile_nodes(st, m->profile, &fast, &slow);
-	if (rc)
-		tl_store_close(st);
-	if (rc == -ENOENT) {
-		tl_spec_error(spec, &m->loc, &err, "machine profile '%s' is not in '%s' (save one with "
-			      "'tierlab probe --save %s')", m->profile, db, m->profile);
-		return error("%s", err.msg);
-	}
-	if (rc)
-		return rc;
-	/* what the profile gives is written at machine: */
-	if (!m->fast) {
-		m->fast = fast;
-		m->fast_loc = m->loc;
-	} else {
-		free(fast);
-	}
-	if (!m->slow) {
-		m->slow = slow ? slow : strdup(m->fast);
-		m->slow_loc = m->loc;
-	} else {
-		free(slow);
-	}
-	/* weighted-interleave's weights, when the spec gives none, follow what the probe measured */
-	rc = tl_probe_profile_bandwidth(st, m->profile, m->fast, &m->fast_gbs);
-	rc = rc ?: tl_probe_profile_bandwidth(st, m->profile, m->slow, &m->slow_gbs);
-	tl_store_close(st);
-	return rc;
 }
 
 /* Appends "--AXIS list" for each axis given on the command line; opts holds the option names. */
@@ -295,24 +208,8 @@ int run_spec(const char *spec_path, const struct run_options *o, const char *con
 		error("%s", err.msg);
 		goto out;
 	}
-	if (tl_spec_load(spec_path, tl_path_workloads(), &spec, &err)) {
-		error("%s", err.msg);
+	if (tl_spec_plan(spec_path, axis_lists, o->events, db, &spec, &plan))
 		goto out;
-	}
-	for (int a = 0; axis_lists && a < TL_AXIS__COUNT; a++) {
-		if (axis_lists[a] && tl_spec_set_axis(&spec, a, axis_lists[a], &err)) {
-			error("%s", err.msg);
-			goto out;
-		}
-	}
-	if (o->events && set_events(&spec, o->events))
-		goto out;
-	if (spec.machine.profile && use_profile(&spec, db))
-		goto out;
-	if (tl_plan_build(&spec, &plan, &err)) {
-		error("%s", err.msg);
-		goto out;
-	}
 	if (o->where) {
 		if (tl_selector_parse(o->where, &where, &err)) {
 			error("%s", err.msg);

@@ -24,14 +24,16 @@
 #include "plan/plan.h"
 #include "run/launch.h"
 #include "run/session.h"
+#include "run/spec-plan.h"
 #include "simulate/advise.h"
 #include "simulate/calibrate.h"
+#include "simulate/calibrate-moves.h"
 #include "simulate/model.h"
 #include "simulate/recording.h"
 #include "simulate/setup.h"
 #include "simulate/sim-store.h"
 #include "spec/spec.h"
-#include "spec/spec-internal.h"
+#include "spec/yaml.h"
 #include "store/query.h"
 #include "util/array.h"
 #include "util/error.h"
@@ -477,7 +479,6 @@ static int replay_spec(struct sim_opts *o, const struct tl_trace *t, const char 
 {
 	struct tl_spec spec = { 0 };
 	struct tl_plan plan = { 0 };
-	struct tl_error err = { { 0 } };
 	char *spec_dir = dir_of(spec_path);
 	struct tl_store *st = NULL;
 	int64_t exp_id = 0, session = 0;
@@ -485,20 +486,8 @@ static int replay_spec(struct sim_opts *o, const struct tl_trace *t, const char 
 
 	if (!spec_dir)
 		return error("out of memory");
-	if (tl_spec_load(spec_path, tl_path_workloads(), &spec, &err)) {
-		error("%s", err.msg);
+	if (tl_spec_plan(spec_path, o->lists, NULL, o->db, &spec, &plan))
 		goto out;
-	}
-	for (int a = 0; a < TL_AXIS__COUNT; a++) {
-		if (o->lists[a] && tl_spec_set_axis(&spec, a, o->lists[a], &err)) {
-			error("%s", err.msg);
-			goto out;
-		}
-	}
-	if (tl_plan_build(&spec, &plan, &err)) {
-		error("%s", err.msg);
-		goto out;
-	}
 	if (!o->no_store) {
 		struct tl_env env = { 0 };
 		int64_t eid;
@@ -557,11 +546,53 @@ static bool calibrating_policy(const char *policy)
 	return tl_policy_bounds(policy) || (policy && !strncmp(policy, "static", 6));
 }
 
+/*
+ * The model's migration figures from the experiment's measured runs that
+ * migrated (calibrate-moves.h). 1 when fitted (printed, and the model's
+ * migration set), 0 with no such run, -1 after an error.
+ */
+static int calibrate_moves(struct sim_opts *o, const struct tl_run_row *rows, size_t nrows, const char *experiment)
+{
+	struct tl_calib_moves *runs = calloc(nrows + 1, sizeof(*runs));
+	struct tl_calib_moves_fit fit;
+	size_t n = 0;
+	double moves = 0, drain = 0;
+	char src[1024];
+
+	if (!runs)
+		return error("out of memory"), -1;
+	for (size_t i = 0; i < nrows; i++) {
+		const struct tl_run_row *w = &rows[i];
+
+		if (w->simulated || w->status != TL_STATUS_OK || !w->has_drain || !(w->moves > 0) || !w->has_directions)
+			continue;
+		runs[n++] = (struct tl_calib_moves){ w->drain_ns, w->moves, w->to_fast_bytes + w->to_slow_bytes };
+		moves += w->moves;
+		drain += w->drain_ns;
+	}
+	if (!n || tl_calibrate_moves(runs, n, &fit)) {
+		free(runs);
+		return 0;
+	}
+	free(runs);
+	printf("migration: %zu runs that migrated, %.0f moves, %.1f ms of the runtime's time each on average; fit: "
+	       "%.1f us per move + %.3f GB/s%s; residual rms %.1f ms of drain per run, largest %.0f%% of its run's\n",
+	       n, moves, drain / moves / 1e6, fit.cost_us, fit.gbs,
+	       fit.per_byte_only ? " (the two terms not separable here: all of it per byte)" : "", fit.rms_ms, 100 * fit.max_rel);
+	snprintf(src, sizeof(src),
+		 "tierlab simulate --calibrate: the runtime's drain time over its moves and bytes in %zu measured runs "
+		 "of experiment %s", n, experiment);
+	o->tm.migration_cost_us = fit.cost_us;
+	o->tm.migration_gbs = fit.gbs;
+	free(o->tm.migration_source);
+	o->tm.migration_source = strdup(src);
+	return 1;
+}
+
 static int calibrate(struct sim_opts *o, const struct tl_trace *t, const char *spec_path)
 {
 	struct tl_spec spec = { 0 };
 	struct tl_plan plan = { 0 };
-	struct tl_error err = { { 0 } };
 	struct tl_store *st = NULL;
 	struct tl_run_row *rows = NULL;
 	size_t nrows = 0, n = 0, fast = (size_t)-1;
@@ -570,26 +601,19 @@ static int calibrate(struct sim_opts *o, const struct tl_trace *t, const char *s
 	struct tl_calib_point *pts = NULL;
 	double *fom = NULL;
 	char **labels = NULL;
-	int *nruns = NULL, rc = -1;
+	int *nruns = NULL, rc = -1, moved;
 	bool higher = true;
 	struct tl_calib_fit fit;
 	FILE *out;
 
 	if (!o->output)
 		return error("--calibrate needs -o <file>: where the fitted model is written");
-	if (!spec_dir || tl_spec_load(spec_path, tl_path_workloads(), &spec, &err)) {
-		error("%s", spec_dir ? err.msg : "out of memory");
+	if (!spec_dir) {
+		error("out of memory");
 		goto out;
 	}
-	for (int a = 0; a < TL_AXIS__COUNT; a++)
-		if (o->lists[a] && tl_spec_set_axis(&spec, a, o->lists[a], &err)) {
-			error("%s", err.msg);
-			goto out;
-		}
-	if (tl_plan_build(&spec, &plan, &err)) {
-		error("%s", err.msg);
+	if (tl_spec_plan(spec_path, o->lists, NULL, o->db, &spec, &plan))
 		goto out;
-	}
 	if (tl_store_open_existing(o->db, &st) || tl_store_query_runs(st, spec.name, &rows, &nrows))
 		goto out;
 	rs = calloc(plan.nconfigs + 1, sizeof(*rs));
@@ -609,7 +633,7 @@ static int calibrate(struct sim_opts *o, const struct tl_trace *t, const char *s
 		tl_config_describe(&plan, c, label, sizeof(label));
 		if (!calibrating_policy(c->values[TL_AXIS_POLICY])) {
 			fprintf(stderr, "note: %s: not a placement without migration (all-fast, all-slow, static): not "
-					"used to calibrate\n", label);
+					"used to fit the workload's figures\n", label);
 			continue;
 		}
 		fom[n] = measured_fom(rows, nrows, c, &nruns[n], &higher);
@@ -629,41 +653,48 @@ static int calibrate(struct sim_opts *o, const struct tl_trace *t, const char *s
 			fast = n;
 		n++;
 	}
-	if (fast == (size_t)-1) {
-		error("--calibrate: no measured all-fast run of experiment '%s' (the baseline of every figure; run the "
-		      "spec with policy all-fast)", spec.name);
+	moved = calibrate_moves(o, rows, nrows, spec.name);
+	if (moved < 0)
 		goto out;
-	}
-	if (n < 3) {
-		error("--calibrate: %zu measured configurations of experiment '%s'; it needs all-fast and at least two "
-		      "more (all-slow, static fractions)", n, spec.name);
-		goto out;
-	}
-	for (size_t i = 0; i < n; i++)
-		pts[i].measured = higher ? fom[i] / fom[fast] : fom[fast] / fom[i];
-	if (tl_calibrate(&o->tm, pts, n, &fit)) {
-		error("--calibrate: the measurements cannot be fitted");
-		goto out;
-	}
-	printf("%-48s %5s %10s %10s %9s\n", "configuration", "runs", "measured", "model", "residual");
-	for (size_t i = 0; i < n; i++) {
-		double e = tl_tier_model_estimate(&o->tm, pts[i].r, &pts[i].place);
+	if (fast == (size_t)-1 || n < 3) {
+		if (!moved) {
+			if (fast == (size_t)-1)
+				error("--calibrate: no measured all-fast run of experiment '%s' (the baseline of every "
+				      "figure; run the spec with policy all-fast)", spec.name);
+			else
+				error("--calibrate: %zu measured configurations of experiment '%s'; it needs all-fast "
+				      "and at least two more (all-slow, static fractions)", n, spec.name);
+			goto out;
+		}
+		fprintf(stderr, "note: experiment '%s' lacks measured all-fast and two more placements without "
+				"migration: the workload's figures are not fitted, only the migration's\n", spec.name);
+	} else {
+		for (size_t i = 0; i < n; i++)
+			pts[i].measured = higher ? fom[i] / fom[fast] : fom[fast] / fom[i];
+		if (tl_calibrate(&o->tm, pts, n, &fit)) {
+			error("--calibrate: the measurements cannot be fitted");
+			goto out;
+		}
+		printf("%-48s %5s %10s %10s %9s\n", "configuration", "runs", "measured", "model", "residual");
+		for (size_t i = 0; i < n; i++) {
+			double e = tl_tier_model_estimate(&o->tm, pts[i].r, &pts[i].place);
 
-		printf("%-48.48s %5d %9.2f%% %9.2f%% %+8.2f\n", pts[i].label, nruns[i], 100 * pts[i].measured, 100 * e,
-		       100 * (e - pts[i].measured));
+			printf("%-48.48s %5d %9.2f%% %9.2f%% %+8.2f\n", pts[i].label, nruns[i], 100 * pts[i].measured,
+			       100 * e, 100 * (e - pts[i].measured));
+		}
+		printf("fit: compute %.4g ns/byte, overlap %.3f, mlp %s%.4g; residual rms %.2f points, largest %.2f; "
+		       "held out (each configuration predicted by a fit without it): within %.2f points\n",
+		       o->tm.compute_ns_per_byte, o->tm.overlap, o->tm.mlp > 0 ? "" : "unlimited ", o->tm.mlp,
+		       100 * fit.rms, 100 * fit.max_abs, 100 * fit.held_out);
+		snprintf(src, sizeof(src),
+			 "tierlab simulate --calibrate: recording %s replayed in %zu configurations of experiment %s, "
+			 "their measured runs' figures of merit relative to all-fast",
+			 o->source ? o->source : "-", n, spec.name);
+		free(o->tm.workload_source);
+		o->tm.workload_source = strdup(src);
 	}
-	printf("fit: compute %.4g ns/byte, overlap %.3f, mlp %s%.4g; residual rms %.2f points, largest %.2f; "
-	       "held out (each configuration predicted by a fit without it): within %.2f points\n",
-	       o->tm.compute_ns_per_byte, o->tm.overlap, o->tm.mlp > 0 ? "" : "unlimited ", o->tm.mlp,
-	       100 * fit.rms, 100 * fit.max_abs, 100 * fit.held_out);
-	snprintf(src, sizeof(src),
-		 "tierlab simulate --calibrate: recording %s replayed in %zu configurations of experiment %s, "
-		 "their measured runs' figures of merit relative to all-fast",
-		 o->source ? o->source : "-", n, spec.name);
 	snprintf(name, sizeof(name), "%s+%s", o->tm.name ? o->tm.name : "model", spec.name);
-	free(o->tm.workload_source);
 	free(o->tm.name);
-	o->tm.workload_source = strdup(src);
 	o->tm.name = strdup(name);
 	if (!(out = fopen(o->output, "w"))) {
 		error("'%s': %s", o->output, strerror(errno));

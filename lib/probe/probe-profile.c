@@ -3,18 +3,15 @@
  * schema 2) so a spec can say `machine: NAME` and take its node sets from
  * what was measured. The stored form is the probe's JSON; the store reads
  * the node sets back with SQLite's JSON functions, so no second parser of
- * our own format exists.
+ * our own format exists; run/spec-plan.c takes them for `machine: NAME`.
  */
 #include "probe/probe.h"
 
 #include <errno.h>
-#include <numa.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
-#include "util/error.h"
 #include "store/query.h"
-#include "util/nodeset.h"
 
 int tl_probe_profile_save(struct tl_store *st, const char *name, const struct tl_probe *p)
 {
@@ -39,43 +36,4 @@ int tl_probe_profile_save(struct tl_store *st, const char *name, const struct tl
 int tl_probe_profile_load(struct tl_store *st, const char *name, char **json)
 {
 	return tl_store_profile(st, name, json);
-}
-
-int tl_probe_profile_bandwidth(struct tl_store *st, const char *name, const char *set, double *gbs)
-{
-	struct bitmask *bm = tl_nodeset_parse(set);
-	double sum = 0, one;
-	int n = 0, rc = 0;
-
-	*gbs = 0;
-	if (!bm)
-		return 0;
-	for (int node = 0; !rc && node <= numa_max_node(); node++) {
-		if (!numa_bitmask_isbitset(bm, (unsigned)node))
-			continue;
-		rc = tl_store_profile_read_gbs(st, name, node, &one);
-		if (!rc && !(one > 0)) {
-			n = 0;
-			break;
-		}
-		sum += one;
-		n++;
-	}
-	numa_bitmask_free(bm);
-	if (!rc && n)
-		*gbs = sum / n;
-	return rc;
-}
-
-int tl_probe_profile_nodes(struct tl_store *st, const char *name, char **fast, char **slow)
-{
-	int rc = tl_store_profile_nodes(st, name, fast, slow);
-
-	if (!rc && !*fast) {
-		free(*slow);
-		*slow = NULL;
-		error("machine profile '%s' has no fast node set (no node with memory was probed)", name);
-		rc = -EINVAL;
-	}
-	return rc;
 }

@@ -153,16 +153,5 @@ int tl_probe_print_json(const struct tl_probe *p, FILE *out);
 int tl_probe_profile_save(struct tl_store *st, const char *name, const struct tl_probe *p);
 /* The stored JSON of a profile: 0 and *json (malloc'd); -ENOENT with an error line if none. */
 int tl_probe_profile_load(struct tl_store *st, const char *name, char **json);
-/*
- * The node sets a spec's `machine: NAME` takes: fast = the bandwidth-fastest
- * node set, slow = the largest-capacity set of the other nodes (NULL when
- * the profile has a single node). Both malloc'd. -ENOENT when no such profile.
- */
-int tl_probe_profile_nodes(struct tl_store *st, const char *name, char **fast, char **slow);
-/*
- * The mean measured read bandwidth (GB/s) of a node set in a profile: 0 and
- * *gbs, 0 when a node of the set was not measured.
- */
-int tl_probe_profile_bandwidth(struct tl_store *st, const char *name, const char *set, double *gbs);
 
 #endif

@@ -17,7 +17,7 @@
 #include "util/array.h"
 #include "report/stats.h"
 
-const char *const tl_report_format_names[TL_FMT__COUNT] = {
+const char *const tl_report_format_names[TL_FMT__COUNT + 1] = {
 #define TL_X(id, name) [TL_FMT_##id] = #name,
 	TL_REPORT_FORMATS(TL_X)
 #undef TL_X
@@ -29,27 +29,6 @@ static int (*const printers[])(const struct tl_report *, FILE *) = {
 #undef TL_X
 };
 _Static_assert(ARRAY_SIZE(printers) == TL_FMT__COUNT, "one printer per format");
-
-const char *tl_report_format_list(void)
-{
-	static char list[128];
-
-	if (!list[0])
-		for (int i = 0; i < TL_FMT__COUNT; i++)
-			snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
-				 !i ? "" : i == TL_FMT__COUNT - 1 ? " or " : ", ", tl_report_format_names[i]);
-	return list;
-}
-
-int tl_report_format_find(const char *name, enum tl_report_format *fmt, struct tl_error *err)
-{
-	for (int i = 0; i < TL_FMT__COUNT; i++)
-		if (!strcmp(name, tl_report_format_names[i])) {
-			*fmt = (enum tl_report_format)i;
-			return 0;
-		}
-	return tl_error_set(err, "unknown format '%s' (%s)", name, tl_report_format_list());
-}
 
 /*
  * Running sums for one row; the squares are taken in a second pass around

@@ -319,12 +319,9 @@ enum tl_report_format {
 #undef TL_X
 	TL_FMT__COUNT
 };
-extern const char *const tl_report_format_names[TL_FMT__COUNT];
+/* NULL-terminated, for --format (cmd/parse-options.h's OPT_FORMAT). */
+extern const char *const tl_report_format_names[TL_FMT__COUNT + 1];
 
-/* The format called name: 0, or -EINVAL with the names in err. */
-int tl_report_format_find(const char *name, enum tl_report_format *fmt, struct tl_error *err);
-/* "text, markdown, csv or json" */
-const char *tl_report_format_list(void);
 
 /*
  * --session ID and --since TIME (either may be NULL) as a filter: TIME is

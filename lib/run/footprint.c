@@ -58,7 +58,7 @@ static void footprint_key(const struct tl_config *c, char key[17])
 	free(text);
 }
 
-static int calibrate(const struct tl_plan *plan, const struct tl_config *c, const char *out_dir,
+static int calibrate(const struct tl_plan *plan, const struct tl_config *c, char *out_dir, size_t out_len,
 		     const char *spec_dir, uint64_t *bytes, struct tl_error *err)
 {
 	struct tl_config cal = *c;
@@ -85,7 +85,8 @@ static int calibrate(const struct tl_plan *plan, const struct tl_config *c, cons
 	cal.values[TL_AXIS_POLICY] = all_slow;
 	cal.values[TL_AXIS_SAMPLER] = "none";
 	cal.values[TL_AXIS_LOG] = "counters";
-	if ((rc = tl_mkdir_p(out_dir))) {
+	/* a new directory: another database's run there would be read as this one */
+	if ((rc = tl_mkdir_new(out_dir, out_len))) {
 		tl_error_set(err, "cannot create '%s': %s", out_dir, strerror(-rc));
 		free(all_slow);
 		return -EIO;
@@ -149,7 +150,7 @@ int tl_footprint_get(struct tl_store *st, int64_t experiment_id, const struct tl
 		 (long long)experiment_id);
 	fprintf(stderr, "measuring the managed footprint of %s (a percentage budget with chunks needs it)\n",
 		c->workload->name);
-	rc = calibrate(plan, c, dir, spec_dir, bytes, err);
+	rc = calibrate(plan, c, dir, sizeof(dir), spec_dir, bytes, err);
 	if (rc)
 		return rc;
 	snprintf(value, sizeof(value), "%" PRIu64, *bytes);

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "spec/spec-internal.h"
+#include "spec/yaml.h"
 
 static int number(struct tl_yaml *y, yaml_node_t *map, const char *field, const char *key, double lo, double hi,
 		  double *out)

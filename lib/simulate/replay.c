@@ -392,7 +392,7 @@ static int replay_proc(const struct tl_trace_proc *p, const struct tl_sim_config
 		const struct tl_trace_event *e = &p->ev[i];
 
 		s.now = e->t_ns;
-		/* thinned, the run's drains are not this replay's: moves start at the sample */
+		/* thinned, the run's drains are not this replay's (set below) */
 		s.drained = !thin && p->drained ? p->drained[i] : 0;
 		while (e->t_ns >= next_occ) {
 			res->occupancy[occ++] += (double)s.fast_chunks * (double)c->chunk_size;
@@ -413,8 +413,14 @@ static int replay_proc(const struct tl_trace_proc *p, const struct tl_sim_config
 			break;
 		case TL_EV_SAMPLE:
 			if (thin) {
-				/* the first recorded access at or after a tick stands for that tick's sample */
-				if (e->t_ns < tick)
+				/*
+				 * The first recorded access at or after a tick stands for
+				 * that tick's sample. The runtime's one thread moves before
+				 * it arms: while the moves of the last sample run it takes
+				 * no sample, and the ticks that came due meanwhile are
+				 * skipped (ticks_late), not fired late.
+				 */
+				if (e->t_ns < tick || e->t_ns < s.busy_until)
 					break;
 				/*
 				 * A gap of many periods with no sample (or a log's
@@ -425,6 +431,8 @@ static int replay_proc(const struct tl_trace_proc *p, const struct tl_sim_config
 					tick += (uint64_t)(floor((double)(e->t_ns - tick) / period) - 2) * (uint64_t)period;
 				while (tick <= e->t_ns)
 					tick += next_interval(&x, period);
+				/* the runtime drains this sample's moves when the next tick is due, before arming it */
+				s.drained = tick;
 			}
 			sample(&s, i);
 			break;

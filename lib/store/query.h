@@ -66,6 +66,14 @@ struct tl_run_row {
 	 */
 	bool has_load;
 	double load_before, load_after, cpus;
+	/*
+	 * The runtime thread's time in drains (metric rt.drain_ns_total: the
+	 * policy's decisions and the moves they made) and the moves made
+	 * (rt.mig_slow_to_fast + rt.mig_fast_to_slow); has_drain false unless
+	 * both are stored.
+	 */
+	bool has_drain;
+	double drain_ns, moves;
 };
 
 /*

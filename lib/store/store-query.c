@@ -25,7 +25,7 @@ enum {
 	C_STATUS = C_AXES + TL_AXIS__COUNT, C_EXIT_CODE, C_SIGNAL, C_FOM, C_FOM_UNIT,
 	C_HIGHER_IS_BETTER, C_WALL, C_USER, C_SYS, C_MAXRSS, C_STARTED, C_ENDED, C_ERROR,
 	C_OUT_DIR, C_COMMAND, C_HIT_RATE, C_MIGRATED, C_SAMPLES, C_TICKS, C_RUN_NS, C_TO_FAST, C_TO_SLOW, C_SIMULATED,
-	C_SESSION, C_SESSION_STARTED, C_ESTIMATE, C_LOAD_BEFORE, C_LOAD_AFTER, C_CPUS,
+	C_SESSION, C_SESSION_STARTED, C_ESTIMATE, C_LOAD_BEFORE, C_LOAD_AFTER, C_CPUS, C_DRAIN_NS, C_MOVES,
 };
 
 /*
@@ -59,7 +59,10 @@ static char *row_select(const struct tl_store *st, const char *tail)
 	fputs(", (SELECT value FROM metrics WHERE run_id = r.id AND name = 'sim.estimate'),"
 	      " (SELECT value FROM metrics WHERE run_id = r.id AND name = 'host.load1_before'),"
 	      " (SELECT value FROM metrics WHERE run_id = r.id AND name = 'host.load1_after'),"
-	      " (SELECT value FROM metrics WHERE run_id = r.id AND name = 'host.cpus')", f);
+	      " (SELECT value FROM metrics WHERE run_id = r.id AND name = 'host.cpus'),"
+	      " (SELECT value FROM metrics WHERE run_id = r.id AND name = 'rt.drain_ns_total'),"
+	      " (SELECT SUM(value) FROM metrics WHERE run_id = r.id AND name IN ('rt.mig_slow_to_fast', 'rt.mig_fast_to_slow'))",
+	      f);
 	fputs(" FROM runs r JOIN experiments e ON e.id = r.experiment_id ", f);
 	fputs(tail, f);
 	if (fclose(f)) {
@@ -155,6 +158,8 @@ static const struct tl_value_check row_checks[] = {
 	{ C_TO_FAST, "metric rt.bytes_slow_to_fast", TL_CHECK_AMOUNT, false },
 	{ C_TO_SLOW, "metric rt.bytes_fast_to_slow", TL_CHECK_AMOUNT, false },
 	{ C_SIMULATED, "simulated", TL_CHECK_FLAG, true },
+	{ C_DRAIN_NS, "metric rt.drain_ns_total", TL_CHECK_AMOUNT, false },
+	{ C_MOVES, "metrics rt.mig_slow_to_fast + rt.mig_fast_to_slow", TL_CHECK_AMOUNT, false },
 };
 
 /* 0 when the run row holds what the schema allows, else 1 with why; *status its status. */
@@ -247,6 +252,9 @@ static int read_row(struct tl_store *st, sqlite3_stmt *s, struct tl_run_row *row
 	row->load_before = sqlite3_column_double(s, C_LOAD_BEFORE);
 	row->load_after = sqlite3_column_double(s, C_LOAD_AFTER);
 	row->cpus = sqlite3_column_double(s, C_CPUS);
+	row->has_drain = sqlite3_column_type(s, C_DRAIN_NS) != SQLITE_NULL && sqlite3_column_type(s, C_MOVES) != SQLITE_NULL;
+	row->drain_ns = sqlite3_column_double(s, C_DRAIN_NS);
+	row->moves = sqlite3_column_double(s, C_MOVES);
 	if (oom) {
 		tl_run_row_release(row);
 		return -ENOMEM;

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -45,4 +46,32 @@ int tl_mkdir_p(const char *path)
 	while (n > 1 && buf[n - 1] == '/')
 		buf[--n] = '\0';
 	return n ? make(buf) : -ENOENT;
+}
+
+int tl_mkdir_new(char *path, size_t len)
+{
+	char base[PATH_MAX];
+	char *slash;
+	int rc;
+
+	if (strlen(path) >= sizeof(base))
+		return -ENAMETOOLONG;
+	strcpy(base, path);
+	slash = strrchr(base, '/');
+	if (slash && slash > base) {
+		*slash = '\0';
+		rc = tl_mkdir_p(base);
+		*slash = '/';
+		if (rc)
+			return rc;
+	}
+	for (unsigned n = 2; n < 100000; n++) {
+		if (!mkdir(path, 0777))
+			return 0;
+		if (errno != EEXIST)
+			return -errno;
+		if ((size_t)snprintf(path, len, "%s.%u", base, n) >= len)
+			return -ENAMETOOLONG;
+	}
+	return -EEXIST;
 }

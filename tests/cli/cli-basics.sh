@@ -10,8 +10,14 @@ expect_exit 2 "$TIERLAB" run --no-such-option x.yaml
 expect_contains "$out" "unknown option '--no-such-option'"
 expect_exit 2 "$TIERLAB" run
 expect_contains "$out" "usage: tierlab run"
-expect_exit 2 "$TIERLAB" report --format yaml
-expect_contains "$out" "unknown format 'yaml'"
+# every command with printers takes, lists and refuses formats alike (OPT_FORMAT)
+for c in report compare export probe; do
+	expect_exit 0 "$TIERLAB" "$c" -h
+	expect_contains "$out" " or json (default "
+	expect_exit 2 "$TIERLAB" "$c" --format yaml
+	expect_contains "$out" "error: --format: unknown format 'yaml' ("
+	expect_contains "$out" "usage: tierlab $c"
+done
 
 # a bad spec: one line naming file:line:col, exit 2, nothing stored
 cat >"$scratch/bad.yaml" <<'YAML'

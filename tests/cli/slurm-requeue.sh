@@ -16,7 +16,7 @@ trap '"$top/scripts/slurm-local.sh" stop >/dev/null 2>&1; rm -rf "$scratch"' EXI
 
 cat >"$scratch/s.yaml" <<'YAML'
 name: rq
-workload: {command: [sleep, "2"]}
+workload: {command: [sleep, "5"]}
 repetitions: 3
 YAML
 db="$scratch/main.db"
@@ -33,14 +33,18 @@ scontrol requeue "${array}_0" || fail "scontrol requeue ${array}_0 failed"
 # Slurm holds a requeued job back (BeginTime, ~2 minutes here): let it
 # start now, whenever the hold shows (late on a loaded machine). Right
 # after the requeue the task can be missing from squeue for a moment: an
-# empty queue counts only once the requeued task has stored its runs.
+# empty queue counts only once the requeued task has stored its runs and
+# its second attempt has written its lines. (Each run sleeps 5 s, so the
+# requeue lands while the first attempt still has two runs to make, even
+# on a loaded host.)
 for _ in $(seq 600); do
 	if [ "$(squeue -h -j "${array}_0" -o %r 2>/dev/null)" = BeginTime ]; then
 		# the job may start between the two commands: a refusal then is no failure
 		scontrol update JobId="${array}_0" StartTime=now >/dev/null 2>&1 || true
 	fi
 	[ -z "$(squeue -h -j "$array,$merge" 2>/dev/null)" ] &&
-		[ "$(sqlite3 "$shard" 'SELECT count(*) FROM runs' 2>/dev/null || echo 0)" -ge 3 ] && break
+		[ "$(sqlite3 "$shard" 'SELECT count(*) FROM runs' 2>/dev/null || echo 0)" -ge 3 ] &&
+		grep -q "(stored ok)" "$scratch/shards/rq/slurm-${array}_0.out" 2>/dev/null && break
 	sleep 0.2
 done
 [ -z "$(squeue -h -j "$array,$merge" 2>/dev/null)" ] || fail "jobs still queued after 2 minutes: $(squeue)"

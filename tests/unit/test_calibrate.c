@@ -25,6 +25,7 @@
 #include <cmocka.h>
 
 #include "simulate/calibrate.h"
+#include "simulate/calibrate-moves.h"
 
 static struct tl_tier_model machine(void)
 {
@@ -143,12 +144,48 @@ static void test_refused(void **state)
 	assert_int_equal(tl_calibrate(&m, pts, NPTS, &fit), -EINVAL);
 }
 
+/*
+ * Runs generated from a known move cost (drain = moves * cost + bytes /
+ * gbs, with a deterministic +-3% noise): two move sizes recover both
+ * terms; one size puts all of it per byte, and predicts that size's drains.
+ */
+static void test_moves(void **state)
+{
+	struct tl_calib_moves runs[6];
+	struct tl_calib_moves_fit fit;
+	const double cost_ns = 120e3, gbs = 1.5;	/* 120 us a move, 1.5 bytes/ns */
+
+	(void)state;
+	for (int i = 0; i < 6; i++) {
+		double size = (i % 2 ? 4.0 : 1.0) * (1 << 20), moves = 100 + 37 * i;
+
+		runs[i] = (struct tl_calib_moves){ (moves * cost_ns + moves * size / gbs) * (1 + 0.03 * ((i % 3) - 1)),
+						   moves, moves * size };
+	}
+	assert_int_equal(tl_calibrate_moves(runs, 6, &fit), 0);
+	assert_false(fit.per_byte_only);
+	assert_true(fabs(fit.cost_us - 120) < 0.15 * 120);
+	assert_true(fabs(fit.gbs - gbs) < 0.1 * gbs);
+	assert_true(fit.max_rel < 0.06);
+
+	for (int i = 0; i < 6; i++)	/* one size: 1 MiB moves only */
+		runs[i].bytes = runs[i].moves * (1 << 20), runs[i].drain_ns = runs[i].moves * (cost_ns + (1 << 20) / gbs);
+	assert_int_equal(tl_calibrate_moves(runs, 6, &fit), 0);
+	assert_true(fit.per_byte_only);
+	assert_true(fit.cost_us == 0);
+	assert_true(fabs((1 << 20) / fit.gbs - (cost_ns + (1 << 20) / gbs)) < 1e-6 * cost_ns);
+
+	runs[0] = (struct tl_calib_moves){ 0, 0, 0 };	/* no run that moved */
+	assert_int_equal(tl_calibrate_moves(runs, 1, &fit), -EINVAL);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_recovers),
 		cmocka_unit_test(test_held_out),
 		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_moves),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "probe/probe.h"
+#include "store/query.h"
 #include "store/store.h"
 
 static char root[64];
@@ -355,7 +356,7 @@ static void test_profiles(void **state)
 	assert_int_equal(tl_probe_recommend(&p), 0);
 	assert_int_equal(tl_probe_profile_save(st, "xmax", &p), 0);
 
-	assert_int_equal(tl_probe_profile_nodes(st, "xmax", &fast, &slow), 0);
+	assert_int_equal(tl_store_profile_nodes(st, "xmax", &fast, &slow), 0);
 	assert_string_equal(fast, "1");
 	assert_string_equal(slow, "2");
 	free(fast);
@@ -368,12 +369,12 @@ static void test_profiles(void **state)
 	p.nodes[2].mem_total = 1ull << 20;
 	assert_int_equal(tl_probe_recommend(&p), 0);
 	assert_int_equal(tl_probe_profile_save(st, "xmax", &p), 0);
-	assert_int_equal(tl_probe_profile_nodes(st, "xmax", &fast, &slow), 0);
+	assert_int_equal(tl_store_profile_nodes(st, "xmax", &fast, &slow), 0);
 	assert_string_equal(slow, "0");
 	free(fast);
 	free(slow);
 
-	assert_int_equal(tl_probe_profile_nodes(st, "nope", &fast, &slow), -ENOENT);
+	assert_int_equal(tl_store_profile_nodes(st, "nope", &fast, &slow), -ENOENT);
 	assert_null(fast);
 	assert_null(slow);
 	tl_probe_release(&p);
@@ -382,7 +383,7 @@ static void test_profiles(void **state)
 	model(&p, 1, 20);
 	assert_int_equal(tl_probe_recommend(&p), 0);
 	assert_int_equal(tl_probe_profile_save(st, "laptop", &p), 0);
-	assert_int_equal(tl_probe_profile_nodes(st, "laptop", &fast, &slow), 0);
+	assert_int_equal(tl_store_profile_nodes(st, "laptop", &fast, &slow), 0);
 	assert_string_equal(fast, "0");
 	assert_null(slow);
 	free(fast);

@@ -31,7 +31,7 @@
 #include "spec/spec.h"
 
 #define MIN_BAD_CASES 35
-/* TL_YAML_MAX_DEPTH (spec-internal.h), as the messages state it */
+/* TL_YAML_MAX_DEPTH (spec/yaml.h), as the messages state it */
 #define TL_DEPTH_LIMIT 64
 #define MIN_GOOD_CASES 6
 
