@@ -311,28 +311,40 @@ int tl_counters_add_list(struct tl_counter_set *set, const char *const *items, s
 	return 0;
 }
 
-int tl_counters_parse(struct tl_counter_set *set, const char *text)
+int tl_events_split(const char *text, int (*item)(const char *s, size_t n, void *ctx), void *ctx)
 {
 	const char *start = text;
 	int depth = 0;
 
+	for (const char *p = text; *p; p++) {
+		depth += (*p == '{') - (*p == '}');
+		if (depth < 0)
+			return -EINVAL;
+	}
+	if (depth)
+		return -EINVAL;
 	for (const char *p = text;; p++) {
-		if (*p == '{')
-			depth++;
-		else if (*p == '}')
-			depth--;
-		if (depth < 0 || (!*p && depth))
-			return error("unbalanced braces in event list '%s'", text);
+		depth += (*p == '{') - (*p == '}');
 		if (!*p || (*p == ',' && !depth)) {
-			int rc = add_item(set, start, (size_t)(p - start));
+			int rc = item(start, (size_t)(p - start), ctx);
 
-			if (rc)
+			if (rc || !*p)
 				return rc;
-			if (!*p)
-				return 0;
 			start = p + 1;
 		}
 	}
+}
+
+static int parse_item(const char *s, size_t n, void *set)
+{
+	return add_item(set, s, n);
+}
+
+int tl_counters_parse(struct tl_counter_set *set, const char *text)
+{
+	int rc = tl_events_split(text, parse_item, set);
+
+	return rc == -EINVAL ? error("unbalanced braces in event list '%s'", text) : rc;
 }
 
 const struct tl_counter *tl_counters_find(const struct tl_counter_set *set, const char *event)
