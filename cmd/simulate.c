@@ -752,7 +752,7 @@ static int advise(const struct sim_opts *o, const struct tl_trace *t)
 		used += (size_t)snprintf(fracs + used, sizeof(fracs) - used, "%s%.4g", i ? ", " : "",
 					 frac[i]);
 	/* 4 KiB chunks: the fractions as chosen, not rounded down to the run's chunks */
-	c = (struct tl_sim_config){ .chunk_size = 4096, .fractions = frac, .nfractions = p->nallocs, .window = 16 };
+	c = (struct tl_sim_config){ .chunk_size = 4096, .fractions = frac, .nfractions = p->nallocs, .window = TLP_WINDOW_DEFAULT };
 	c.budget_chunks = (uint32_t)(budget / c.chunk_size);
 	c.pol = tl_sim_policy_open("static", &dl, why, sizeof(why));
 	if (!c.pol || tl_sim_replay(t, &c, NULL, &r, why, sizeof(why))) {
@@ -926,7 +926,7 @@ int cmd_simulate(int argc, const char **argv)
 		OPT_BOOL(0, "events", &o.events, "print the replay's samples and migrations (own configuration)"),
 		OPT_STRING(0, "format", &o.format, "text|csv", "output format"),
 		OPT_BOOL(0, "no-store", &o.no_store, "with a spec: print only, store no simulated runs"),
-		OPT_STRING(0, "db", &o.db, "file", "results database (default $TIERLAB_DB or results/tierlab.db)"),
+		OPT_DB(&o.db, "results database"),
 	};
 	struct option options[ARRAY_SIZE(common) + TL_AXIS__COUNT + 2];
 	struct tl_trace t = { 0 };

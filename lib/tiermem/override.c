@@ -41,7 +41,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define API __attribute__((visibility("default")))
 #define RETADDR ((uintptr_t)__builtin_return_address(0))
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
@@ -257,7 +256,7 @@ static inline void *do_malloc(size_t n, uintptr_t ra)
 	return malloc_slow(n, ra);
 }
 
-API void *malloc(size_t n)
+TL_EXPORT void *malloc(size_t n)
 {
 	return do_malloc(n, RETADDR);
 }
@@ -266,7 +265,7 @@ API void *malloc(size_t n)
  * No check that the next allocator is resolved: until it is, next.free is
  * free_first, which resolves it.
  */
-API void free(void *p)
+TL_EXPORT void free(void *p)
 {
 	if (unlikely(tlrt_managed(p))) {
 		managed_free(p);
@@ -277,7 +276,7 @@ API void free(void *p)
 	__atomic_load_n(&next.free, __ATOMIC_ACQUIRE)(p);	/* NULL too: the next allocator ignores it */
 }
 
-API void *calloc(size_t n, size_t m)
+TL_EXPORT void *calloc(size_t n, size_t m)
 {
 	size_t total;
 	void *p;
@@ -356,12 +355,12 @@ static void *do_realloc(void *p, size_t n, uintptr_t ra)
 	return move_to(p, q, n);
 }
 
-API void *realloc(void *p, size_t n)
+TL_EXPORT void *realloc(void *p, size_t n)
 {
 	return do_realloc(p, n, RETADDR);
 }
 
-API void *reallocarray(void *p, size_t n, size_t m)
+TL_EXPORT void *reallocarray(void *p, size_t n, size_t m)
 {
 	size_t total;
 
@@ -377,7 +376,7 @@ static int good_alignment(size_t a)
 	return a && !(a & (a - 1));
 }
 
-API void *memalign(size_t align, size_t n)
+TL_EXPORT void *memalign(size_t align, size_t n)
 {
 	void *p;
 
@@ -390,7 +389,7 @@ API void *memalign(size_t align, size_t n)
 	return next.memalign(align, n);
 }
 
-API int posix_memalign(void **out, size_t align, size_t n)
+TL_EXPORT int posix_memalign(void **out, size_t align, size_t n)
 {
 	void *p;
 
@@ -408,7 +407,7 @@ API int posix_memalign(void **out, size_t align, size_t n)
 	return 0;
 }
 
-API void *aligned_alloc(size_t align, size_t n)
+TL_EXPORT void *aligned_alloc(size_t align, size_t n)
 {
 	void *p;
 
@@ -421,7 +420,7 @@ API void *aligned_alloc(size_t align, size_t n)
 	return next.aligned_alloc(align, n);
 }
 
-API void *valloc(size_t n)
+TL_EXPORT void *valloc(size_t n)
 {
 	void *p;
 
@@ -434,7 +433,7 @@ API void *valloc(size_t n)
 	return next.valloc(n);
 }
 
-API void *pvalloc(size_t n)
+TL_EXPORT void *pvalloc(size_t n)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), rounded;
 	void *p;
@@ -451,7 +450,7 @@ API void *pvalloc(size_t n)
 	return next.pvalloc(n);
 }
 
-API size_t malloc_usable_size(void *p)
+TL_EXPORT size_t malloc_usable_size(void *p)
 {
 	if (!p)
 		return 0;
