@@ -628,17 +628,17 @@ static inline void *cxx_new(enum cxx_op op, size_t n, const void *nt, uintptr_t 
 	return cxx_new_slow(op, n, 0, nt, ra);
 }
 
-API void *_Znwm(size_t n) { return cxx_new(NW, n, NULL, RETADDR); }
-API void *_Znam(size_t n) { return cxx_new(NA, n, NULL, RETADDR); }
-API void *_ZnwmRKSt9nothrow_t(size_t n, const void *nt) { return cxx_new(NW_NT, n, nt, RETADDR); }
-API void *_ZnamRKSt9nothrow_t(size_t n, const void *nt) { return cxx_new(NA_NT, n, nt, RETADDR); }
-API void *_ZnwmSt11align_val_t(size_t n, size_t al) { return cxx_new_slow(NW_AL, n, al, NULL, RETADDR); }
-API void *_ZnamSt11align_val_t(size_t n, size_t al) { return cxx_new_slow(NA_AL, n, al, NULL, RETADDR); }
-API void *_ZnwmSt11align_val_tRKSt9nothrow_t(size_t n, size_t al, const void *nt)
+TL_EXPORT void *_Znwm(size_t n) { return cxx_new(NW, n, NULL, RETADDR); }
+TL_EXPORT void *_Znam(size_t n) { return cxx_new(NA, n, NULL, RETADDR); }
+TL_EXPORT void *_ZnwmRKSt9nothrow_t(size_t n, const void *nt) { return cxx_new(NW_NT, n, nt, RETADDR); }
+TL_EXPORT void *_ZnamRKSt9nothrow_t(size_t n, const void *nt) { return cxx_new(NA_NT, n, nt, RETADDR); }
+TL_EXPORT void *_ZnwmSt11align_val_t(size_t n, size_t al) { return cxx_new_slow(NW_AL, n, al, NULL, RETADDR); }
+TL_EXPORT void *_ZnamSt11align_val_t(size_t n, size_t al) { return cxx_new_slow(NA_AL, n, al, NULL, RETADDR); }
+TL_EXPORT void *_ZnwmSt11align_val_tRKSt9nothrow_t(size_t n, size_t al, const void *nt)
 {
 	return cxx_new_slow(NW_AL_NT, n, al, nt, RETADDR);
 }
-API void *_ZnamSt11align_val_tRKSt9nothrow_t(size_t n, size_t al, const void *nt)
+TL_EXPORT void *_ZnamSt11align_val_tRKSt9nothrow_t(size_t n, size_t al, const void *nt)
 {
 	return cxx_new_slow(NA_AL_NT, n, al, nt, RETADDR);
 }
@@ -692,18 +692,18 @@ static inline void cxx_delete(enum cxx_op op, void *p, size_t x, size_t al, cons
 	cxx_delete_next(op, p, x, al, nt);
 }
 
-API void _ZdlPv(void *p) { cxx_delete(DL, p, 0, 0, NULL); }
-API void _ZdaPv(void *p) { cxx_delete(DA, p, 0, 0, NULL); }
-API void _ZdlPvm(void *p, size_t n) { cxx_delete(DL_SZ, p, n, 0, NULL); }
-API void _ZdaPvm(void *p, size_t n) { cxx_delete(DA_SZ, p, n, 0, NULL); }
-API void _ZdlPvRKSt9nothrow_t(void *p, const void *nt) { cxx_delete(DL_NT, p, 0, 0, nt); }
-API void _ZdaPvRKSt9nothrow_t(void *p, const void *nt) { cxx_delete(DA_NT, p, 0, 0, nt); }
-API void _ZdlPvSt11align_val_t(void *p, size_t al) { cxx_delete(DL_AL, p, al, 0, NULL); }
-API void _ZdaPvSt11align_val_t(void *p, size_t al) { cxx_delete(DA_AL, p, al, 0, NULL); }
-API void _ZdlPvmSt11align_val_t(void *p, size_t n, size_t al) { cxx_delete(DL_SZ_AL, p, n, al, NULL); }
-API void _ZdaPvmSt11align_val_t(void *p, size_t n, size_t al) { cxx_delete(DA_SZ_AL, p, n, al, NULL); }
-API void _ZdlPvSt11align_val_tRKSt9nothrow_t(void *p, size_t al, const void *nt) { cxx_delete(DL_AL_NT, p, al, 0, nt); }
-API void _ZdaPvSt11align_val_tRKSt9nothrow_t(void *p, size_t al, const void *nt) { cxx_delete(DA_AL_NT, p, al, 0, nt); }
+TL_EXPORT void _ZdlPv(void *p) { cxx_delete(DL, p, 0, 0, NULL); }
+TL_EXPORT void _ZdaPv(void *p) { cxx_delete(DA, p, 0, 0, NULL); }
+TL_EXPORT void _ZdlPvm(void *p, size_t n) { cxx_delete(DL_SZ, p, n, 0, NULL); }
+TL_EXPORT void _ZdaPvm(void *p, size_t n) { cxx_delete(DA_SZ, p, n, 0, NULL); }
+TL_EXPORT void _ZdlPvRKSt9nothrow_t(void *p, const void *nt) { cxx_delete(DL_NT, p, 0, 0, nt); }
+TL_EXPORT void _ZdaPvRKSt9nothrow_t(void *p, const void *nt) { cxx_delete(DA_NT, p, 0, 0, nt); }
+TL_EXPORT void _ZdlPvSt11align_val_t(void *p, size_t al) { cxx_delete(DL_AL, p, al, 0, NULL); }
+TL_EXPORT void _ZdaPvSt11align_val_t(void *p, size_t al) { cxx_delete(DA_AL, p, al, 0, NULL); }
+TL_EXPORT void _ZdlPvmSt11align_val_t(void *p, size_t n, size_t al) { cxx_delete(DL_SZ_AL, p, n, al, NULL); }
+TL_EXPORT void _ZdaPvmSt11align_val_t(void *p, size_t n, size_t al) { cxx_delete(DA_SZ_AL, p, n, al, NULL); }
+TL_EXPORT void _ZdlPvSt11align_val_tRKSt9nothrow_t(void *p, size_t al, const void *nt) { cxx_delete(DL_AL_NT, p, al, 0, nt); }
+TL_EXPORT void _ZdaPvSt11align_val_tRKSt9nothrow_t(void *p, size_t al, const void *nt) { cxx_delete(DA_AL_NT, p, al, 0, nt); }
 
 /*
  * At load: read the variables before the program's code runs, create the
