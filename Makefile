@@ -56,9 +56,14 @@ tool: $(TIERLAB) $(TARGETS)
 
 all: tierlab-core
 
+# Dependencies under both names of an object: the tests call make with B
+# absolute (make install B=$$PWD/build), the build with B relative; a .d
+# naming one only left the other blind to header changes.
+DEPFLAGS = -MMD -MP -MT '$(abspath $@)' -MT '$(patsubst $(CURDIR)/%,%,$(abspath $@))'
+
 $(B)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -MMD -MP -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c -o $@ $<
 
 $(LIBTIERLAB): $(LIB_OBJ)
 	@mkdir -p $(dir $@)

@@ -3,10 +3,10 @@
  *   1. cmd/<name>.c with cmd_<name>(), its usage lines and option table at
  *      the top, right above the parse_options() call (so -h is generated
  *      from what it accepts);
- *   2. a row in commands[] in cmd/tierlab.c;
- *   3. docs/commands/<name>.md with the synopsis that -h prints
- *      (tests/cli/help.sh fails when they disagree);
- *   4. a test in tests/cli/.
+ *   2. a row in TL_COMMANDS below (its prototype and its place in
+ *      `tierlab --help` and dispatch follow);
+ * and docs/commands/<name>.md with the synopsis that -h prints
+ * (tests/cli/help.sh fails when they disagree), and a test in tests/cli/.
  * Exit codes: 0 ok, 1 some runs failed, 2 bad usage, bad spec or bad input.
  */
 #ifndef TL_BUILTIN_H
@@ -14,20 +14,30 @@
 
 #include <stdbool.h>
 #include "parse-options.h"
+#include "util/paths.h"
 
-int cmd_run(int argc, const char **argv);
-int cmd_sweep(int argc, const char **argv);
-int cmd_report(int argc, const char **argv);
-int cmd_plot(int argc, const char **argv);
-int cmd_compare(int argc, const char **argv);
-int cmd_export(int argc, const char **argv);
-int cmd_show(int argc, const char **argv);
-int cmd_list(int argc, const char **argv);
-int cmd_probe(int argc, const char **argv);
-int cmd_simulate(int argc, const char **argv);
-int cmd_merge(int argc, const char **argv);
-int cmd_status(int argc, const char **argv);
-int cmd_help(int argc, const char **argv);
+/* X(name, help), in the order `tierlab --help` lists them; help's cmd_help() is in cmd/tierlab.c. */
+#define TL_COMMANDS(X) \
+	X(run, "run an experiment spec and store every run") \
+	X(sweep, "run a spec with axes (chunks, rate, ...) set from the command line") \
+	X(report, "compare configurations against a baseline") \
+	X(compare, "two experiments or selectors side by side, with significance") \
+	X(export, "a table (samples, migrations, allocations, counters, report) as CSV or JSON") \
+	X(plot, "draw an experiment's results or a run's log with gnuplot") \
+	X(show, "print one stored run whole") \
+	X(list, "list known workloads, policies, allocators, samplers, axes, experiments") \
+	X(probe, "measure the machine's memory tiers: nodes, latency, bandwidth, counters") \
+	X(simulate, "record accesses once, replay them through the policies offline") \
+	X(merge, "fold the shard databases of Slurm array tasks into the main database") \
+	X(status, "show a Slurm submission's progress: shards, queue, merge") \
+	X(help, "show help for tierlab or a command")
+
+#define TL_COMMAND_FN(name, help) int cmd_##name(int argc, const char **argv);
+TL_COMMANDS(TL_COMMAND_FN)
+#undef TL_COMMAND_FN
+
+/* --db of every command that opens the results: what it is for, then the default tl_path_default_db() takes. */
+#define OPT_DB(var, what) OPT_STRING(0, "db", var, "file", what " (default $TIERLAB_DB or " TL_DB_DEFAULT ")")
 
 /*
  * What `run` and `sweep` share: options common to both, then load, plan,
@@ -59,7 +69,7 @@ char *invocation(int argc, const char **argv);
 	OPT_STRING(0, "only", &(o).only, "runs", "only these runs: numbers from --dry-run (3,5-7) or run-key prefixes"), \
 	OPT_STRING(0, "where", &(o).where, "axis=value,..", "only runs whose configuration matches"), \
 	OPT_STRING(0, "events", &(o).events, "list", "perf events to count, replacing the spec's: cycles,{instructions,cache-misses}"), \
-	OPT_STRING(0, "db", &(o).db, "file", "results database (default $TIERLAB_DB or results/tierlab.db)"), \
+	OPT_DB(&(o).db, "results database"), \
 	OPT_BOOL('q', "quiet", &(o).quiet, "plain progress lines even on a terminal"), \
 	OPT_STRING(0, "quiet-host", &(o).quiet_host, "load[:wait]", "before each run, wait until the 1-minute load is below LOAD (at most WAIT, default 10m)"), \
 	OPT_GROUP("Slurm (see docs/cluster.md)"), \

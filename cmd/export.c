@@ -98,7 +98,7 @@ int cmd_export(int argc, const char **argv)
 		OPT_STRING('e', "experiment", &experiment, "name", "the experiment's runs (default: the latest)"),
 		OPT_STRING(0, "run", &run, "run", "one run (id, run key or its prefix) instead"),
 		OPT_FORMAT(&format, formats),
-		OPT_STRING(0, "db", &db, "file", "results database (default $TIERLAB_DB or results/tierlab.db)"),
+		OPT_DB(&db, "results database"),
 		OPT_END(),
 	};
 	struct tl_store *st = NULL;

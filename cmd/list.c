@@ -90,15 +90,22 @@ static void list_policies(void)
 static void list_libs(void)
 {
 	char *rt = tl_path_lib("libtiermem.so");
-	char *fat = tl_path_lib("libfatalloc.so");
 
 	printf("runtime: %s\n", rt ? rt : "libtiermem.so not built: static, lru, window cannot run");
-	printf("allocators: system, glibc-thp, glibc-hugetlb, jemalloc%s, mimalloc, mimalloc-large%s, fat%s\n",
-	       tl_path_system_lib("libjemalloc.so.2") ? "" : " (libjemalloc2 not installed)",
-	       tl_path_system_lib("libmimalloc.so.2") ? "" : " (libmimalloc2.0 not installed)",
-	       fat ? "" : " (libfatalloc.so not built)");
+	printf("allocators:");
+	for (size_t i = 0; tl_allocator_names[i]; i++) {
+		const struct tl_allocator_info *al = tl_allocator_find(tl_allocator_names[i]);
+		char *own = al->lib && !al->package ? tl_path_lib(al->lib) : NULL;
+
+		printf("%s %s", i ? "," : "", al->name);
+		if (al->lib && al->package && !tl_path_system_lib(al->lib))
+			printf(" (%s not installed)", al->package);
+		else if (al->lib && !al->package && !own)
+			printf(" (%s not built)", al->lib);
+		free(own);
+	}
+	printf("\n");
 	free(rt);
-	free(fat);
 }
 
 static void list_axes(void)
@@ -200,7 +207,7 @@ int cmd_list(int argc, const char **argv)
 	};
 	const struct option options[] = {
 		OPT_STRING('e', "experiment", &experiment, "name", "with 'sessions': only those that stored runs of it"),
-		OPT_STRING(0, "db", &db, "file", "results database for 'experiments' and 'sessions'"),
+		OPT_DB(&db, "results database for 'experiments' and 'sessions'"),
 		OPT_END(),
 	};
 	static const char *const what_names[] = { "workloads", "policies", "allocators", "samplers",

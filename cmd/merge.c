@@ -23,7 +23,7 @@ int cmd_merge(int argc, const char **argv)
 		NULL
 	};
 	const struct option options[] = {
-		OPT_STRING(0, "db", &db, "file", "the main database (default $TIERLAB_DB or results/tierlab.db)"),
+		OPT_DB(&db, "the main database"),
 		OPT_STRING(0, "experiment", &experiment, "name", "refuse shards of another experiment (default: the first shard's)"),
 		OPT_STRING(0, "spec-hash", &spec_hash, "hash", "refuse shards written from another spec"),
 		OPT_BOOL('q', "quiet", &quiet, "print only errors"),

@@ -151,7 +151,7 @@ int cmd_plot(int argc, const char **argv)
 		OPT_STRING('o', "output", &output, "file", "the image, .svg, .png, .pdf or .eps; NAME.gp and NAME.dat go beside it"),
 		OPT_STRING(0, "size", &size, "size", "column (3.5 in wide), page (7 in) or WxH in inches (default: page)"),
 		OPT_BOOL(0, "script-only", &script_only, "write the script and data, do not run gnuplot"),
-		OPT_STRING(0, "db", &db, "file", "results database (default $TIERLAB_DB or results/tierlab.db)"),
+		OPT_DB(&db, "results database"),
 		OPT_END(),
 	};
 	struct tl_store *st = NULL;

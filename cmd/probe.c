@@ -32,7 +32,7 @@ int cmd_probe(int argc, const char **argv)
 		OPT_STRING(0, "size", &size_text, "size", "buffer per node (default 256M, 64M with --quick)"),
 		OPT_FORMAT(&format, formats),
 		OPT_STRING(0, "save", &save, "name", "store the result as machine profile <name>"),
-		OPT_STRING(0, "db", &db, "file", "results database for --save (default $TIERLAB_DB or results/tierlab.db)"),
+		OPT_DB(&db, "results database for --save"),
 		OPT_BOOL(0, "quick", &quick, "smaller buffer, fewer passes"),
 		OPT_END(),
 	};

@@ -147,7 +147,7 @@ int cmd_report(int argc, const char **argv)
 		OPT_STRING(0, "columns", &columns, "name,..", "text and markdown show these columns, in this order"),
 		OPT_STRING(0, "session", &session, "id", "only the runs of this session (tierlab list sessions)"),
 		OPT_STRING(0, "since", &since, "time", "only the runs of sessions started since: 2024-05-01 14:00, or 2h ago"),
-		OPT_STRING(0, "db", &db, "file", "results database (default $TIERLAB_DB or results/tierlab.db)"),
+		OPT_DB(&db, "results database"),
 		OPT_END(),
 	};
 	struct tl_store *st = NULL;

@@ -222,7 +222,7 @@ int cmd_show(int argc, const char **argv)
 	int allocations = 0;
 	const struct option options[] = {
 		OPT_BOOL(0, "allocations", &allocations, "each managed allocation: call site, samples, hit rate, fast bytes at the end"),
-		OPT_STRING(0, "db", &db, "file", "results database (default $TIERLAB_DB or results/tierlab.db)"),
+		OPT_DB(&db, "results database"),
 		OPT_END(),
 	};
 	struct tl_store *st = NULL;

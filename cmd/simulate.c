@@ -732,7 +732,7 @@ int cmd_simulate(int argc, const char **argv)
 		OPT_BOOL(0, "events", &o.events, "print the replay's samples and migrations (own configuration)"),
 		OPT_FORMAT(&o.format, tl_sim_format_names),
 		OPT_BOOL(0, "no-store", &o.no_store, "with a spec: print only, store no simulated runs"),
-		OPT_STRING(0, "db", &o.db, "file", "results database (default $TIERLAB_DB or results/tierlab.db)"),
+		OPT_DB(&o.db, "results database"),
 	};
 	struct option options[ARRAY_SIZE(common) + TL_AXIS__COUNT + 2];
 	struct tl_trace t = { 0 };

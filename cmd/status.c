@@ -112,7 +112,7 @@ int cmd_status(int argc, const char **argv)
 		NULL
 	};
 	const struct option options[] = {
-		OPT_STRING(0, "db", &db, "file", "the main database (default $TIERLAB_DB or results/tierlab.db)"),
+		OPT_DB(&db, "the main database"),
 		OPT_END(),
 	};
 	int ret = 0;

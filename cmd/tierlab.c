@@ -16,19 +16,9 @@ struct cmd_struct {
 };
 
 static const struct cmd_struct commands[] = {
-	{ "run", cmd_run, "run an experiment spec and store every run" },
-	{ "sweep", cmd_sweep, "run a spec with axes (chunks, rate, ...) set from the command line" },
-	{ "report", cmd_report, "compare configurations against a baseline" },
-	{ "compare", cmd_compare, "two experiments or selectors side by side, with significance" },
-	{ "export", cmd_export, "a table (samples, migrations, allocations, counters, report) as CSV or JSON" },
-	{ "plot", cmd_plot, "draw an experiment's results or a run's log with gnuplot" },
-	{ "show", cmd_show, "print one stored run whole" },
-	{ "list", cmd_list, "list known workloads, policies, allocators, samplers, axes, experiments" },
-	{ "probe", cmd_probe, "measure the machine's memory tiers: nodes, latency, bandwidth, counters" },
-	{ "simulate", cmd_simulate, "record accesses once, replay them through the policies offline" },
-	{ "merge", cmd_merge, "fold the shard databases of Slurm array tasks into the main database" },
-	{ "status", cmd_status, "show a Slurm submission's progress: shards, queue, merge" },
-	{ "help", cmd_help, "show help for tierlab or a command" },
+#define TL_COMMAND_ROW(name, help) { #name, cmd_##name, help },
+	TL_COMMANDS(TL_COMMAND_ROW)
+#undef TL_COMMAND_ROW
 };
 
 static void print_commands(FILE *out)

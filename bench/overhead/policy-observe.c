@@ -6,6 +6,7 @@
  * depend on how lru or window react to what they see.
  */
 #include "policies/tierlab-policy.h"
+#include "util/export.h"
 
 struct st {
 	const struct tlp_params *p;
@@ -87,7 +88,7 @@ static const struct tlp_policy policy = {
 	.fini = fini,
 };
 
-__attribute__((visibility("default"))) const struct tlp_policy *tierlab_policy(void)
+TL_EXPORT const struct tlp_policy *tierlab_policy(void)
 {
 	return &policy;
 }

@@ -32,6 +32,16 @@
 #include "policies/param-bounds.h"
 #include "util/units.h"
 
+/*
+ * The runtime's unit, 2 MiB (a huge page on x86-64): its regions start and
+ * end on one, the log's sample offsets count in them, and a chunk is one
+ * unless a run says otherwise (TIERLAB_CHUNK_SIZE's default).
+ */
+#define TL_UNIT_MIB 2
+#define TL_UNIT_SHIFT 21
+#define TL_UNIT (1UL << TL_UNIT_SHIFT)
+_Static_assert(TL_UNIT == (unsigned long)TL_UNIT_MIB << 20, "TL_UNIT_MIB and TL_UNIT_SHIFT disagree");
+
 enum tl_kind {
 	TL_KIND_NAME,		/* letters, digits and . _ + - (a workload, a size preset) */
 	TL_KIND_INT,		/* a whole number within the bounds */
@@ -80,7 +90,7 @@ enum tl_applies {
 	  "SHAMBLES_FAST_MEM_CHUNKS", 1, 1e9, "fast-tier chunks (budget / chunk size)") \
 	X(RATE,        "rate",        RATE,    RUNTIME, 0,                 "10Hz",     "TIERLAB_RATE", \
 	  NULL, TL_RATE_MIN_HZ, TL_RATE_MAX_HZ, "sampling rate (10Hz, 1kHz)") \
-	X(WINDOW,      "window",      INT,     PARAM,   0,                 "16",       "TIERLAB_WINDOW", \
+	X(WINDOW,      "window",      INT,     PARAM,   0, TLP_STR(TLP_WINDOW_DEFAULT), "TIERLAB_WINDOW", \
 	  "SHAMBLES_WINDOW_SIZE", 1, TLP_WINDOW_MAX, "window policy length, in samples (" TLP_WINDOW_COST ")") \
 	X(SAMPLER,     "sampler",     SAMPLER, RUNTIME, 0,                 "fault",    "TIERLAB_SAMPLER", \
 	  NULL, 0, 0, "access sampler") \
@@ -107,7 +117,7 @@ enum tl_applies {
 /*
  * The kernel's own tiering, which tierlab sets up around the workload
  * instead of running the runtime in it (lib/ktier): X(id, name, help).
- * Their parameters are declared in axis.c (tl_policy_params).
+ * Their parameters are declared in policy-class.h (tl_policy_params).
  */
 #define TL_KERNEL_POLICIES(X) \
 	X(AUTONUMA, "autonuma", "NUMA balancing in memory-tiering mode (numa_balancing=2) with demotion") \
@@ -118,7 +128,7 @@ enum tl_applies {
  * `--interleave` and `--weighted-interleave` do, set by tierlab on the
  * workload's process before exec (whole process, inherited by its
  * children), with no runtime in it: X(id, name, help). Their parameters
- * are declared in axis.c; lib/ktier sets up what they need of the kernel
+ * are declared in policy-class.h; lib/ktier sets up what they need of the kernel
  * (the budget's huge pages, the interleave weights).
  */
 #define TL_MEM_POLICIES(X) \
@@ -133,19 +143,25 @@ enum tl_applies {
 	X(LOG,      "log")
 
 /*
- * The allocators a run may be given: X(id, name). glibc-thp and
- * glibc-hugetlb are glibc with glibc.malloc.hugetlb=1 (its heap and mmap'd
- * chunks madvised for THP) and =2 (mmap'd chunks on hugetlb pages);
- * mimalloc-large is mimalloc with MIMALLOC_LARGE_OS_PAGES=1.
+ * The allocators a run may be given: X(id, name, lib, package, hugetlb, env)
+ *   lib      the library preloaded into the workload, NULL = none
+ *   package  the distribution's package that installs lib, NULL = tierlab
+ *            builds it (its lib directory)
+ *   hugetlb  glibc.malloc.hugetlb's value in GLIBC_TUNABLES, NULL = none:
+ *            1 madvises glibc's heap and mmap'd chunks for THP, 2 puts
+ *            mmap'd chunks on hugetlb pages
+ *   env      one more variable the allocator reads, "NAME=value", NULL = none
+ * (MIMALLOC_LARGE_OS_PAGES: 2 MiB pages for mimalloc's segments, hugetlb
+ * when free, else THP).
  */
 #define TL_ALLOCATORS(X) \
-	X(SYSTEM,         "system") \
-	X(JEMALLOC,       "jemalloc") \
-	X(FAT,            "fat") \
-	X(GLIBC_THP,      "glibc-thp") \
-	X(GLIBC_HUGETLB,  "glibc-hugetlb") \
-	X(MIMALLOC,       "mimalloc") \
-	X(MIMALLOC_LARGE, "mimalloc-large")
+	X(SYSTEM,         "system",         NULL,               NULL,             NULL, NULL) \
+	X(JEMALLOC,       "jemalloc",       "libjemalloc.so.2", "libjemalloc2",   NULL, NULL) \
+	X(FAT,            "fat",            "libfatalloc.so",   NULL,             NULL, NULL) \
+	X(GLIBC_THP,      "glibc-thp",      NULL,               NULL,             "1",  NULL) \
+	X(GLIBC_HUGETLB,  "glibc-hugetlb",  NULL,               NULL,             "2",  NULL) \
+	X(MIMALLOC,       "mimalloc",       "libmimalloc.so.2", "libmimalloc2.0", NULL, NULL) \
+	X(MIMALLOC_LARGE, "mimalloc-large", "libmimalloc.so.2", "libmimalloc2.0", NULL, "MIMALLOC_LARGE_OS_PAGES=1")
 
 /* The most fractions a static policy may list: one per large allocation. */
 #define TL_STATIC_MAX_FRACTIONS 256

@@ -9,9 +9,8 @@
  * Values are kept as canonical strings (see units.h) so equal
  * configurations compare and hash equal whatever the user wrote.
  *
- * Also here: what the tierlab program knows of policies (which need the
- * runtime, which move chunks, which parameters they take: the built-in
- * policies say so themselves, lib/policies/), samplers and log modes.
+ * What the tierlab program knows of policies (which need the runtime,
+ * which move chunks, which parameters they take) is policy-class.h.
  */
 #ifndef TL_AXIS_H
 #define TL_AXIS_H
@@ -56,59 +55,19 @@ int tl_axis_lookup(const char *name);
  * (without file/line: the caller prefixes it).
  */
 struct tl_error;
-struct tlp_param;
 int tl_axis_canonical(enum tl_axis axis, const char *value, char **out, struct tl_error *err);
 
-/*
- * Policy classes over canonical policy values. none, all-fast and all-slow
- * need no runtime: all-fast/all-slow bind the whole process's memory to
- * the fast/slow nodes (numactl --membind), the clean baseline. Every other
- * policy runs under libtiermem, and all of them sample (a static run's hit
- * rate is the share of samples that land in the fast tier under a fixed
- * placement). A policy is dynamic (it moves chunks as samples arrive,
- * within a budget) when it says so (TLP_DYNAMIC); a plugin given by path
- * is taken for dynamic.
- */
-bool tl_policy_uses_runtime(const char *policy);
-/*
- * The binding policies: the whole program's memory on one tier by
- * mbind-like binding, or left unbound (none); no runtime. The enum, or -1
- * for any other policy. tl_policy_bounds(): all-fast or all-slow, the
- * bounds every other configuration sits between.
- */
-enum tl_binding { TL_BINDS_NOTHING, TL_BINDS_FAST, TL_BINDS_SLOW };
-int tl_policy_binding(const char *policy);
-bool tl_policy_bounds(const char *policy);
-/* autonuma, damos: the kernel tiers, tierlab sets it up around the run (lib/ktier); dynamic, no runtime. */
-enum tl_kernel_policy { TL_KERNEL_AUTONUMA, TL_KERNEL_DAMOS };
-int tl_policy_kernel(const char *policy);	/* the enum, or -1 */
-bool tl_policy_is_kernel(const char *policy);
-/*
- * preferred, interleave, weighted-interleave: a memory policy set on the
- * whole process before exec (lib/run), no runtime; preferred is dynamic
- * (the budget applies: the fast tier's room), the interleaves are not.
- */
-enum tl_mempolicy { TL_MEMPOL_PREFERRED, TL_MEMPOL_INTERLEAVE, TL_MEMPOL_WEIGHTED };
-int tl_policy_mempolicy(const char *policy);	/* the enum, or -1 */
-bool tl_policy_is_mempolicy(const char *policy);
-bool tl_policy_is_dynamic(const char *policy);
-const char *tl_policy_base(const char *policy, char *buf, unsigned len); /* "static:1,0" -> "static" */
-/*
- * Does the policy take the parameter `param`? A built-in says which it
- * takes; a plugin given by path takes whatever it is given (param NULL:
- * does it take any at all).
- */
-bool tl_policy_takes(const char *policy, const char *param);
-/* The parameters a built-in or kernel policy declares (NULL-name ended), or NULL. */
-const struct tlp_param *tl_policy_params(const char *policy);
-/*
- * The part of canonical policy arguments (name=value,...) that a policy
- * takes, into *out (malloc'd; NULL when none is left). 0 or -ENOMEM.
- */
-int tl_policy_args_for(const char *policy, const char *args, char **out);
+#include "axis/policy-class.h"
 
 /* Does axis apply to a run with this (canonical) policy? NULL is the default policy. */
 bool tl_axis_applies(enum tl_axis axis, const char *policy);
+
+
+/* An allocator's row of TL_ALLOCATORS (axes.h says what each field is), or NULL. */
+struct tl_allocator_info {
+	const char *name, *lib, *package, *hugetlb, *env;
+};
+const struct tl_allocator_info *tl_allocator_find(const char *name);
 
 /* Known names, NULL-terminated, for did-you-mean and `tierlab list`. */
 extern const char *const tl_policy_names[];

@@ -11,7 +11,7 @@ FAT_HDRS := $(wildcard lib/fatalloc/*.h) lib/util/units.h
 
 $(B)/obj/fat/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec -MMD -MP -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -ftls-model=initial-exec $(DEPFLAGS) -c -o $@ $<
 
 $(FAT_SO): $(FAT_PIC)
 	@mkdir -p $(dir $@)

@@ -6,18 +6,18 @@
 #ifndef FAT_FATALLOC_API_H
 #define FAT_FATALLOC_API_H
 
-#define FAT_API __attribute__((visibility("default")))
+#include "util/export.h"
 
 /* The backing of the first pool: "hugetlb-1G", "hugetlb-2M", "thp", "4k" or "none" (no pool yet). */
-FAT_API const char *fat_backing_name(void);
+TL_EXPORT const char *fat_backing_name(void);
 
 /* 1 when p lies in one of the pools (a block fatalloc served), else 0. */
-FAT_API int fat_owns(const void *p);
+TL_EXPORT int fat_owns(const void *p);
 
 /* A counter of the status file by name (e.g. "pools", "fallback_allocs"); -1 when unknown. */
-FAT_API long long fat_stat_get(const char *name);
+TL_EXPORT long long fat_stat_get(const char *name);
 
 /* Rewrites $TIERLAB_OUT/fatalloc-PID.txt now (it is also written at each new pool and at exit). */
-FAT_API void fat_status_write(void);
+TL_EXPORT void fat_status_write(void);
 
 #endif

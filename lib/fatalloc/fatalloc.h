@@ -23,7 +23,7 @@
  * unit tests call those directly (with sanitizers), without the override.
  *
  * Every fat_* function here is hidden in libfatalloc.so except those
- * marked FAT_API (see fatalloc-api.h).
+ * marked TL_EXPORT (see fatalloc-api.h).
  */
 #ifndef FAT_FATALLOC_H
 #define FAT_FATALLOC_H

@@ -16,29 +16,28 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#define API __attribute__((visibility("default")))
 
-API void *malloc(size_t size)
+TL_EXPORT void *malloc(size_t size)
 {
 	return fat_malloc(size);
 }
 
-API void free(void *p)
+TL_EXPORT void free(void *p)
 {
 	fat_free(p);
 }
 
-API void *calloc(size_t n, size_t size)
+TL_EXPORT void *calloc(size_t n, size_t size)
 {
 	return fat_calloc(n, size);
 }
 
-API void *realloc(void *p, size_t size)
+TL_EXPORT void *realloc(void *p, size_t size)
 {
 	return fat_realloc(p, size);
 }
 
-API void *reallocarray(void *p, size_t n, size_t size)
+TL_EXPORT void *reallocarray(void *p, size_t n, size_t size)
 {
 	size_t total;
 
@@ -49,27 +48,27 @@ API void *reallocarray(void *p, size_t n, size_t size)
 	return fat_realloc(p, total);
 }
 
-API int posix_memalign(void **out, size_t align, size_t size)
+TL_EXPORT int posix_memalign(void **out, size_t align, size_t size)
 {
 	return fat_posix_memalign(out, align, size);
 }
 
-API void *aligned_alloc(size_t align, size_t size)
+TL_EXPORT void *aligned_alloc(size_t align, size_t size)
 {
 	return fat_aligned_alloc(align, size);
 }
 
-API void *memalign(size_t align, size_t size)
+TL_EXPORT void *memalign(size_t align, size_t size)
 {
 	return fat_memalign(align, size);
 }
 
-API void *valloc(size_t size)
+TL_EXPORT void *valloc(size_t size)
 {
 	return fat_memalign((size_t)getpagesize(), size);
 }
 
-API void *pvalloc(size_t size)
+TL_EXPORT void *pvalloc(size_t size)
 {
 	size_t page = (size_t)getpagesize(), rounded;
 
@@ -80,7 +79,7 @@ API void *pvalloc(size_t size)
 	return fat_memalign(page, rounded & ~(page - 1));
 }
 
-API size_t malloc_usable_size(void *p)
+TL_EXPORT size_t malloc_usable_size(void *p)
 {
 	return fat_malloc_usable_size(p);
 }

@@ -130,7 +130,7 @@ void fat_verbose_once(void)
 		(void)!write(2, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 }
 
-FAT_API void fat_status_write(void)
+TL_EXPORT void fat_status_write(void)
 {
 	pthread_mutex_lock(&fat_pool_lock);
 	fat_init_locked();
@@ -138,17 +138,17 @@ FAT_API void fat_status_write(void)
 	pthread_mutex_unlock(&fat_pool_lock);
 }
 
-FAT_API const char *fat_backing_name(void)
+TL_EXPORT const char *fat_backing_name(void)
 {
 	return fat_backing_names[fat_pool_backing()];
 }
 
-FAT_API int fat_owns(const void *p)
+TL_EXPORT int fat_owns(const void *p)
 {
 	return fat_in_pool(p);
 }
 
-FAT_API long long fat_stat_get(const char *name)
+TL_EXPORT long long fat_stat_get(const char *name)
 {
 	if (!name)
 		return -1;

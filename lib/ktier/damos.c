@@ -24,17 +24,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "axis/axis.h"
+#include "policies/tierlab-policy.h"
 
 #define KDS TL_KS_KDAMONDS
 #define CTX "/0/contexts/0"
 
-static const struct {
-	const char *name, *def;
-} params[] = {
-	{ "sample_us", "5000" }, { "aggr_us", "100000" }, { "hot_min", "10" }, { "cold_max", "2" },
-	{ "cold_age", "10" }, { "quota_mb", "0" }, { "apply_us", "0" },
-};
-enum { SAMPLE, AGGR, HOT_MIN, COLD_MAX, COLD_AGE, QUOTA, APPLY, NPARAMS };
 
 /* A node's physical range from its memory blocks: [start, end). */
 static int node_range(int node, unsigned long long *start, unsigned long long *end)
@@ -95,7 +90,7 @@ static int scheme(int s, const char *action, int target, const char *acc_min, co
 		  const char *age_min, char (*p)[32], char *why, size_t whylen)
 {
 	char num[32];
-	unsigned long long quota = strtoull(p[QUOTA], NULL, 10) << 20;
+	unsigned long long quota = strtoull(p[TL_DAMOS_QUOTA_MB], NULL, 10) << 20;
 	int rc;
 
 	snprintf(num, sizeof(num), "%d", target);
@@ -107,7 +102,7 @@ static int scheme(int s, const char *action, int target, const char *acc_min, co
 	rc = rc ?: putf(why, whylen, acc_max, CTX "/schemes/%d/access_pattern/nr_accesses/max", s);
 	rc = rc ?: putf(why, whylen, age_min, CTX "/schemes/%d/access_pattern/age/min", s);
 	rc = rc ?: putf(why, whylen, "4294967295", CTX "/schemes/%d/access_pattern/age/max", s);
-	rc = rc ?: putf(why, whylen, p[APPLY], CTX "/schemes/%d/apply_interval_us", s);
+	rc = rc ?: putf(why, whylen, p[TL_DAMOS_APPLY_US], CTX "/schemes/%d/apply_interval_us", s);
 	if (quota) {
 		snprintf(num, sizeof(num), "%llu", quota);
 		rc = rc ?: putf(why, whylen, num, CTX "/schemes/%d/quotas/bytes", s);
@@ -119,11 +114,12 @@ static int scheme(int s, const char *action, int target, const char *acc_min, co
 
 int tl_ktier_damos_begin(struct tl_ktier *k, const char *args, char *why, size_t whylen)
 {
-	char p[NPARAMS][32], max[32], lo[32], hi[32], entry[256], pid[32];
+	const struct tlp_param *params = tl_policy_params("damos");
+	char p[TL_DAMOS__COUNT][32], max[32], lo[32], hi[32], entry[256], pid[32];
 	unsigned long long fs, fe, ss, se;
 	int rc;
 
-	for (int i = 0; i < NPARAMS; i++)
+	for (int i = 0; i < TL_DAMOS__COUNT; i++)
 		if (!tl_ktier_arg(args, params[i].name, p[i], sizeof(p[i])))
 			snprintf(p[i], sizeof(p[i]), "%s", params[i].def);
 	if (node_range(k->fast, &fs, &fe) || node_range(k->slow, &ss, &se)) {
@@ -132,7 +128,7 @@ int tl_ktier_damos_begin(struct tl_ktier *k, const char *args, char *why, size_t
 		return -ENOENT;
 	}
 	/* the most accesses a region can show in an aggregation: one per sampling interval */
-	snprintf(max, sizeof(max), "%llu", strtoull(p[AGGR], NULL, 10) / (strtoull(p[SAMPLE], NULL, 10) ?: 1));
+	snprintf(max, sizeof(max), "%llu", strtoull(p[TL_DAMOS_AGGR_US], NULL, 10) / (strtoull(p[TL_DAMOS_SAMPLE_US], NULL, 10) ?: 1));
 	snprintf(lo, sizeof(lo), "%llu", fs < ss ? fs : ss);
 	snprintf(hi, sizeof(hi), "%llu", fe > se ? fe : se);
 	snprintf(entry, sizeof(entry), "D %s 0", KDS);
@@ -141,15 +137,15 @@ int tl_ktier_damos_begin(struct tl_ktier *k, const char *args, char *why, size_t
 	rc = put("/nr_kdamonds", "1", why, whylen);
 	rc = rc ?: put("/0/contexts/nr_contexts", "1", why, whylen);
 	rc = rc ?: put(CTX "/operations", "paddr", why, whylen);
-	rc = rc ?: put(CTX "/monitoring_attrs/intervals/sample_us", p[SAMPLE], why, whylen);
-	rc = rc ?: put(CTX "/monitoring_attrs/intervals/aggr_us", p[AGGR], why, whylen);
+	rc = rc ?: put(CTX "/monitoring_attrs/intervals/sample_us", p[TL_DAMOS_SAMPLE_US], why, whylen);
+	rc = rc ?: put(CTX "/monitoring_attrs/intervals/aggr_us", p[TL_DAMOS_AGGR_US], why, whylen);
 	rc = rc ?: put(CTX "/targets/nr_targets", "1", why, whylen);
 	rc = rc ?: put(CTX "/targets/0/regions/nr_regions", "1", why, whylen);
 	rc = rc ?: put(CTX "/targets/0/regions/0/start", lo, why, whylen);
 	rc = rc ?: put(CTX "/targets/0/regions/0/end", hi, why, whylen);
 	rc = rc ?: put(CTX "/schemes/nr_schemes", "2", why, whylen);
-	rc = rc ?: scheme(0, "migrate_hot", k->fast, p[HOT_MIN], max, "0", p, why, whylen);
-	rc = rc ?: scheme(1, "migrate_cold", k->slow, "0", p[COLD_MAX], p[COLD_AGE], p, why, whylen);
+	rc = rc ?: scheme(0, "migrate_hot", k->fast, p[TL_DAMOS_HOT_MIN], max, "0", p, why, whylen);
+	rc = rc ?: scheme(1, "migrate_cold", k->slow, "0", p[TL_DAMOS_COLD_MAX], p[TL_DAMOS_COLD_AGE], p, why, whylen);
 	if (rc)
 		return rc;
 	if ((rc = put("/0/state", "on", why, whylen)))

@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "axis/axis.h"
+#include "policies/tierlab-policy.h"
 #include "util/nodeset.h"
 
 /* 1-255, as weighted_interleave/nodeN takes; 0 when not a weight. */
@@ -84,13 +86,15 @@ static void ratio_weights(double r, unsigned *wf, unsigned *ws)
 int tl_ktier_weights(const char *args, const char *fast, const char *slow, const struct tl_ktier_bandwidth *bw,
 		     unsigned *wf, unsigned *ws, char *from, size_t fromlen, char *why, size_t whylen)
 {
+	const struct tlp_param *params = tl_policy_params("weighted-interleave");
+	const char *fn = params[TL_WEIGHTED_FAST_WEIGHT].name, *sn = params[TL_WEIGHTED_SLOW_WEIGHT].name;
 	char f[32], s[32], missing[256] = "";
-	bool hf = tl_ktier_arg(args, "fast_weight", f, sizeof(f)), hs = tl_ktier_arg(args, "slow_weight", s, sizeof(s));
+	bool hf = tl_ktier_arg(args, fn, f, sizeof(f)), hs = tl_ktier_arg(args, sn, s, sizeof(s));
 	double bf, bs;
 
 	if (hf != hs) {
-		snprintf(why, whylen, "policy 'weighted-interleave' needs both fast_weight and slow_weight, or neither "
-			 "(then they follow the nodes' bandwidths); only %s given", hf ? "fast_weight" : "slow_weight");
+		snprintf(why, whylen, "policy 'weighted-interleave' needs both %s and %s, or neither "
+			 "(then they follow the nodes' bandwidths); only %s given", fn, sn, hf ? fn : sn);
 		return -EINVAL;
 	}
 	if (hf) {
@@ -98,7 +102,7 @@ int tl_ktier_weights(const char *args, const char *fast, const char *slow, const
 		*ws = parse_weight(s);
 		if (!*wf || !*ws) {
 			snprintf(why, whylen, "policy 'weighted-interleave': %s '%s' is not a weight (1 to 255)",
-				 *wf ? "slow_weight" : "fast_weight", *wf ? s : f);
+				 *wf ? sn : fn, *wf ? s : f);
 			return -EINVAL;
 		}
 		snprintf(from, fromlen, "spec");

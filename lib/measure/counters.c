@@ -24,6 +24,7 @@
 #include "util/hash.h"
 #include "store/result.h"
 #include "util/array.h"
+#include "util/strings.h"
 
 /* Must match enum tl_counter_status. */
 const char *const tl_counter_status_names[TL_COUNTER__COUNT] = {
@@ -237,21 +238,10 @@ int tl_counters_add(struct tl_counter_set *set, const char *event)
 	return tl_counters_add_group(set, &event, 1);
 }
 
-static char *trimmed(const char *s, size_t len)
-{
-	while (len && (*s == ' ' || *s == '\t')) {
-		s++;
-		len--;
-	}
-	while (len && (s[len - 1] == ' ' || s[len - 1] == '\t'))
-		len--;
-	return strndup(s, len);
-}
-
 /* Adds "{a,b,c}" (braces included) as a group. */
 static int add_braced(struct tl_counter_set *set, const char *text, size_t len)
 {
-	char *inner = trimmed(text + 1, len - 2), *save = NULL, *tok;
+	char *inner = tl_strndup_trimmed(text + 1, len - 2), *save = NULL, *tok;
 	const char **names = NULL;
 	size_t n = 0;
 	int rc = 0;
@@ -268,10 +258,7 @@ static int add_braced(struct tl_counter_set *set, const char *text, size_t len)
 		save = strchr(tok, ',');
 		if (save)
 			*save = '\0';
-		while (*tok == ' ' || *tok == '\t')
-			tok++;
-		for (char *e = tok + strlen(tok); e > tok && (e[-1] == ' ' || e[-1] == '\t');)
-			*--e = '\0';
+		tok = tl_trim(tok);
 		if (!*tok) {
 			rc = error("empty event name in group '%.*s'", (int)len, text);
 			goto free_names;
@@ -293,12 +280,7 @@ static int add_item(struct tl_counter_set *set, const char *item, size_t len)
 	char *name;
 	int rc;
 
-	while (len && (*item == ' ' || *item == '\t')) {
-		item++;
-		len--;
-	}
-	while (len && (item[len - 1] == ' ' || item[len - 1] == '\t'))
-		len--;
+	item = tl_trim_span(item, &len);
 	if (!len)
 		return error("empty event name");
 	if (*item == '{' || item[len - 1] == '}' || memchr(item, '{', len) || memchr(item, '}', len)) {
@@ -329,28 +311,40 @@ int tl_counters_add_list(struct tl_counter_set *set, const char *const *items, s
 	return 0;
 }
 
-int tl_counters_parse(struct tl_counter_set *set, const char *text)
+int tl_events_split(const char *text, int (*item)(const char *s, size_t n, void *ctx), void *ctx)
 {
 	const char *start = text;
 	int depth = 0;
 
+	for (const char *p = text; *p; p++) {
+		depth += (*p == '{') - (*p == '}');
+		if (depth < 0)
+			return -EINVAL;
+	}
+	if (depth)
+		return -EINVAL;
 	for (const char *p = text;; p++) {
-		if (*p == '{')
-			depth++;
-		else if (*p == '}')
-			depth--;
-		if (depth < 0 || (!*p && depth))
-			return error("unbalanced braces in event list '%s'", text);
+		depth += (*p == '{') - (*p == '}');
 		if (!*p || (*p == ',' && !depth)) {
-			int rc = add_item(set, start, (size_t)(p - start));
+			int rc = item(start, (size_t)(p - start), ctx);
 
-			if (rc)
+			if (rc || !*p)
 				return rc;
-			if (!*p)
-				return 0;
 			start = p + 1;
 		}
 	}
+}
+
+static int parse_item(const char *s, size_t n, void *set)
+{
+	return add_item(set, s, n);
+}
+
+int tl_counters_parse(struct tl_counter_set *set, const char *text)
+{
+	int rc = tl_events_split(text, parse_item, set);
+
+	return rc == -EINVAL ? error("unbalanced braces in event list '%s'", text) : rc;
 }
 
 const struct tl_counter *tl_counters_find(const struct tl_counter_set *set, const char *event)

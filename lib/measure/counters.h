@@ -95,7 +95,16 @@ int tl_counters_add_group(struct tl_counter_set *set, const char *const *events,
  */
 int tl_counters_add_list(struct tl_counter_set *set, const char *const *items, size_t n);
 
-/* Adds a comma-separated list as --events takes it: "cycles,{instructions,cache-misses}". */
+/*
+ * The --events grammar, "cycles,{instructions,cache-misses}": items at the
+ * commas outside braces, a group one item with its braces. -EINVAL, with
+ * nothing called, when a '}' comes before its '{' or a '{' is left open;
+ * else item() for each (blanks and all, maybe empty), stopping at the
+ * first that returns nonzero, which is returned.
+ */
+int tl_events_split(const char *text, int (*item)(const char *s, size_t n, void *ctx), void *ctx);
+
+/* Adds a list in the --events grammar. */
 int tl_counters_parse(struct tl_counter_set *set, const char *text);
 
 /*

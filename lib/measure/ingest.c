@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "axis/log-format.h"
 #include "util/error.h"
 #include "util/fields.h"
 #include "tiermem/rt-stats.h"
@@ -433,30 +434,27 @@ static int direction(const struct tl_field *f)
 }
 
 /*
- * One line of tiermem-PID.log into the record; lines of other kinds,
- * short or malformed ones (a crash cuts the last line) add nothing.
- * Formats (record.c):
- *   A t_ns seq addr bytes first nchunks callsite module+0xoff
- *   F t_ns seq			(sets the allocation's freed_ns)
- *   S t_ns addr pc tid chunk hit flags	(chunk -1: outside managed memory)
- *   M t_ns chunk addr bytes direction ok
+ * One line of tiermem-PID.log (axis/log-format.h) into the record; lines
+ * of other kinds, short or malformed ones (a crash cuts the last line) add
+ * nothing. F sets the allocation's freed_ns.
  */
 static int log_line(struct tl_run_record *r, int pid, const char *p, const char *end)
 {
-	struct tl_field f[10];
+	struct tl_field f[TL_LOG_MAX_FIELDS];
 	int64_t v[6];
-	int n = tl_split_tabs(p, end, f, 10), d;
+	int n = tl_split_tabs(p, end, f, TL_LOG_MAX_FIELDS), d;
 
 	if (f[0].n != 1)
 		return 0;
 	switch (f[0].s[0]) {
 	case 'A': {
-		static const int idx[] = { 1, 2, 3, 4 };
+		static const int idx[] = { TL_LOG_A_T_NS, TL_LOG_A_SEQ, TL_LOG_A_ADDR, TL_LOG_A_BYTES };
 		/* the symbolic callsite when the runtime found one, else the address */
-		const struct tl_field *cs = n >= 9 && f[8].n ? &f[8] : n >= 8 ? &f[7] : NULL;
+		const struct tl_field *cs = n > TL_LOG_A_SITE && f[TL_LOG_A_SITE].n ? &f[TL_LOG_A_SITE] :
+					    n > TL_LOG_A_CALLSITE ? &f[TL_LOG_A_CALLSITE] : NULL;
 		char callsite[256];
 
-		if (n < 5 || !numbers(f, idx, 4, v))
+		if (n <= TL_LOG_A_BYTES || !numbers(f, idx, 4, v))
 			return 0;
 		if (cs)
 			snprintf(callsite, sizeof(callsite), "%.*s", (int)cs->n, cs->s);
@@ -464,9 +462,9 @@ static int log_line(struct tl_run_record *r, int pid, const char *p, const char 
 					   .addr = (uint64_t)v[2], .size = v[3], .callsite = cs ? callsite : NULL });
 	}
 	case 'F': {
-		static const int idx[] = { 1, 2 };
+		static const int idx[] = { TL_LOG_F_T_NS, TL_LOG_F_SEQ };
 
-		if (n < 3 || !numbers(f, idx, 2, v))
+		if (n <= TL_LOG_F_SEQ || !numbers(f, idx, 2, v))
 			return 0;
 		/* the latest allocation of that number in this process: frees follow their allocations */
 		for (size_t i = r->allocations.n; i-- > 0;) {
@@ -481,18 +479,19 @@ static int log_line(struct tl_run_record *r, int pid, const char *p, const char 
 		return 0;
 	}
 	case 'S': {
-		static const int idx[] = { 1, 2, 3, 4, 5, 6 };
+		static const int idx[] = { TL_LOG_S_T_NS, TL_LOG_S_ADDR, TL_LOG_S_PC, TL_LOG_S_TID, TL_LOG_S_CHUNK,
+					   TL_LOG_S_HIT };
 
-		if (n < 7 || !numbers(f, idx, 6, v))
+		if (n <= TL_LOG_S_HIT || !numbers(f, idx, 6, v))
 			return 0;
 		return tl_record_add_sample(r, &(struct tl_sample_row){ .pid = pid, .t_ns = v[0],
 					    .addr = (uint64_t)v[1], .pc = (uint64_t)v[2], .tid = v[3],
 					    .hit = v[4] < 0 ? -1 : v[5] != 0 });
 	}
 	case 'M': {
-		static const int idx[] = { 1, 3, 4, 6 };
+		static const int idx[] = { TL_LOG_M_T_NS, TL_LOG_M_ADDR, TL_LOG_M_BYTES, TL_LOG_M_OK };
 
-		if (n < 7 || !numbers(f, idx, 4, v) || (d = direction(&f[5])) < 0)
+		if (n <= TL_LOG_M_OK || !numbers(f, idx, 4, v) || (d = direction(&f[TL_LOG_M_DIRECTION])) < 0)
 			return 0;
 		return tl_record_add_migration(r, &(struct tl_migration_row){ .pid = pid, .t_ns = v[0],
 					       .addr = (uint64_t)v[1], .bytes = v[2], .direction = d, .ok = v[3] != 0 });

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "util/hash.h"
+#include "util/strings.h"
 
 /* Bounds on the raw product and on the runs, so a typo'd matrix fails fast instead of eating memory. */
 #define TL_PLAN_MAX_COMBINATIONS (1u << 20)
@@ -485,18 +486,6 @@ static int selector_set(struct tl_selector *sel, const char *name, const char *v
 	return 0;
 }
 
-static char *trim(char *s)
-{
-	char *end;
-
-	while (*s == ' ' || *s == '\t')
-		s++;
-	end = s + strlen(s);
-	while (end > s && (end[-1] == ' ' || end[-1] == '\t'))
-		*--end = '\0';
-	return s;
-}
-
 /*
  * A comma also separates the fractions of "static:1,0.5": a piece without
  * '=' continues the previous value, so cut at a comma only before "NAME=".
@@ -531,7 +520,7 @@ int tl_selector_parse(const char *text, struct tl_selector *sel, struct tl_error
 		*eq = '\0';
 		if (*end)
 			*end++ = '\0';
-		rc = selector_set(sel, trim(p), trim(eq + 1), err);
+		rc = selector_set(sel, tl_trim(p), tl_trim(eq + 1), err);
 		if (rc)
 			goto out;
 		p = end;

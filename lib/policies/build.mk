@@ -16,7 +16,7 @@ POLICY_DOC_SO := $(B)/obj/policies-doc/policy-first-touch.so
 
 $(B)/obj/plugin/lib/policies/%.o: lib/policies/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -DTLP_PLUGIN -MMD -MP -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -DTLP_PLUGIN $(DEPFLAGS) -c -o $@ $<
 
 $(POLICY_SOS): $(B)/lib/tierlab/policy-%.so: $(B)/obj/plugin/lib/policies/%.o $(B)/obj/plugin/lib/policies/placement.o
 	@mkdir -p $(dir $@)

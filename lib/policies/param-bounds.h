@@ -24,5 +24,9 @@
 #define TLP_WINDOW_SLOT_BYTES 24
 #define TLP_WINDOW_MAX 1000000
 #define TLP_WINDOW_COST "24 bytes each in the program, 24 MB at most"
+/* What the window axis, the policy's .params and the simulator take when nothing sets it (the SHAMBLES paper's). */
+#define TLP_WINDOW_DEFAULT 16
+/* The range as every refusal of a window says it. */
+#define TLP_WINDOW_RANGE "1 to " TLP_STR(TLP_WINDOW_MAX) " (" TLP_WINDOW_COST ")"
 
 #endif

@@ -15,10 +15,11 @@
 
 #include "policies/tierlab-policy.h"
 #include "policies/policies.h"
+#include "util/export.h"
 
 #ifdef TLP_PLUGIN
 #define TLP_POLICY_ENTRY(id, pol)                                                        \
-	__attribute__((visibility("default"))) const struct tlp_policy *tierlab_policy(void); \
+	TL_EXPORT const struct tlp_policy *tierlab_policy(void); \
 	const struct tlp_policy *tierlab_policy(void) { return &(pol); }
 #else
 #define TLP_POLICY_ENTRY(id, pol) \

@@ -69,7 +69,7 @@ struct window {
 
 /* The parameters it takes in TIERLAB_POLICY_ARGS; `window` there wins over TIERLAB_WINDOW. */
 static const struct tlp_param window_params[] = {
-	{ "window", "16", "samples in the window, 1 to " TLP_STR(TLP_WINDOW_MAX) " (" TLP_WINDOW_COST "; the runtime's "
+	{ "window", TLP_STR(TLP_WINDOW_DEFAULT), "samples in the window, 1 to " TLP_STR(TLP_WINDOW_MAX) " (" TLP_WINDOW_COST "; the runtime's "
 	  "TIERLAB_WINDOW when not given here)" },
 	{ NULL, NULL, NULL },
 };
@@ -100,7 +100,7 @@ static uint32_t window_length(const struct tlp_params *p)
 		/* the runtime's parser bounds TIERLAB_WINDOW; a replay or another caller may not have */
 		if (!p->window || p->window > TLP_WINDOW_MAX) {
 			snprintf(buf, sizeof(buf), "%u", p->window);
-			say("window: not a number of samples from 1 to " TLP_STR(TLP_WINDOW_MAX) " (" TLP_WINDOW_COST "):",
+			say("window: not a number of samples from " TLP_WINDOW_RANGE ":",
 			    buf);
 			return 0;
 		}
@@ -108,7 +108,7 @@ static uint32_t window_length(const struct tlp_params *p)
 	}
 	n = strtoul(v, &end, 10);
 	if (*v < '0' || *v > '9' || *end || n == 0 || n > TLP_WINDOW_MAX) {
-		say("window: not a number of samples from 1 to " TLP_STR(TLP_WINDOW_MAX) " (" TLP_WINDOW_COST "):", v);
+		say("window: not a number of samples from " TLP_WINDOW_RANGE ":", v);
 		return 0;
 	}
 	return (uint32_t)n;

@@ -196,46 +196,37 @@ static int add_glibc_hugetlb(struct tl_launch *re, const char *allocator, const 
 	return rc;
 }
 
+/* What TL_ALLOCATORS says the allocator needs: a tunable, a variable, a library preloaded. */
 static int add_allocator(struct tl_launch *re, const char *allocator, struct tl_error *err)
 {
-	char *lib;
-	int rc;
+	const struct tl_allocator_info *al = tl_allocator_find(allocator ? allocator : "system");
+	char *lib = NULL, *name = NULL;
+	int rc = 0;
 
-	if (!allocator || !strcmp(allocator, "system"))
-		return 0;
-	if (!strcmp(allocator, "glibc-thp"))
-		return add_glibc_hugetlb(re, allocator, "1", err);
-	if (!strcmp(allocator, "glibc-hugetlb"))
-		return add_glibc_hugetlb(re, allocator, "2", err);
-	if (!strcmp(allocator, "jemalloc")) {
-		if (!tl_path_system_lib("libjemalloc.so.2")) {
-			tl_error_set(err, "allocator 'jemalloc' needs libjemalloc.so.2 (apt-get install libjemalloc2)");
-			return -ENOENT;
-		}
-		return add_preload(re, "libjemalloc.so.2");
+	if (!al) {
+		tl_error_set(err, "unknown allocator '%s'", allocator);
+		return -ENOENT;
 	}
-	if (!strcmp(allocator, "mimalloc") || !strcmp(allocator, "mimalloc-large")) {
-		if (!tl_path_system_lib("libmimalloc.so.2")) {
-			tl_error_set(err, "allocator '%s' needs libmimalloc.so.2 (apt-get install libmimalloc2.0)", allocator);
-			return -ENOENT;
-		}
-		/* its large-OS-page option: 2 MiB pages for its segments (hugetlb when free, else THP) */
-		rc = strcmp(allocator, "mimalloc") ? env_add(re, "MIMALLOC_LARGE_OS_PAGES", "1") : 0;
-		return rc ?: add_preload(re, "libmimalloc.so.2");
+	if (al->hugetlb)
+		return add_glibc_hugetlb(re, al->name, al->hugetlb, err);
+	if (al->lib && al->package && !tl_path_system_lib(al->lib)) {
+		tl_error_set(err, "allocator '%s' needs %s (apt-get install %s)", al->name, al->lib, al->package);
+		return -ENOENT;
 	}
-	if (!strcmp(allocator, "fat")) {
-		lib = tl_path_lib("libfatalloc.so");
-		if (!lib) {
-			tl_error_set(err, "allocator 'fat' needs libfatalloc.so, which is not built in %s",
-				 tl_path_libdir() ? tl_path_libdir() : "the tierlab lib directory");
-			return -ENOENT;
-		}
-		rc = add_preload(re, lib);
-		free(lib);
-		return rc;
+	if (al->lib && !al->package && !(lib = tl_path_lib(al->lib))) {
+		tl_error_set(err, "allocator '%s' needs %s, which is not built in %s", al->name, al->lib,
+			     tl_path_libdir() ? tl_path_libdir() : "the tierlab lib directory");
+		return -ENOENT;
 	}
-	tl_error_set(err, "unknown allocator '%s'", allocator);
-	return -ENOENT;
+	if (al->env) {
+		name = strndup(al->env, strcspn(al->env, "="));
+		rc = name ? env_add(re, name, al->env + strlen(name) + 1) : -ENOMEM;
+	}
+	if (al->lib)
+		rc = rc ?: add_preload(re, lib ? lib : al->lib);
+	free(name);
+	free(lib);
+	return rc;
 }
 
 /*

@@ -10,50 +10,47 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "measure/counters.h"
 #include "store/query.h"
 #include "util/error.h"
 #include "util/nodeset.h"
 #include "util/paths.h"
+#include "util/strings.h"
+
+/* One item of --events onto the spec's list, as written; blanks only are no event. */
+static int add_event(const char *s, size_t n, void *list)
+{
+	struct tl_strlist *l = list;
+	size_t len = n;
+	char **v;
+
+	tl_trim_span(s, &len);
+	if (!len)
+		return -EINVAL;
+	if (!(v = realloc(l->v, sizeof(*v) * (l->n + 2))))
+		return -ENOMEM;
+	l->v = v;
+	if (!(l->v[l->n] = strndup(s, n)))
+		return -ENOMEM;
+	l->v[++l->n] = NULL;
+	return 0;
+}
 
 /*
- * --events "cycles,{instructions,cache-misses}": split at commas outside
- * braces into the spec's list form (a group stays one "{a,b}" item).
+ * --events "cycles,{instructions,cache-misses}" into the spec's list form,
+ * split by the counters' grammar (a group stays one "{a,b}" item).
  */
 static int set_events(struct tl_spec *spec, const char *text)
 {
 	struct tl_strlist l = { 0 };
-	const char *p = text;
-	int rc = 0;
+	int rc = tl_events_split(text, add_event, &l);
 
-	while (*p && !rc) {
-		const char *start = p;
-		int depth = 0;
-		char **v;
-
-		for (; *p && (depth || *p != ','); p++)
-			depth += (*p == '{') - (*p == '}');
-		if (depth || p == start) {
-			rc = error("--events: '%s' is not a comma-separated list of events and {groups}", text);
-			break;
-		}
-		if (!(v = realloc(l.v, sizeof(*v) * (l.n + 2)))) {
-			rc = error("out of memory");
-			break;
-		}
-		l.v = v;
-		if (!(l.v[l.n] = strndup(start, p - start)))
-			rc = error("out of memory");
-		else
-			l.n++;
-		l.v[l.n] = NULL;
-		if (*p)
-			p++;
-	}
 	if (rc) {
 		for (size_t i = 0; i < l.n; i++)
 			free(l.v[i]);
 		free(l.v);
-		return rc;
+		return rc == -ENOMEM ? error("out of memory") :
+		       error("--events: '%s' is not a comma-separated list of events and {groups}", text);
 	}
 	for (size_t i = 0; i < spec->events.n; i++)
 		free(spec->events.v[i]);

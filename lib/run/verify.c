@@ -72,31 +72,27 @@ static void check_allocator(const struct tl_config *c, const struct tl_measure *
 			    const struct tl_ingest *ing, struct tl_run_result *res)
 {
 	const char *a = c->values[TL_AXIS_ALLOCATOR];
-	const char *lib = NULL;
+	const struct tl_allocator_info *al = tl_allocator_find(a);
+	char lib[64];
 
-	if (res->status != TL_STATUS_OK || !a)
+	if (res->status != TL_STATUS_OK || !al)
 		return;
-	if (!strcmp(a, "fat")) {
-		if (ing->allocator_backing)
-			return;
-		lib = "libfatalloc";
-	} else if (!strcmp(a, "jemalloc")) {
-		lib = "libjemalloc";
-	} else if (!strncmp(a, "mimalloc", 8)) {
-		lib = "libmimalloc";
-	} else if (!strncmp(a, "glibc-", 6)) {
+	if (al->hugetlb) {
 		/* glibc told by a tunable: the workload's own environment must carry it */
-		const char *want = strcmp(a, "glibc-thp") ? "2" : "1";
-
-		if (!meas->maps_checked || !strcmp(meas->glibc_hugetlb, want))
+		if (!meas->maps_checked || !strcmp(meas->glibc_hugetlb, al->hugetlb))
 			return;
 		res->status = TL_STATUS_FAILED;
 		snprintf(res->error, sizeof(res->error), "allocator '%s' did not serve this run (the workload's "
 			 "GLIBC_TUNABLES has glibc.malloc.hugetlb=%s, not %s)", a,
-			 meas->glibc_hugetlb[0] ? meas->glibc_hugetlb : "unset", want);
+			 meas->glibc_hugetlb[0] ? meas->glibc_hugetlb : "unset", al->hugetlb);
 		return;
 	}
-	if (!lib || !meas->maps_checked || strstr(meas->mapped, lib))
+	/* tierlab's own allocator (fat) writes what backs it once it serves */
+	if (!al->lib || (!al->package && ing->allocator_backing))
+		return;
+	/* the maps name libraries without their version: "libjemalloc.so.2" is "libjemalloc" there */
+	snprintf(lib, sizeof(lib), "%.*s", (int)strcspn(al->lib, "."), al->lib);
+	if (!meas->maps_checked || strstr(meas->mapped, lib))
 		return;
 	res->status = TL_STATUS_FAILED;
 	snprintf(res->error, sizeof(res->error), "allocator '%s' did not serve this run (%s.so was not "

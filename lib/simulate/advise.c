@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "policies/param-bounds.h"
 #include "simulate/setup.h"
 
 struct cand {
@@ -68,7 +69,8 @@ int tl_sim_advice_make(const struct tl_trace *t, const struct tl_budget *b, stru
 		return -ENOMEM;
 	}
 	/* 4 KiB chunks: the fractions as chosen, not rounded down to the run's chunks */
-	c = (struct tl_sim_config){ .chunk_size = 4096, .fractions = a->frac, .nfractions = p->nallocs, .window = 16 };
+	c = (struct tl_sim_config){ .chunk_size = 4096, .fractions = a->frac, .nfractions = p->nallocs,
+				    .window = TLP_WINDOW_DEFAULT };
 	c.budget_chunks = (uint32_t)(a->budget / c.chunk_size);
 	a->chunk_size = c.chunk_size;
 	if (!(c.pol = tl_sim_policy_open("static", &dl, why, whylen)))

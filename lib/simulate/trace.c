@@ -18,14 +18,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "axis/axes.h"
+#include "axis/log-format.h"
 #include "policies/param-bounds.h"
 #include "simulate/replay.h"
 #include "util/fields.h"
 #include "util/units.h"
 
 #define PAGE 4096ULL
-#define UNIT (2ULL << 20)	/* TLRT_UNIT: regions are whole units */
-#define MAX_FIELDS 14
+#define UNIT TL_UNIT
 #define MAX_RESERVE (1ULL << 47)	/* a user address space: the runtime reserves 1 TiB at most */
 #define MAX_CHUNKS (1U << 24)		/* TLRT_MAX_CHUNKS */
 
@@ -178,15 +179,17 @@ static int params_line(struct loader *ld, const struct tl_field *f, int n)
 	bool none;
 	int rc;
 
-	if (n < 13 || !number(&f[1], &v[0]) || !number(&f[2], &v[1]) || !number(&f[3], &v[2]) ||
-	    !number(&f[4], &v[3]) || !number(&f[5], &v[4]) || !real(&f[6], &d[0]) || !number(&f[7], &v[5]) ||
-	    !real(&f[8], &d[1]) || !number(&f[9], &threshold))
+	if (n < TL_LOG_P__COUNT || !number(&f[TL_LOG_P_RESERVE_BYTES], &v[0]) || !number(&f[TL_LOG_P_UNITS], &v[1]) ||
+	    !number(&f[TL_LOG_P_MAX_CHUNKS], &v[2]) || !number(&f[TL_LOG_P_CHUNK_SIZE], &v[3]) ||
+	    !number(&f[TL_LOG_P_BUDGET_CHUNKS], &v[4]) || !real(&f[TL_LOG_P_DYNAMIC_FRACTION], &d[0]) ||
+	    !number(&f[TL_LOG_P_WINDOW], &v[5]) || !real(&f[TL_LOG_P_RATE_HZ], &d[1]) ||
+	    !number(&f[TL_LOG_P_THRESHOLD], &threshold))
 		return bad_params(ld, "not 13 tab-separated fields (reserve_bytes units max_chunks chunk_size "
 				  "budget_chunks dynamic_fraction window rate_hz threshold policy policy_args "
 				  "fractions), numbers where numbers go");
 	if ((rc = params_check(ld, v, d, threshold)))
 		return rc;
-	if (!f[10].n)
+	if (!f[TL_LOG_P_POLICY].n)
 		return bad_params(ld, "no policy");
 	pp->threshold = threshold;
 	pp->reserve_bytes = v[0];
@@ -200,15 +203,15 @@ static int params_line(struct loader *ld, const struct tl_field *f, int n)
 	free(pp->policy);
 	free(pp->args);
 	free(pp->fractions);
-	none = f[11].n == 1 && f[11].s[0] == '-';
-	pp->policy = dup_field(&f[10]);
-	pp->args = none ? NULL : dup_field(&f[11]);
+	none = f[TL_LOG_P_POLICY_ARGS].n == 1 && f[TL_LOG_P_POLICY_ARGS].s[0] == '-';
+	pp->policy = dup_field(&f[TL_LOG_P_POLICY]);
+	pp->args = none ? NULL : dup_field(&f[TL_LOG_P_POLICY_ARGS]);
 	pp->fractions = NULL;
 	pp->nfractions = 0;
-	if (!(f[12].n == 1 && f[12].s[0] == '-')) {
-		const char *s = f[12].s, *end = f[12].s + f[12].n;
+	if (!(f[TL_LOG_P_FRACTIONS].n == 1 && f[TL_LOG_P_FRACTIONS].s[0] == '-')) {
+		const char *s = f[TL_LOG_P_FRACTIONS].s, *end = s + f[TL_LOG_P_FRACTIONS].n;
 
-		pp->fractions = calloc(f[12].n + 1, sizeof(double));
+		pp->fractions = calloc(f[TL_LOG_P_FRACTIONS].n + 1, sizeof(double));
 		if (!pp->fractions)
 			return -ENOMEM;
 		while (s < end) {
@@ -236,8 +239,9 @@ static int alloc_line(struct loader *ld, const struct tl_field *f, int n)
 	struct tl_trace_alloc *a;
 	size_t at;
 
-	if (n < 7 || !number(&f[1], &v[0]) || !number(&f[2], &v[1]) || !number(&f[3], &v[2]) ||
-	    !number(&f[4], &v[3]) || !number(&f[5], &v[4]) || !number(&f[6], &v[5]))
+	if (n <= TL_LOG_A_NCHUNKS || !number(&f[TL_LOG_A_T_NS], &v[0]) || !number(&f[TL_LOG_A_SEQ], &v[1]) ||
+	    !number(&f[TL_LOG_A_ADDR], &v[2]) || !number(&f[TL_LOG_A_BYTES], &v[3]) ||
+	    !number(&f[TL_LOG_A_FIRST_CHUNK], &v[4]) || !number(&f[TL_LOG_A_NCHUNKS], &v[5]))
 		return 0;
 	if (v[1] < p->nallocs || v[1] >= TL_TRACE_MAX_ALLOCS)
 		return snprintf(ld->why, ld->whylen, "line %zu: allocation %" PRIu64 " out of order (expected %u)",
@@ -250,7 +254,7 @@ static int alloc_line(struct loader *ld, const struct tl_field *f, int n)
 	a = &p->allocs[p->nallocs];
 	*a = (struct tl_trace_alloc){ .t_ns = v[0], .addr = v[2], .bytes = v[3], .first_chunk = (uint32_t)v[4],
 				      .nchunks = (uint32_t)v[5] };
-	if (n >= 9 && f[8].n && !(a->callsite = dup_field(&f[8])))
+	if (n > TL_LOG_A_SITE && f[TL_LOG_A_SITE].n && !(a->callsite = dup_field(&f[TL_LOG_A_SITE])))
 		return -ENOMEM;
 	p->nallocs++;
 	if (grow((void **)&ld->live, &ld->caplive, ld->nlive + 1, sizeof(*ld->live)))
@@ -270,7 +274,7 @@ static int free_line(struct loader *ld, const struct tl_field *f, int n)
 	struct tl_trace_proc *p = ld->p;
 	uint64_t t, seq;
 
-	if (n < 3 || !number(&f[1], &t) || !number(&f[2], &seq))
+	if (n <= TL_LOG_F_SEQ || !number(&f[TL_LOG_F_T_NS], &t) || !number(&f[TL_LOG_F_SEQ], &seq))
 		return 0;
 	if (seq >= p->nallocs || p->allocs[seq].freed)
 		return 0;	/* a fork child freeing its parent's allocation: not in this trace */
@@ -292,8 +296,8 @@ static int sample_line(struct loader *ld, const struct tl_field *f, int n)
 	uint64_t addr, chunk, hit;
 	size_t at;
 
-	if (n < 7 || !number(&f[1], &e.t_ns) || !number(&f[2], &addr) || !number(&f[5], &chunk) ||
-	    !number(&f[6], &hit))
+	if (n <= TL_LOG_S_HIT || !number(&f[TL_LOG_S_T_NS], &e.t_ns) || !number(&f[TL_LOG_S_ADDR], &addr) ||
+	    !number(&f[TL_LOG_S_CHUNK], &chunk) || !number(&f[TL_LOG_S_HIT], &hit))
 		return 0;
 	at = live_after(ld, addr);
 	if (at) {
@@ -321,12 +325,12 @@ static int move_line(struct loader *ld, const struct tl_field *f, int n)
 	uint64_t chunk, ok, bytes, end, start = 0;
 	int d;
 
-	if (n < 7 || !number(&f[1], &end) || !number(&f[2], &chunk) || !number(&f[4], &bytes) ||
-	    !number(&f[6], &ok))
+	if (n <= TL_LOG_M_OK || !number(&f[TL_LOG_M_T_NS], &end) || !number(&f[TL_LOG_M_CHUNK], &chunk) ||
+	    !number(&f[TL_LOG_M_BYTES], &bytes) || !number(&f[TL_LOG_M_OK], &ok))
 		return 0;
-	if (n >= 8 && (!number(&f[7], &start) || start > end))
+	if (n > TL_LOG_M_START_NS && (!number(&f[TL_LOG_M_START_NS], &start) || start > end))
 		start = 0;
-	d = tl_direction_parse(f[5].s, f[5].n);
+	d = tl_direction_parse(f[TL_LOG_M_DIRECTION].s, f[TL_LOG_M_DIRECTION].n);
 	if (d < 0)
 		return 0;
 	if (grow((void **)&p->moves, &ld->capmoves, p->nmoves + 1, sizeof(*p->moves)))
@@ -341,15 +345,15 @@ static int drain_line(struct loader *ld, const struct tl_field *f, int n)
 {
 	uint64_t t;
 
-	if (n >= 2 && number(&f[1], &t))
+	if (n > TL_LOG_D_T_NS && number(&f[TL_LOG_D_T_NS], &t))
 		ld->drain_ns = t;
 	return 0;
 }
 
 static int line(struct loader *ld, const char *s, const char *end)
 {
-	struct tl_field f[MAX_FIELDS];
-	int n = tl_split_tabs(s, end, f, MAX_FIELDS);
+	struct tl_field f[TL_LOG_MAX_FIELDS];
+	int n = tl_split_tabs(s, end, f, TL_LOG_MAX_FIELDS);
 
 	if (f[0].n != 1)
 		return 0;

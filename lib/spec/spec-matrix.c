@@ -604,7 +604,7 @@ static int check_args_value(struct tl_yaml *y, struct tl_loc at, const char *fie
 					    dym ? dym : "", dym ? "'?)" : "");
 		}
 		/* weights are what the kernel takes, 1-255: refused here, with the line, not at the run */
-		if ((!strcmp(param, "fast_weight") || !strcmp(param, "slow_weight")) && len < span) {
+		if (tl_policy_takes("weighted-interleave", param) && len < span) {
 			char value[32], *end;
 			long w;
 

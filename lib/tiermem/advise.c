@@ -40,7 +40,7 @@ static int in_arena(uintptr_t a, size_t len)
 	return a < base + tlrt.arena_len && base < a + len;
 }
 
-__attribute__((visibility("default"))) int madvise(void *addr, size_t len, int advice)
+TL_EXPORT int madvise(void *addr, size_t len, int advice)
 {
 	uintptr_t base;
 	int r, err;
@@ -57,7 +57,7 @@ __attribute__((visibility("default"))) int madvise(void *addr, size_t len, int a
 	err = errno;
 	/* best effort: a range that cannot collapse (EAGAIN, no memory) keeps its small pages */
 	if (!r && advice == MADV_HUGEPAGE)
-		tlrt_madvise((void *)((uintptr_t)addr & ~(TLRT_UNIT - 1)), len, MADV_COLLAPSE);
+		tlrt_madvise((void *)((uintptr_t)addr & ~(TL_UNIT - 1)), len, MADV_COLLAPSE);
 	pthread_mutex_unlock(&tlrt.lock);
 	errno = err;
 	return r;

@@ -10,7 +10,7 @@ TIERMEM_CORE_SRC := $(filter-out lib/tiermem/override.c lib/tiermem/advise.c,$(T
 
 $(B)/obj/pic/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -MMD -MP -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) -fPIC -fvisibility=hidden $(DEPFLAGS) -c -o $@ $<
 
 $(TIERMEM_SO): $(TIERMEM_PIC)
 	@mkdir -p $(dir $@)

@@ -48,7 +48,7 @@ static uint64_t page_round(uint64_t n)
 
 static uint32_t start_of(const struct tlrt_region *r)
 {
-	return (uint32_t)((r->addr - atomic_load_explicit(&tlrt.base, memory_order_relaxed)) >> TLRT_UNIT_SHIFT);
+	return (uint32_t)((r->addr - atomic_load_explicit(&tlrt.base, memory_order_relaxed)) >> TL_UNIT_SHIFT);
 }
 
 /* One class per unit count up to 8, then four per power of two (as mimalloc's bins). */
@@ -156,7 +156,7 @@ int tlrt_cache_put(struct tlrt_region *r)
 	uint64_t used = page_round(r->bytes), bound = tlrt_cache_bound();
 	uint64_t held = r->held > used ? r->held : used;
 	uint32_t at = start_of(r);
-	uint32_t whole = (uint32_t)(used >> TLRT_UNIT_SHIFT);
+	uint32_t whole = (uint32_t)(used >> TL_UNIT_SHIFT);
 	uint8_t *state = &tlrt.unit_state[at];
 
 	if (held > bound)
@@ -166,13 +166,13 @@ int tlrt_cache_put(struct tlrt_region *r)
 	 * partly covered last one may also hold pages of an earlier, longer use.
 	 */
 	memset(state, TLRT_UNIT_CLEAN, whole);
-	if (used % TLRT_UNIT && r->held <= used)
+	if (used % TL_UNIT && r->held <= used)
 		state[whole] = TLRT_UNIT_CLEAN;
 	for (uint32_t i = 0; i < r->nchunks; i++) {
 		const struct tlrt_chunk *c = &tlrt.chunks[r->first_chunk + i];
 		uint64_t off = c->addr - r->addr;
 
-		for (uint64_t u = off >> TLRT_UNIT_SHIFT; u <= (off + c->len - 1) >> TLRT_UNIT_SHIFT; u++)
+		for (uint64_t u = off >> TL_UNIT_SHIFT; u <= (off + c->len - 1) >> TL_UNIT_SHIFT; u++)
 			state[u] = combine(state[u], (uint8_t)(c->tier == TLP_FAST ? TLRT_UNIT_FAST : TLRT_UNIT_SLOW));
 	}
 	/* room first, the least recently freed going back: the cache never holds more than the bound */
@@ -187,13 +187,13 @@ int tlrt_cache_put(struct tlrt_region *r)
 static void split(struct tlrt_region *r, uint32_t n)
 {
 	uint32_t at = start_of(r) + n;
-	uint64_t len = (uint64_t)n << TLRT_UNIT_SHIFT;
+	uint64_t len = (uint64_t)n << TL_UNIT_SHIFT;
 	struct tlrt_region *rest = &tlrt.regions[at];
 
 	memset(rest, 0, sizeof(*rest));
 	rest->addr = r->addr + len;
 	rest->units = r->units - n;
-	rest->maplen = (uint64_t)rest->units << TLRT_UNIT_SHIFT;
+	rest->maplen = (uint64_t)rest->units << TL_UNIT_SHIFT;
 	rest->held = r->held > len ? r->held - len : 0;
 	r->units = n;
 	r->maplen = len;
@@ -212,7 +212,7 @@ static void split(struct tlrt_region *r, uint32_t n)
 
 struct tlrt_region *tlrt_cache_take(uint64_t bytes, size_t align)
 {
-	uint64_t units64 = (bytes + TLRT_UNIT - 1) >> TLRT_UNIT_SHIFT;
+	uint64_t units64 = (bytes + TL_UNIT - 1) >> TL_UNIT_SHIFT;
 	struct tlrt_region *best = NULL, *r;
 	uint32_t n;
 
@@ -223,7 +223,7 @@ struct tlrt_region *tlrt_cache_take(uint64_t bytes, size_t align)
 	for (unsigned b = bin_of(n); b < TLRT_CACHE_BINS && !best; b++)
 		for (uint32_t at = tlrt.bin_head[b]; at != TLRT_NO_UNIT; at = r->bin_next) {
 			r = &tlrt.regions[at];
-			if (r->units < n || (align > TLRT_UNIT && r->addr % align))
+			if (r->units < n || (align > TL_UNIT && r->addr % align))
 				continue;
 			if (!best || r->units < best->units)
 				best = r;
@@ -251,7 +251,7 @@ void tlrt_cache_place(struct tlrt_chunk *c, enum tlp_tier to)
 	if (off >= r->held)
 		return;		/* fresh memory: nothing from earlier use */
 	end = off + c->len < r->held ? off + c->len : r->held;
-	for (uint64_t u = off >> TLRT_UNIT_SHIFT; u <= (end - 1) >> TLRT_UNIT_SHIFT; u++)
+	for (uint64_t u = off >> TL_UNIT_SHIFT; u <= (end - 1) >> TL_UNIT_SHIFT; u++)
 		stale |= tlrt.unit_state[c->region + u] != want;
 	if (!stale) {
 		c->kept = 1;

@@ -50,7 +50,7 @@ int tlrt_chunks_alloc(struct tlrt_region *r)
 
 		c->addr = r->addr + i * cs;
 		c->len = (i + 1) * cs <= len ? cs : len - i * cs;
-		c->region = (uint32_t)((r->addr - base) >> TLRT_UNIT_SHIFT);
+		c->region = (uint32_t)((r->addr - base) >> TL_UNIT_SHIFT);
 		c->tier = TLP_SLOW;
 		__atomic_store_n(&c->touch_tier, TLP_SLOW, __ATOMIC_RELEASE);
 		c->live = 1;

@@ -58,7 +58,7 @@ static size_t window(void)
 		close(fd);
 	mode[n > 0 ? n : 0] = '\0';
 	huge = strstr(mode, "[always]") ? tlrt.opt.thp != 0 : strstr(mode, "[madvise]") ? tlrt.opt.thp > 0 : 0;
-	return huge ? TLRT_UNIT : SMALL_WINDOW;
+	return huge ? TL_UNIT : SMALL_WINDOW;
 }
 
 /* A unit of address space bound to tier t's nodes, with the arena's huge-page advice. */
@@ -69,12 +69,12 @@ static uintptr_t stage(enum tlp_tier t)
 
 	if (FT.stage[t])
 		return FT.stage[t];
-	if (!(a = tlrt_map_aligned(TLRT_UNIT, TLRT_UNIT, PROT_READ | PROT_WRITE)))
+	if (!(a = tlrt_map_aligned(TL_UNIT, TL_UNIT, PROT_READ | PROT_WRITE)))
 		return 0;
 	if (tlrt.opt.thp >= 0)
-		tlrt_madvise((void *)a, TLRT_UNIT, tlrt.opt.thp ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
-	if (mbind((void *)a, TLRT_UNIT, MPOL_BIND, mask, TLRT_NODE_WORDS * 64 + 1, 0)) {
-		munmap((void *)a, TLRT_UNIT);
+		tlrt_madvise((void *)a, TL_UNIT, tlrt.opt.thp ? MADV_HUGEPAGE : MADV_NOHUGEPAGE);
+	if (mbind((void *)a, TL_UNIT, MPOL_BIND, mask, TLRT_NODE_WORDS * 64 + 1, 0)) {
+		munmap((void *)a, TL_UNIT);
 		return 0;
 	}
 	if (!FT.window)
@@ -101,12 +101,12 @@ void tlrt_first_touch(int uffd, uintptr_t addr)
 	if (!mincore((void *)(addr & ~(uintptr_t)(TLRT_PAGE - 1)), TLRT_PAGE, &in) && (in & 1))
 		return;
 	if ((s = stage(t))) {
-		uintptr_t unit = addr & ~(uintptr_t)(TLRT_UNIT - 1);
-		size_t len = unit == FT.last_unit ? TLRT_UNIT : FT.window;
+		uintptr_t unit = addr & ~(uintptr_t)(TL_UNIT - 1);
+		size_t len = unit == FT.last_unit ? TL_UNIT : FT.window;
 
 		FT.last_unit = unit;
 		at = addr & ~(uintptr_t)(len - 1);
-		off = at & (TLRT_UNIT - 1);
+		off = at & (TL_UNIT - 1);
 		/* fresh zeroes on the tier's nodes; pages left from an earlier window are reused */
 		if (tlrt_madvise((void *)(s + off), len, MADV_POPULATE_WRITE))
 			say_once("cannot fault pages in on the chunk's tier");

@@ -111,12 +111,10 @@ static int parse_fraction(const char *s, const char *end, double *out)
 {
 	double v = 0, scale = 1;
 	int digits = 0, dot = 0;
+	size_t n = (size_t)(end - s);
 
-	while (s < end && (*s == ' ' || *s == '\t'))
-		s++;
-	while (end > s && (end[-1] == ' ' || end[-1] == '\t'))
-		end--;
-	for (; s < end; s++) {
+	s = tl_trim_span(s, &n);
+	for (end = s + n; s < end; s++) {
 		if (*s == '.' && !dot) {
 			dot = 1;
 		} else if (*s >= '0' && *s <= '9') {
@@ -161,14 +159,10 @@ static int parse_uint(const char *s, uint64_t *out)
 	uint64_t v = 0;
 	int digits = 0;
 
-	while (*s == ' ' || *s == '\t')
-		s++;
-	for (; *s >= '0' && *s <= '9'; s++, digits++)
+	for (s = tl_skip_blanks(s); *s >= '0' && *s <= '9'; s++, digits++)
 		if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, (uint64_t)(*s - '0'), &v))
 			return -1;
-	while (*s == ' ' || *s == '\t')
-		s++;
-	if (!digits || *s)
+	if (!digits || *tl_skip_blanks(s))
 		return -1;
 	*out = v;
 	return 0;
@@ -285,7 +279,7 @@ static int resolve_budget(struct tlrt_options *o, char *const *envp, char *why, 
 			if (cval)
 				return bad(why, len, cvar, cval,
 					   "a chunk count needs a fixed budget (a size, or a percentage with TIERLAB_FOOTPRINT)");
-			o->chunk_size = round_page(sval ? size : 2ULL << 20);
+			o->chunk_size = round_page(sval ? size : TL_UNIT);
 			o->dynamic_fraction = b.fraction;
 			return 0;
 		}
@@ -305,10 +299,10 @@ static int resolve_budget(struct tlrt_options *o, char *const *envp, char *why, 
 		o->chunk_size = round_page((budget + chunks - 1) / chunks);
 		o->budget_chunks = (uint32_t)chunks;
 	} else if (cval) {
-		o->chunk_size = round_page(sval ? size : 2ULL << 20);
+		o->chunk_size = round_page(sval ? size : TL_UNIT);
 		o->budget_chunks = (uint32_t)chunks;
 	} else {
-		o->chunk_size = round_page(sval ? size : 2ULL << 20);
+		o->chunk_size = round_page(sval ? size : TL_UNIT);
 		if (bval) {
 			uint64_t n = budget / o->chunk_size;
 
@@ -354,13 +348,18 @@ static int parse_one(struct tlrt_options *o, enum tlrt_opt id, char *const *envp
 			return no_unit(why, len, var, val, "rate");
 		if (i)
 			return bad(why, len, var, val, "not a rate (e.g. 10Hz, 1kHz)");
-		if (!in_bounds(id, o->rate_hz))
-			return bad(why, len, var, val, "out of range (0.001Hz to 1MHz; for no samples, sampler none)");
+		if (!in_bounds(id, o->rate_hz)) {
+			char lo[32], hi[32], msg[128];
+
+			tl_format_rate_human(lo, sizeof(lo), tlrt_option_table[id].lo);
+			tl_format_rate_human(hi, sizeof(hi), tlrt_option_table[id].hi);
+			snprintf(msg, sizeof(msg), "out of range (%s to %s; for no samples, sampler none)", lo, hi);
+			return bad(why, len, var, val, msg);
+		}
 		return 0;
 	case TLRT_OPT_WINDOW:
 		if (parse_uint(val, &u) || !in_bounds(id, (double)u))
-			return bad(why, len, var, val, "not a number of samples from 1 to " TLP_STR(TLP_WINDOW_MAX) " ("
-						       TLP_WINDOW_COST ")");
+			return bad(why, len, var, val, "not a number of samples from " TLP_WINDOW_RANGE);
 		o->window = (uint32_t)u;
 		return 0;
 	case TLRT_OPT_FRACTIONS:

@@ -19,6 +19,8 @@
 #include "axis/axes.h"
 #include "util/units.h"
 
+#define TLRT_CACHE_FLOOR_MIB 32	/* a percentage bound of TIERLAB_CACHE is at least this */
+
 /*
  * The runtime's variables, one row each in the form of the axis table
  * (axis/axes.h): X(id, axis, kind, applies, flags, def, var, alias, lo,
@@ -32,7 +34,7 @@
 	  "fast tier NUMA nodes (numactl syntax; the alias is an integer bitmask)") \
 	X(SLOW_NODES, NULL, NODES,     ALL, 0, NULL,   "TIERLAB_SLOW_NODES", "SHAMBLES_SLOW_NODEMASK", 0, 0, \
 	  "slow tier NUMA nodes (numactl syntax; the alias is an integer bitmask)") \
-	X(CHUNK_SIZE, NULL, SIZE,      ALL, 0, "2MiB", "TIERLAB_CHUNK_SIZE", "SHAMBLES_CHUNK_SIZE", 1, 0, \
+	X(CHUNK_SIZE, NULL, SIZE,      ALL, 0, TLP_STR(TL_UNIT_MIB) "MiB", "TIERLAB_CHUNK_SIZE", "SHAMBLES_CHUNK_SIZE", 1, 0, \
 	  "chunk size, the unit of placement and migration") \
 	X(FOOTPRINT,  NULL, SIZE,      ALL, 0, NULL,   "TIERLAB_FOOTPRINT", NULL, 1, 0, \
 	  "managed footprint a percentage budget refers to (else the budget follows the live footprint)") \
@@ -47,7 +49,8 @@
 	X(VERBOSE,    NULL, BOOL,      ALL, 0, "0",    "TIERLAB_VERBOSE", NULL, 0, 0, \
 	  "say what the runtime decided on stderr") \
 	X(CACHE,      NULL, BUDGET,    ALL, 0, "100%", "TIERLAB_CACHE", NULL, 0, 0, \
-	  "freed managed memory kept for reuse: a size, or a percentage of the peak managed bytes (at least 32 MiB); 0 = none")
+	  "freed managed memory kept for reuse: a size, or a percentage of the peak managed bytes (at least " \
+	  TLP_STR(TLRT_CACHE_FLOOR_MIB) " MiB); 0 = none")
 
 #define TLRT_OPTIONS(X) TL_RUNTIME_AXES(X) TLRT_OWN_OPTIONS(X)
 

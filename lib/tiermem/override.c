@@ -17,6 +17,15 @@
  * the runtime before libnuma's own constructor, and libnuma exits the
  * program on its first node mask.
  *
+ * C++'s operators new and delete are interposed too (their mangled names,
+ * as mimalloc's alloc-override.c does): jemalloc and mimalloc define their
+ * own, which would otherwise take every `new` past the runtime. A small
+ * request goes to the next allocator's operator of the same kind (which
+ * throws or calls the new-handler as it does without the runtime), or,
+ * when the next operator new is libstdc++'s (it calls malloc: glibc),
+ * straight to the next malloc, and to that operator only when malloc
+ * fails. A large one is managed, else the next operator serves it.
+ *
  * errno and return values follow glibc: ENOMEM on failure, overflow checks
  * in calloc/reallocarray/pvalloc, realloc(p, 0) frees and returns NULL,
  * invalid alignments are left to the next allocator to reject exactly as
@@ -32,7 +41,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define API __attribute__((visibility("default")))
 #define RETADDR ((uintptr_t)__builtin_return_address(0))
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
@@ -46,6 +54,7 @@
 extern char **environ;
 
 static void free_first(void *p);
+static int cxx_resolve(void);
 
 /* free starts as free_first: free() calls it without checking that it is resolved. */
 static struct {
@@ -136,6 +145,8 @@ static void ov_init(void)
 	next.valloc = sym("valloc");
 	next.pvalloc = sym("pvalloc");
 	next.malloc_usable_size = sym("malloc_usable_size");
+	if (next.malloc)
+		cxx_resolve();
 	ov_resolving = 0;
 	if (!next.malloc || !next.free || !next.calloc || !next.realloc) {
 		static const char msg[] = "tiermem: no next allocator (dlsym(RTLD_NEXT, \"malloc\") failed)\n";
@@ -245,7 +256,7 @@ static inline void *do_malloc(size_t n, uintptr_t ra)
 	return malloc_slow(n, ra);
 }
 
-API void *malloc(size_t n)
+TL_EXPORT void *malloc(size_t n)
 {
 	return do_malloc(n, RETADDR);
 }
@@ -254,7 +265,7 @@ API void *malloc(size_t n)
  * No check that the next allocator is resolved: until it is, next.free is
  * free_first, which resolves it.
  */
-API void free(void *p)
+TL_EXPORT void free(void *p)
 {
 	if (unlikely(tlrt_managed(p))) {
 		managed_free(p);
@@ -265,7 +276,7 @@ API void free(void *p)
 	__atomic_load_n(&next.free, __ATOMIC_ACQUIRE)(p);	/* NULL too: the next allocator ignores it */
 }
 
-API void *calloc(size_t n, size_t m)
+TL_EXPORT void *calloc(size_t n, size_t m)
 {
 	size_t total;
 	void *p;
@@ -344,12 +355,12 @@ static void *do_realloc(void *p, size_t n, uintptr_t ra)
 	return move_to(p, q, n);
 }
 
-API void *realloc(void *p, size_t n)
+TL_EXPORT void *realloc(void *p, size_t n)
 {
 	return do_realloc(p, n, RETADDR);
 }
 
-API void *reallocarray(void *p, size_t n, size_t m)
+TL_EXPORT void *reallocarray(void *p, size_t n, size_t m)
 {
 	size_t total;
 
@@ -365,7 +376,7 @@ static int good_alignment(size_t a)
 	return a && !(a & (a - 1));
 }
 
-API void *memalign(size_t align, size_t n)
+TL_EXPORT void *memalign(size_t align, size_t n)
 {
 	void *p;
 
@@ -378,7 +389,7 @@ API void *memalign(size_t align, size_t n)
 	return next.memalign(align, n);
 }
 
-API int posix_memalign(void **out, size_t align, size_t n)
+TL_EXPORT int posix_memalign(void **out, size_t align, size_t n)
 {
 	void *p;
 
@@ -396,7 +407,7 @@ API int posix_memalign(void **out, size_t align, size_t n)
 	return 0;
 }
 
-API void *aligned_alloc(size_t align, size_t n)
+TL_EXPORT void *aligned_alloc(size_t align, size_t n)
 {
 	void *p;
 
@@ -409,7 +420,7 @@ API void *aligned_alloc(size_t align, size_t n)
 	return next.aligned_alloc(align, n);
 }
 
-API void *valloc(size_t n)
+TL_EXPORT void *valloc(size_t n)
 {
 	void *p;
 
@@ -422,7 +433,7 @@ API void *valloc(size_t n)
 	return next.valloc(n);
 }
 
-API void *pvalloc(size_t n)
+TL_EXPORT void *pvalloc(size_t n)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), rounded;
 	void *p;
@@ -439,7 +450,7 @@ API void *pvalloc(size_t n)
 	return next.pvalloc(n);
 }
 
-API size_t malloc_usable_size(void *p)
+TL_EXPORT size_t malloc_usable_size(void *p)
 {
 	if (!p)
 		return 0;
@@ -447,6 +458,252 @@ API size_t malloc_usable_size(void *p)
 		return 0;
 	return usable(p);
 }
+
+/*
+ * C++'s operators. The next ones are resolved with the rest, and again at
+ * first use when the program had none then (a C program that dlopens a C++
+ * library later): cxx_mode says how a small request is served.
+ */
+enum cxx_op {
+	NW, NA, NW_NT, NA_NT, NW_AL, NA_AL, NW_AL_NT, NA_AL_NT,
+	DL, DA, DL_SZ, DA_SZ, DL_NT, DA_NT, DL_AL, DA_AL, DL_SZ_AL, DA_SZ_AL, DL_AL_NT, DA_AL_NT, CXX__N
+};
+static const char *const cxx_name[CXX__N] = {
+	"_Znwm", "_Znam", "_ZnwmRKSt9nothrow_t", "_ZnamRKSt9nothrow_t",
+	"_ZnwmSt11align_val_t", "_ZnamSt11align_val_t",
+	"_ZnwmSt11align_val_tRKSt9nothrow_t", "_ZnamSt11align_val_tRKSt9nothrow_t",
+	"_ZdlPv", "_ZdaPv", "_ZdlPvm", "_ZdaPvm", "_ZdlPvRKSt9nothrow_t", "_ZdaPvRKSt9nothrow_t",
+	"_ZdlPvSt11align_val_t", "_ZdaPvSt11align_val_t", "_ZdlPvmSt11align_val_t", "_ZdaPvmSt11align_val_t",
+	"_ZdlPvSt11align_val_tRKSt9nothrow_t", "_ZdaPvSt11align_val_tRKSt9nothrow_t",
+};
+static void *cxx_next[CXX__N];
+/*
+ * CXX_UNSET: not resolved yet; CXX_MALLOC: the next operator new is not
+ * the next malloc's library's (libstdc++'s, which calls malloc and free),
+ * so small requests go to malloc and free directly; CXX_NEXT: the next
+ * allocator has its own operators (jemalloc, mimalloc), called as they are.
+ */
+enum { CXX_UNSET, CXX_MALLOC, CXX_NEXT };
+static int cxx_mode;
+
+typedef void *(*new_fn)(size_t);
+typedef void *(*new_nt_fn)(size_t, const void *);
+typedef void *(*new_al_fn)(size_t, size_t);
+typedef void *(*new_al_nt_fn)(size_t, size_t, const void *);
+typedef void (*del_fn)(void *);
+typedef void (*del_x_fn)(void *, size_t);
+typedef void (*del_nt_fn)(void *, const void *);
+typedef void (*del_sz_al_fn)(void *, size_t, size_t);
+typedef void (*del_al_nt_fn)(void *, size_t, const void *);
+
+static const void *object_of(void *f)
+{
+	Dl_info info;
+
+	return f && dladdr(f, &info) ? info.dli_fbase : NULL;
+}
+
+/* Resolves the operators; the mode last, released. Called with the malloc API resolved. */
+static __attribute__((noinline)) int cxx_resolve(void)
+{
+	int mode;
+
+	/*
+	 * operator new first: without it no C++ runtime is loaded yet, and the
+	 * others are not looked up (each failed lookup leaves a message in
+	 * dlerror's buffer, at start-up in the bootstrap buffer, never freed)
+	 */
+	if (!__atomic_load_n(&cxx_next[NW], __ATOMIC_RELAXED))
+		__atomic_store_n(&cxx_next[NW], sym(cxx_name[NW]), __ATOMIC_RELAXED);
+	if (!__atomic_load_n(&cxx_next[NW], __ATOMIC_RELAXED))
+		return CXX_UNSET;
+	for (int i = 0; i < CXX__N; i++)
+		if (!__atomic_load_n(&cxx_next[i], __ATOMIC_RELAXED))
+			__atomic_store_n(&cxx_next[i], sym(cxx_name[i]), __ATOMIC_RELAXED);
+	mode = object_of(__atomic_load_n(&cxx_next[NW], __ATOMIC_RELAXED)) == object_of((void *)next.malloc) ? CXX_NEXT : CXX_MALLOC;
+	__atomic_store_n(&cxx_mode, mode, __ATOMIC_RELEASE);
+	return mode;
+}
+
+static inline int cxx(void)
+{
+	int mode = __atomic_load_n(&cxx_mode, __ATOMIC_ACQUIRE);
+
+	return likely(mode != CXX_UNSET) ? mode : cxx_resolve();
+}
+
+/* The next operator `op`: never NULL once cxx() said CXX_NEXT or CXX_MALLOC, but for the rarer forms. */
+static void *cxx_fn(enum cxx_op op)
+{
+	void *f = __atomic_load_n(&cxx_next[op], __ATOMIC_RELAXED);
+
+	if (unlikely(!f)) {
+		cxx_resolve();
+		f = __atomic_load_n(&cxx_next[op], __ATOMIC_RELAXED);
+	}
+	return f;
+}
+
+static __attribute__((noreturn, noinline)) void cxx_missing(enum cxx_op op)
+{
+	static const char msg[] = "tiermem: no C++ runtime defines the operator called: ";
+
+	if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0 || write(STDERR_FILENO, cxx_name[op], strlen(cxx_name[op])) < 0 ||
+	    write(STDERR_FILENO, "\n", 1) < 0) {
+		/* nowhere to say it */
+	}
+	abort();
+}
+
+/*
+ * The next operator new of kind op, for n bytes at align (0: the default),
+ * with the nothrow tag nt when op takes one: it throws, calls the
+ * new-handler or returns NULL as it does without the runtime.
+ */
+static __attribute__((noinline)) void *cxx_new_next(enum cxx_op op, size_t n, size_t align, const void *nt)
+{
+	void *f = cxx_fn(op);
+
+	if (!f)
+		cxx_missing(op);
+	switch (op) {
+	case NW: case NA: return ((new_fn)f)(n);
+	case NW_NT: case NA_NT: return ((new_nt_fn)f)(n, nt);
+	case NW_AL: case NA_AL: return ((new_al_fn)f)(n, align);
+	default: return ((new_al_nt_fn)f)(n, align, nt);
+	}
+}
+
+/* Everything but a small request once resolved: out of line. */
+static __attribute__((noinline)) void *cxx_new_slow(enum cxx_op op, size_t n, size_t align, const void *nt, uintptr_t ra)
+{
+	void *p;
+
+	if (unlikely(!ready())) {
+		if (!(p = boot_alloc(n, align ? align : 16)) && op != NW_NT && op != NA_NT && op != NW_AL_NT && op != NA_AL_NT)
+			abort();	/* dlsym itself calling operator new, and out of room: nothing to throw with */
+		return p;
+	}
+	if (n >= threshold() && (!align || good_alignment(align)) && (p = managed(n, align, ra, 0)))
+		return p;
+	if (n < threshold()) {
+		count_small();
+		if (!align && cxx() == CXX_MALLOC && (p = next.malloc(n)))
+			return p;
+	}
+	return cxx_new_next(op, n, align, nt);
+}
+
+/* A small request, counted: the next malloc when that is how it is served, else the next operator. */
+static __attribute__((noinline)) void *cxx_new_small(enum cxx_op op, size_t n, const void *nt, int mode)
+{
+	void *p;
+
+	if (mode == CXX_MALLOC && (p = next.malloc(n)))
+		return p;
+	return cxx_new_next(op, n, 0, nt);	/* the new-handler, bad_alloc, or the nothrow NULL */
+}
+
+static __attribute__((noinline)) void *cxx_new_batch_end(enum cxx_op op, size_t n, const void *nt, int mode)
+{
+	small_batch_end();
+	return cxx_new_small(op, n, nt, mode);
+}
+
+/*
+ * operator new without alignment. The small path inline and without a
+ * stack frame when the next allocator has its own operator (a tail call).
+ */
+static inline void *cxx_new(enum cxx_op op, size_t n, const void *nt, uintptr_t ra)
+{
+	int mode = __atomic_load_n(&cxx_mode, __ATOMIC_ACQUIRE);
+
+	if (likely(n < threshold()) && likely(mode != CXX_UNSET)) {
+		if (unlikely(++small_batch == SMALL_BATCH))
+			return cxx_new_batch_end(op, n, nt, mode);
+		if (likely(mode == CXX_NEXT) && (op == NW || op == NA))
+			return ((new_fn)__atomic_load_n(&cxx_next[op], __ATOMIC_RELAXED))(n);
+		return cxx_new_small(op, n, nt, mode);
+	}
+	return cxx_new_slow(op, n, 0, nt, ra);
+}
+
+API void *_Znwm(size_t n) { return cxx_new(NW, n, NULL, RETADDR); }
+API void *_Znam(size_t n) { return cxx_new(NA, n, NULL, RETADDR); }
+API void *_ZnwmRKSt9nothrow_t(size_t n, const void *nt) { return cxx_new(NW_NT, n, nt, RETADDR); }
+API void *_ZnamRKSt9nothrow_t(size_t n, const void *nt) { return cxx_new(NA_NT, n, nt, RETADDR); }
+API void *_ZnwmSt11align_val_t(size_t n, size_t al) { return cxx_new_slow(NW_AL, n, al, NULL, RETADDR); }
+API void *_ZnamSt11align_val_t(size_t n, size_t al) { return cxx_new_slow(NA_AL, n, al, NULL, RETADDR); }
+API void *_ZnwmSt11align_val_tRKSt9nothrow_t(size_t n, size_t al, const void *nt)
+{
+	return cxx_new_slow(NW_AL_NT, n, al, nt, RETADDR);
+}
+API void *_ZnamSt11align_val_tRKSt9nothrow_t(size_t n, size_t al, const void *nt)
+{
+	return cxx_new_slow(NA_AL_NT, n, al, nt, RETADDR);
+}
+
+/*
+ * The next operator delete of kind op (a size or an alignment in x, both
+ * for the sized aligned forms, the nothrow tag in nt); free when the C++
+ * runtime's delete is libstdc++'s (it frees) or none is loaded.
+ */
+static __attribute__((noinline)) void cxx_delete_next(enum cxx_op op, void *p, size_t x, size_t al, const void *nt)
+{
+	void *f = cxx() == CXX_NEXT ? cxx_fn(op) : NULL;
+
+	if (!f) {
+		__atomic_load_n(&next.free, __ATOMIC_ACQUIRE)(p);
+		return;
+	}
+	switch (op) {
+	case DL: case DA: ((del_fn)f)(p); return;
+	case DL_SZ: case DA_SZ: case DL_AL: case DA_AL: ((del_x_fn)f)(p, x); return;
+	case DL_NT: case DA_NT: ((del_nt_fn)f)(p, nt); return;
+	case DL_SZ_AL: case DA_SZ_AL: ((del_sz_al_fn)f)(p, x, al); return;
+	default: ((del_al_nt_fn)f)(p, x, nt); return;
+	}
+}
+
+/* As free: managed and bootstrap pointers first, then the next allocator. */
+static inline void cxx_delete(enum cxx_op op, void *p, size_t x, size_t al, const void *nt)
+{
+	int mode;
+
+	if (unlikely(tlrt_managed(p))) {
+		managed_free(p);
+		return;
+	}
+	if (unlikely(is_boot(p)))
+		return;
+	mode = __atomic_load_n(&cxx_mode, __ATOMIC_ACQUIRE);
+	if (likely(mode == CXX_MALLOC)) {
+		next.free(p);
+		return;
+	}
+	if (likely(mode == CXX_NEXT) && (op == DL || op == DA)) {
+		((del_fn)__atomic_load_n(&cxx_next[op], __ATOMIC_RELAXED))(p);
+		return;
+	}
+	if (likely(mode == CXX_NEXT) && (op == DL_SZ || op == DA_SZ)) {
+		((del_x_fn)__atomic_load_n(&cxx_next[op], __ATOMIC_RELAXED))(p, x);
+		return;
+	}
+	cxx_delete_next(op, p, x, al, nt);
+}
+
+API void _ZdlPv(void *p) { cxx_delete(DL, p, 0, 0, NULL); }
+API void _ZdaPv(void *p) { cxx_delete(DA, p, 0, 0, NULL); }
+API void _ZdlPvm(void *p, size_t n) { cxx_delete(DL_SZ, p, n, 0, NULL); }
+API void _ZdaPvm(void *p, size_t n) { cxx_delete(DA_SZ, p, n, 0, NULL); }
+API void _ZdlPvRKSt9nothrow_t(void *p, const void *nt) { cxx_delete(DL_NT, p, 0, 0, nt); }
+API void _ZdaPvRKSt9nothrow_t(void *p, const void *nt) { cxx_delete(DA_NT, p, 0, 0, nt); }
+API void _ZdlPvSt11align_val_t(void *p, size_t al) { cxx_delete(DL_AL, p, al, 0, NULL); }
+API void _ZdaPvSt11align_val_t(void *p, size_t al) { cxx_delete(DA_AL, p, al, 0, NULL); }
+API void _ZdlPvmSt11align_val_t(void *p, size_t n, size_t al) { cxx_delete(DL_SZ_AL, p, n, al, NULL); }
+API void _ZdaPvmSt11align_val_t(void *p, size_t n, size_t al) { cxx_delete(DA_SZ_AL, p, n, al, NULL); }
+API void _ZdlPvSt11align_val_tRKSt9nothrow_t(void *p, size_t al, const void *nt) { cxx_delete(DL_AL_NT, p, al, 0, nt); }
+API void _ZdaPvSt11align_val_tRKSt9nothrow_t(void *p, size_t al, const void *nt) { cxx_delete(DA_AL_NT, p, al, 0, nt); }
 
 /*
  * At load: read the variables before the program's code runs, create the

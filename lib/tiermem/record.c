@@ -14,6 +14,7 @@
  * at exit it is cut to its length. After a crash it ends in NUL bytes:
  * readers stop at the first NUL.
  */
+#include "axis/log-format.h"
 #include "tiermem/keepfd.h"
 #include "tiermem/rt.h"
 #include "tiermem/rt-rank.h"
@@ -287,7 +288,7 @@ void tlrt_log_params(void)
 
 	if (log_fd < 0)
 		return;
-	n = (size_t)snprintf(line, len, "P\t%zu\t%u\t%u\t%" PRIu64 "\t%u\t%.17g\t%u\t%.17g\t%" PRIu64 "\t%s\t%s\t",
+	n = (size_t)snprintf(line, len, TL_LOG_FORMAT(P),
 			     (size_t)atomic_load_explicit(&tlrt.size, memory_order_relaxed), tlrt.nunits,
 			     tlrt.max_chunks, tlrt.opt.chunk_size, tlrt.budget_chunks, tlrt.opt.dynamic_fraction,
 			     tlrt.opt.window, tlrt.opt.rate_hz, tlrt.opt.threshold, tlrt.opt.policy,
@@ -306,18 +307,18 @@ void tlrt_log_alloc(const struct tlrt_region *r, uint64_t t_ns, const char *modu
 {
 	if (log_fd < 0)
 		return;
-	log_line("A\t%" PRIu64 "\t%u\t0x%" PRIxPTR "\t%" PRIu64 "\t%u\t%u\t0x%" PRIxPTR "\t%s+0x%" PRIxPTR "\n",
+	log_line(TL_LOG_FORMAT(A) "\n",
 		 t_ns, r->seq, r->addr, r->bytes, r->first_chunk, r->nchunks, r->callsite, module, off);
 }
 
 void tlrt_log_free(const struct tlrt_region *r, uint64_t t_ns)
 {
-	log_line("F\t%" PRIu64 "\t%u\n", t_ns, r->seq);
+	log_line(TL_LOG_FORMAT(F) "\n", t_ns, r->seq);
 }
 
 void tlrt_log_sample(const struct rt_sample *s, uint32_t chunk, int hit)
 {
-	log_line("S\t%" PRIu64 "\t0x%" PRIxPTR "\t0x%" PRIxPTR "\t%d\t%ld\t%d\t%u\n", s->t_ns, s->addr, s->pc,
+	log_line(TL_LOG_FORMAT(S) "\n", s->t_ns, s->addr, s->pc,
 		 (int)s->tid, chunk == TLRT_NO_CHUNK ? -1L : (long)chunk, hit, s->flags);
 }
 
@@ -325,13 +326,13 @@ void tlrt_log_migration(uint32_t chunk, int direction, int ok, uint64_t start_ns
 {
 	const struct tlrt_chunk *c = &tlrt.chunks[chunk];
 
-	log_line("M\t%" PRIu64 "\t%u\t0x%" PRIxPTR "\t%" PRIu64 "\t%s\t%d\t%" PRIu64 "\n", tlrt_now_ns(), chunk,
+	log_line(TL_LOG_FORMAT(M) "\n", tlrt_now_ns(), chunk,
 		 c->addr, c->len, tl_direction_name(direction), ok, start_ns);
 }
 
 void tlrt_log_drain(uint64_t t_ns)
 {
-	log_line("D\t%" PRIu64 "\n", t_ns);
+	log_line(TL_LOG_FORMAT(D) "\n", t_ns);
 }
 
 /* The data is in the page cache already; this only refreshes the counters' clock. */

@@ -87,7 +87,7 @@ int tlrt_region_reserve(char *why, size_t len)
 	int err = ENOMEM;
 
 	/* keep the chunk table within TLRT_MAX_CHUNKS ids */
-	while (size > RESERVE_MIN && size / chunk + (size >> TLRT_UNIT_SHIFT) > TLRT_MAX_CHUNKS)
+	while (size > RESERVE_MIN && size / chunk + (size >> TL_UNIT_SHIFT) > TLRT_MAX_CHUNKS)
 		size /= 2;
 	for (; size >= RESERVE_MIN; size /= 2) {
 		p = mmap(NULL, size + ARENA_STEP, PROT_NONE,
@@ -107,7 +107,7 @@ int tlrt_region_reserve(char *why, size_t len)
 	if ((uintptr_t)p + size + ARENA_STEP > base + size)
 		munmap((void *)(base + size), (uintptr_t)p + size + ARENA_STEP - (base + size));
 
-	tlrt.nunits = (uint32_t)(size >> TLRT_UNIT_SHIFT);
+	tlrt.nunits = (uint32_t)(size >> TL_UNIT_SHIFT);
 	tlrt.regions = map_side((size_t)tlrt.nunits * sizeof(*tlrt.regions));
 	tlrt.owner = map_side((size_t)tlrt.nunits * sizeof(*tlrt.owner));
 	tlrt.unit_state = map_side(tlrt.nunits);
@@ -152,7 +152,7 @@ static int arena_grow(uintptr_t base, uintptr_t end)
 	if (!tlrt.arena_len) {
 		*(volatile char *)p = 0;
 		/* the whole unit: with THP always that touch faulted a huge page, and dropping 4 KiB of it left 511 pages */
-		tlrt_madvise(p, TLRT_UNIT, MADV_DONTNEED);
+		tlrt_madvise(p, TL_UNIT, MADV_DONTNEED);
 	}
 	tlrt.arena_len = want;
 	if (!tlrt.same_node)
@@ -163,29 +163,29 @@ static int arena_grow(uintptr_t base, uintptr_t end)
 struct tlrt_region *tlrt_region_alloc(uint64_t bytes, size_t align)
 {
 	uintptr_t base = atomic_load_explicit(&tlrt.base, memory_order_relaxed);
-	uint64_t units64 = (bytes + TLRT_UNIT - 1) >> TLRT_UNIT_SHIFT;
+	uint64_t units64 = (bytes + TL_UNIT - 1) >> TL_UNIT_SHIFT;
 	size_t first = 0, step = 1;
 	struct tlrt_region *r;
 	long at;
 
 	if (!bytes || units64 > tlrt.nunits)
 		return NULL;
-	if (align > TLRT_UNIT) {
-		step = align >> TLRT_UNIT_SHIFT;
-		first = ((align - base % align) % align) >> TLRT_UNIT_SHIFT;
+	if (align > TL_UNIT) {
+		step = align >> TL_UNIT_SHIFT;
+		first = ((align - base % align) % align) >> TL_UNIT_SHIFT;
 	}
 	at = tlrt_bitmap_alloc(&tlrt.units_map, (size_t)units64, first, step);
 	if (at < 0)
 		return NULL;
-	if (arena_grow(base, base + (((uintptr_t)at + units64) << TLRT_UNIT_SHIFT))) {
+	if (arena_grow(base, base + (((uintptr_t)at + units64) << TL_UNIT_SHIFT))) {
 		tlrt_bitmap_free(&tlrt.units_map, (size_t)at, (size_t)units64);
 		return NULL;
 	}
 	r = &tlrt.regions[at];
 	memset(r, 0, sizeof(*r));
-	r->addr = base + ((uintptr_t)at << TLRT_UNIT_SHIFT);
+	r->addr = base + ((uintptr_t)at << TL_UNIT_SHIFT);
 	r->units = (uint32_t)units64;
-	r->maplen = units64 << TLRT_UNIT_SHIFT;
+	r->maplen = units64 << TL_UNIT_SHIFT;
 	r->bytes = bytes;
 	for (uint32_t u = 0; u < r->units; u++)
 		tlrt.owner[at + u] = (uint32_t)at;
@@ -254,7 +254,7 @@ int tlrt_region_settle(uintptr_t addr, size_t len)
 void tlrt_region_free(struct tlrt_region *r)
 {
 	uintptr_t base = atomic_load_explicit(&tlrt.base, memory_order_relaxed);
-	size_t at = (r->addr - base) >> TLRT_UNIT_SHIFT;
+	size_t at = (r->addr - base) >> TL_UNIT_SHIFT;
 
 	/* the memory goes back; the mapping stays so the arena stays one VMA */
 	tlrt_madvise((void *)r->addr, r->maplen, MADV_DONTNEED);
@@ -276,7 +276,7 @@ struct tlrt_region *tlrt_region_of(uintptr_t p)
 
 	if (!tlrt_managed((void *)p))
 		return NULL;
-	unit = (p - base) >> TLRT_UNIT_SHIFT;
+	unit = (p - base) >> TL_UNIT_SHIFT;
 	if (!tlrt_bitmap_test(&tlrt.units_map, unit))
 		return NULL;
 	r = &tlrt.regions[tlrt.owner[unit]];

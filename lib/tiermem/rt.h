@@ -1,7 +1,7 @@
 /*
  * The runtime's internal contracts, shared by its files and by tests that
  * link the core objects directly. Everything here is hidden in
- * libtiermem.so except the TLRT_API entry points (the malloc API in
+ * libtiermem.so except the TL_EXPORT entry points (the malloc API in
  * override.c is the other export).
  *
  * Locking: one mutex (tlrt.lock) guards regions, chunks, the policy, the
@@ -19,18 +19,16 @@
 #include "tiermem/options.h"
 #include "tiermem/rt-sampler.h"
 #include "util/direction.h"
+#include "util/export.h"
 #include "tiermem/rt-stats.h"
 #include "policies/tierlab-policy.h"
 
-#define TLRT_API __attribute__((visibility("default")))
-#define TLRT_UNIT_SHIFT 21
-#define TLRT_UNIT (1UL << TLRT_UNIT_SHIFT)		/* 2 MiB: regions start and end on it */
 #define TLRT_NODE_WORDS 16			/* 1024 nodes */
 #define TLRT_MAX_CHUNKS (1U << 24)
 #define TLRT_NO_CHUNK UINT32_MAX
 #define TLRT_NO_UNIT UINT32_MAX
 #define TLRT_CACHE_BINS 128
-#define TLRT_CACHE_FLOOR (32ULL << 20)	/* a percentage bound is at least this */
+#define TLRT_CACHE_FLOOR ((uint64_t)TLRT_CACHE_FLOOR_MIB << 20)
 
 /* Lifecycle of the runtime in this process. */
 enum tlrt_state {
@@ -63,7 +61,7 @@ long tlrt_bitmap_next_set(const struct tlrt_bitmap *b, size_t from);
 struct tlrt_region {
 	uintptr_t addr;
 	uint64_t bytes;		/* as requested */
-	uint64_t maplen;	/* units << TLRT_UNIT_SHIFT */
+	uint64_t maplen;	/* units << TL_UNIT_SHIFT */
 	uint64_t held;		/* [addr, addr + held) may hold pages from earlier use; 0 when fresh */
 	uint32_t units;
 	uint32_t first_chunk, nchunks;
@@ -94,10 +92,14 @@ struct tlrt_rt {
 	_Atomic int state;
 	pthread_mutex_t lock;
 
-	/* reservation (region.c); published once, size last with release order */
-	_Atomic uintptr_t base;
+	/*
+	 * reservation (region.c); published once, size last with release
+	 * order. On a cache line of their own: every free() reads them, and
+	 * the lock beside them is written on each managed call.
+	 */
+	_Alignas(64) _Atomic uintptr_t base;
 	_Atomic size_t size;
-	uint32_t nunits;
+	_Alignas(64) uint32_t nunits;
 	struct tlrt_bitmap units_map;
 	struct tlrt_region *regions;	/* indexed by start unit */
 	uint32_t *owner;		/* unit -> start unit of its region */
@@ -250,7 +252,6 @@ void tlrt_cache_poll(struct tlrt_pressure *p, uint64_t now_ns);
 int64_t tlrt_psi_some_total(const char *text);
 
 /* policy-load.c. An entry point exists only if the plugin's struct is large enough to hold it. */
-#define TLP_HAS(pol, field) ((pol)->size >= offsetof(struct tlp_policy, field) + sizeof((pol)->field))
 #define TLRT_POL_FN(field) (tlrt.pol && TLP_HAS(tlrt.pol, field) ? tlrt.pol->field : NULL)
 int tlrt_policy_load(char *why, size_t whylen);
 void tlrt_policy_unload(void);
@@ -323,34 +324,34 @@ void tlrt_sampler_stop(void);				/* stops it and records its counts */
  * 0 = will manage, 1 = stand aside silently, -EINVAL = bad value (said on
  * stderr; with TIERLAB_STRICT the process exits 2 instead).
  */
-TLRT_API int tlrt_setup(char *const *envp);
-TLRT_API int tlrt_state(void);
+TL_EXPORT int tlrt_setup(char *const *envp);
+TL_EXPORT int tlrt_state(void);
 /* At load (override.c): the counters file and fork hooks; -1 = stood aside. */
-TLRT_API int tlrt_open_files(void);
-TLRT_API uint64_t tlrt_threshold(void);
+TL_EXPORT int tlrt_open_files(void);
+TL_EXPORT uint64_t tlrt_threshold(void);
 /*
  * A managed allocation, or NULL (the caller then uses the next allocator).
  * errno untouched. Its contents are unspecified (a reused region keeps
  * what it held) unless zeroed: tlrt_alloc_zeroed, for calloc.
  */
-TLRT_API void *tlrt_alloc(size_t bytes, size_t align, uintptr_t callsite);
-TLRT_API void *tlrt_alloc_zeroed(size_t bytes, uintptr_t callsite);
+TL_EXPORT void *tlrt_alloc(size_t bytes, size_t align, uintptr_t callsite);
+TL_EXPORT void *tlrt_alloc_zeroed(size_t bytes, uintptr_t callsite);
 /* Bytes held by the cache of freed regions. */
-TLRT_API uint64_t tlrt_cache_held(void);
-TLRT_API int tlrt_owns(const void *p);
-TLRT_API void tlrt_free(void *p);
-TLRT_API size_t tlrt_usable_size(const void *p);
+TL_EXPORT uint64_t tlrt_cache_held(void);
+TL_EXPORT int tlrt_owns(const void *p);
+TL_EXPORT void tlrt_free(void *p);
+TL_EXPORT size_t tlrt_usable_size(const void *p);
 /* Resizes a managed allocation in place when its chunks allow; p or NULL. */
-TLRT_API void *tlrt_resize(void *p, size_t bytes);
-TLRT_API void tlrt_count_realloc(void);
-TLRT_API void tlrt_count_small(uint64_t n);
+TL_EXPORT void *tlrt_resize(void *p, size_t bytes);
+TL_EXPORT void tlrt_count_realloc(void);
+TL_EXPORT void tlrt_count_small(uint64_t n);
 /* Tests: a sample as a sampler would deliver it, and a synchronous drain. */
-TLRT_API void tlrt_deliver(const struct rt_sample *s);
-TLRT_API void tlrt_process_pending(void);
-TLRT_API int tlrt_tier_of(const void *p);		/* enum tlp_tier, or -1 */
-TLRT_API uint64_t tlrt_stat(enum rt_stat s);
-TLRT_API uint32_t tlrt_fast_chunks(void);
-TLRT_API uint32_t tlrt_budget(void);
-TLRT_API void tlrt_finish(void);
+TL_EXPORT void tlrt_deliver(const struct rt_sample *s);
+TL_EXPORT void tlrt_process_pending(void);
+TL_EXPORT int tlrt_tier_of(const void *p);		/* enum tlp_tier, or -1 */
+TL_EXPORT uint64_t tlrt_stat(enum rt_stat s);
+TL_EXPORT uint32_t tlrt_fast_chunks(void);
+TL_EXPORT uint32_t tlrt_budget(void);
+TL_EXPORT void tlrt_finish(void);
 
 #endif

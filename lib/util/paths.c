@@ -108,7 +108,7 @@ const char *tl_path_default_db(void)
 {
 	const char *env = getenv("TIERLAB_DB");
 
-	return env && *env ? env : "results/tierlab.db";
+	return env && *env ? env : TL_DB_DEFAULT;
 }
 
 char *tl_path_lib(const char *name)

@@ -29,7 +29,8 @@ char *tl_path_lib(const char *name);
 /* 1 when the dynamic loader's default directories hold this library (e.g. "libjemalloc.so.2"). */
 int tl_path_system_lib(const char *soname);
 
-/* Default database: $TIERLAB_DB, else results/tierlab.db (relative to the cwd). */
+/* Default database: $TIERLAB_DB, else TL_DB_DEFAULT (relative to the cwd). */
+#define TL_DB_DEFAULT "results/tierlab.db"
 const char *tl_path_default_db(void);
 
 #endif

@@ -8,6 +8,7 @@
  * so "231.75MiB" is exact and "99999999999T" is an overflow, not a wrap.
  */
 #include "util/units.h"
+#include "util/strings.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -29,13 +30,6 @@ struct number {
 	int has_exp;
 	int dropped;	/* nonzero fraction digits beyond 1e-18 were left out of frac_num */
 };
-
-static const char *skip_blanks(const char *s)
-{
-	while (*s == ' ' || *s == '\t')
-		s++;
-	return s;
-}
 
 /*
  * digits [ '.' digits ] | '.' digits, then with allow_exp an optional
@@ -111,12 +105,12 @@ static const struct unit *find_unit(const struct unit *units, const char *s)
 	const char *end;
 	size_t len;
 
-	s = skip_blanks(s);
+	s = tl_skip_blanks(s);
 	end = s;
 	while (*end && *end != ' ' && *end != '\t')
 		end++;
 	len = (size_t)(end - s);
-	if (*skip_blanks(end))
+	if (*tl_skip_blanks(end))
 		return NULL;
 	for (; units->name; units++)
 		if (strlen(units->name) == len && !strncmp(units->name, s, len))
@@ -142,7 +136,7 @@ static int parse_scaled(const char *s, const struct unit *units, int bare_ok, do
 
 	if (!s)
 		return -EINVAL;
-	p = scan_number(skip_blanks(s), 1, &n);
+	p = scan_number(tl_skip_blanks(s), 1, &n);
 	if (!p || !(u = find_unit(units, p)) || number_value(&n, &v))
 		return -EINVAL;
 	/* zero is zero in every unit: only a bare number that is not needs one */
@@ -172,7 +166,7 @@ static int parse_size(const char *s, int bare_bytes, uint64_t *bytes)
 
 	if (!s)
 		return -EINVAL;
-	p = scan_number(skip_blanks(s), 0, &n);
+	p = scan_number(tl_skip_blanks(s), 0, &n);
 	if (!p || !(u = find_unit(units, p)))
 		return -EINVAL;
 	/* "40" could be bytes or the MiB someone meant: only zero is zero in every unit */
@@ -297,6 +291,15 @@ int tl_format_rate(char *buf, size_t len, double hz)
 	return snprintf(buf, len, "%gHz", hz);
 }
 
+int tl_format_rate_human(char *buf, size_t len, double hz)
+{
+	if (hz >= 1e6)
+		return snprintf(buf, len, "%gMHz", hz / 1e6);
+	if (hz >= 1e3)
+		return snprintf(buf, len, "%gkHz", hz / 1e3);
+	return snprintf(buf, len, "%gHz", hz);
+}
+
 int tl_format_budget(char *buf, size_t len, const struct tl_budget *b)
 {
 	if (b->is_percent)
@@ -322,7 +325,7 @@ int tl_format_size_human(char *buf, size_t len, uint64_t bytes)
 int tl_units_expected(char *buf, size_t len, const char *what, const char *value)
 {
 	char num[32];
-	const char *v = skip_blanks(value ? value : "");
+	const char *v = tl_skip_blanks(value ? value : "");
 	size_t n = strcspn(v, " \t");
 
 	/* the number as written, so the examples read as what was meant */

@@ -69,7 +69,8 @@ int tl_format_size(char *buf, size_t len, uint64_t bytes);
 int tl_format_rate(char *buf, size_t len, double hz);
 int tl_format_budget(char *buf, size_t len, const struct tl_budget *b);
 
-/* Human text for reports: "1.50 GiB", "512 KiB", "3 B". */
+/* Human text for reports: "1.50 GiB", "512 KiB", "3 B"; a rate in its largest unit: "0.001Hz", "1MHz". */
 int tl_format_size_human(char *buf, size_t len, uint64_t bytes);
+int tl_format_rate_human(char *buf, size_t len, double hz);
 
 #endif

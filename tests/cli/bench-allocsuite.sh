@@ -82,12 +82,12 @@ done
 table() { awk -v t="$1" 'index($0, t) == 1 {on = 1; next} on && /^\|/ {print; seen = 1; next} seen {exit}' <<<"$out"; }
 header="| program | glibc | $(tr ',' '\n' <<<"$allocs" | paste -sd'|' | sed 's/|/ | /g') |"
 cellre='[0-9]+\.[0-9]{2} \[[0-9]+\.[0-9]{2}-[0-9]+\.[0-9]{2}\]'
-for t in "Wall time" "Throughput metric" "Peak RSS"; do
+for t in "Wall time" "Throughput metric" "Per CPU share" "CPU time" "Peak RSS"; do
 	tab=$(table "$t")
 	[ -n "$tab" ] || fail "no table '$t'"
 	[ "$(sed -n 1p <<<"$tab")" = "$header" ] || fail "table '$t' header: $(sed -n 1p <<<"$tab"), expected $header"
 	case $t in
-	"Throughput metric") rows="larsonN larsonN-sized" ;;
+	"Throughput metric"|"Per CPU share") rows="larsonN larsonN-sized" ;;
 	*) rows="larsonN larsonN-sized mstressN mleak10 mleak100" ;;
 	esac
 	[ "$(sed 1,2d <<<"$tab" | wc -l)" -eq "$(wc -w <<<"$rows")" ] || fail "table '$t': rows are not $rows:
@@ -99,6 +99,8 @@ $tab"
 		for a in $(tr ',' ' ' <<<"$allocs"); do
 			col=$(($(tr ',' '\n' <<<"$allocs" | grep -nx "$a" | cut -d: -f1) + 2))
 			c=$(awk -F' [|] ' -v k="$col" '{print $k}' <<<"${line% |}")
+			# these programs take under GNU time's 10 ms of CPU: there may be no ratio of CPU times
+			case $t,$c in "Per CPU share,-"|"CPU time,nan [nan-nan]") continue ;; esac
 			case $prog,$a in
 			mleak*,fat) [ "$c" = "FAIL (fat exit 1)" ] || fail "$prog under fat: '$c', expected FAIL (fat exit 1)" ;;
 			*,tiermem-fault) [ "$c" = n/a ] || grep -Eqx "$cellre" <<<"$c" || fail "table '$t', $prog, $a: '$c'" ;;
@@ -124,6 +126,26 @@ expect_not_contains "$out" "round 1/2:"
 expect_exit 2 "$run" --suite "$scratch/fake" --build "$B" --work "$scratch/work" --threshold 1MiB
 expect_contains "$out" "holds results of other settings"
 
+# --base: the pairs against another allocator, its column first; the CPU tables too
+if [ -n "$mi" ]; then
+	expect_exit 0 "$run" --suite "$scratch/fake" --build "$B" --rounds 1 --threads 2 --only larsonN,mstressN \
+		--base mimalloc --allocators tiermem-mimalloc --threshold 512KiB
+	for t in "Wall time, allocator / mimalloc" "Throughput metric printed by the program, allocator / mimalloc" \
+		"Per CPU share: the throughput metric x wall / CPU time, allocator / mimalloc" \
+		"CPU time (user + system), allocator / mimalloc" "Peak RSS, allocator / mimalloc"; do
+		tab=$(table "$t")
+		[ "$(sed -n 1p <<<"$tab")" = "| program | mimalloc | tiermem-mimalloc |" ] || fail "--base mimalloc, table '$t':
+$tab"
+		case $t in Per*|CPU*) grep -q "^| larsonN |" <<<"$tab" && continue ;; esac
+		grep -Eq "^\| larsonN \| [0-9.e+]+( s| MiB)? \| $cellre \|$" <<<"$tab" || fail "--base mimalloc, table '$t': no larsonN cell:
+$tab"
+	done
+	grep -q "^| mstressN |" <<<"$(table "Per CPU share")" && fail "a per-CPU-share row for mstressN, which prints no metric"
+	expect_exit 2 "$run" --suite "$scratch/fake" --base mimalloc --allocators mimalloc
+	expect_contains "$out" "--base mimalloc is also among --allocators"
+fi
+expect_exit 2 "$run" --suite "$scratch/fake" --base tcmalloc
+expect_contains "$out" "--base: glibc, jemalloc, mimalloc, glibc-thp or fat, not 'tcmalloc'"
 expect_exit 2 "$run" --suite "$scratch/nowhere"
 expect_contains "$out" "not a mimalloc-bench checkout"
 expect_exit 2 "$run" --suite "$scratch/fake" --only nosuch --work "$scratch/work"

@@ -25,10 +25,10 @@ FUZZ_REPLAY := $(FUZZ_NAMES:%=$(B)/fuzz/replay-%)
 
 $(B)/obj/asan/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(FUZZ_SAN) -MMD -MP -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(FUZZ_SAN) $(DEPFLAGS) -c -o $@ $<
 $(B)/obj/fuzz/%.o: %.c | fuzz-cc
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link -MMD -MP -c -o $@ $<
+	$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_SAN) -fsanitize=fuzzer-no-link $(DEPFLAGS) -c -o $@ $<
 
 $(B)/obj/asan/libtierlab.a: $(FUZZ_LIB_SRC:%.c=$(B)/obj/asan/%.o)
 	rm -f $@ && ar rcs $@ $^

@@ -1,7 +1,7 @@
 /*
  * Fuzz target: the units parsers (lib/util/units.c), NUMA node sets
  * (lib/util/nodeset.c) and the canonical values of the axes built on them
- * (lib/axis/axis.c), which feed run keys. The first byte picks the parser,
+ * (lib/axis/canonical.c), which feed run keys. The first byte picks the parser,
  * the rest is the text. Besides the sanitizers, it checks their promises:
  * a canonical text parses back to the same value and is its own canonical
  * text (else a run key would change between two runs of one spec), values

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "policies/tierlab-policy.h"
+#include "util/export.h"
 
 #define NIL UINT32_MAX
 
@@ -152,7 +153,7 @@ static const struct tlp_policy policy = {
 	.fini = fini,
 };
 
-__attribute__((visibility("default"))) const struct tlp_policy *tierlab_policy(void)
+TL_EXPORT const struct tlp_policy *tierlab_policy(void)
 {
 	return &policy;
 }

@@ -490,7 +490,8 @@ struct stream_result {
 
 static const struct tlp_policy *builtin(enum kind k)
 {
-	static const char *const names[] = { "lru", "window", "static", "all-fast", "all-slow" };
+	static const char *const names[] = { [K_LRU] = "lru", [K_WINDOW] = "window", [K_STATIC] = "static",
+					     [K_ALL_FAST] = "all-fast", [K_ALL_SLOW] = "all-slow" };
 
 	assert_true(k < N(names));
 	return tlp_policy_find(names[k]);

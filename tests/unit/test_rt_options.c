@@ -158,7 +158,6 @@ static void test_bad_values(void **state)
 		{ "TIERLAB_WINDOW=1.5", "TIERLAB_WINDOW='1.5': not a number of samples from 1 to 1000000 (24 bytes each in the program, 24 MB at most)" },
 		{ "TIERLAB_FRACTIONS=1,2", "TIERLAB_FRACTIONS='1,2': not a comma list of fractions in [0, 1] (e.g. 1,0.5,0)" },
 		{ "TIERLAB_FRACTIONS=1,,0", "TIERLAB_FRACTIONS='1,,0': not a comma list of fractions in [0, 1] (e.g. 1,0.5,0)" },
-		{ "TIERLAB_SAMPLER=pebs", "TIERLAB_SAMPLER='pebs': not a sampler (fault, uffd-wp, perf, damon, none)" },
 		{ "TIERLAB_LOG=all", "TIERLAB_LOG='all': not a log mode (none, counters, log)" },
 		{ "TIERLAB_STRICT=maybe", "TIERLAB_STRICT='maybe': not a boolean (0 or 1)" },
 		{ "TIERLAB_THP=2", "TIERLAB_THP='2': not a boolean (0 or 1)" },
@@ -190,6 +189,15 @@ static void test_bad_values(void **state)
 		assert_string_equal(why, cases[i].line);
 		assert_null(strchr(why, '\n'));
 		assert_int_equal(errno, 1234);
+	}
+	/* an unknown sampler is answered with the samplers of TL_SAMPLERS, in its order */
+	{
+		char want[256] = "TIERLAB_SAMPLER='pebs': not a sampler (";
+
+		for (int i = 0; i < TLRT_SAMPLER__COUNT; i++)
+			strcat(strcat(want, i ? ", " : ""), tlrt_sampler_names[i]);
+		assert_int_equal(parse_env("TIERLAB_SAMPLER=pebs", NULL), -EINVAL);
+		assert_string_equal(why, strcat(want, ")"));
 	}
 }
 
