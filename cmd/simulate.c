@@ -16,7 +16,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <sys/stat.h>
 #include "axis/axis.h"
 #include "builtin.h"
@@ -30,20 +29,24 @@
 #include "simulate/calibrate-moves.h"
 #include "simulate/model.h"
 #include "simulate/recording.h"
+#include "simulate/replay-own.h"
 #include "simulate/setup.h"
+#include "simulate/sim-print.h"
 #include "simulate/sim-store.h"
 #include "spec/spec.h"
 #include "spec/yaml.h"
 #include "store/query.h"
 #include "util/array.h"
+#include "util/clock.h"
 #include "util/error.h"
+#include "util/fs.h"
 #include "util/name.h"
 #include "util/paths.h"
-#include "util/quote.h"
 #include "util/units.h"
 
 struct sim_opts {
-	const char *db, *trace, *record, *export, *import, *output, *advise, *model, *format;
+	const char *db, *trace, *record, *export, *import, *output, *advise, *model;
+	int format;			/* enum tl_sim_format */
 	char *command_line;		/* the invocation, stored with its session */
 	const char *unmanaged;		/* --unmanaged SIZE: instead of the recording's measured footprint */
 	double unmanaged_share;		/* u of the tier model (model.h) */
@@ -59,14 +62,6 @@ struct sim_opts {
 	struct tl_tier_model tm;
 	int have_model;
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* The output directory of a stored run; its key into *key when key is not NULL. */
 static char *run_dir(const char *db, const char *which, char **key, int64_t *id, long *maxrss_kb)
@@ -185,194 +180,45 @@ static int unmanaged_share(struct sim_opts *o, const struct tl_trace *t)
 	return 0;
 }
 
-/* ---- printing ---- */
-
-static void print_header(const struct sim_opts *o)
+static const struct tl_tier_model *model_of(const struct sim_opts *o)
 {
-	if (!strcmp(o->format, "csv")) {
-		printf("config,samples,samples_managed,hit_rate,mig_slow_to_fast,bytes_slow_to_fast,mig_fast_to_slow,"
-		       "bytes_fast_to_slow,budget_refused,fast_peak_bytes,fast_mean_bytes,occupancy,%ssamples_per_s\n",
-		       o->have_model ? "estimate," : "");
-		return;
-	}
-	printf("%-56s %9s %7s %10s %10s %10s %10s %8s %10s%s %12s\n", "simulated configuration", "samples", "hit%",
-	       "s->f", "s->f MiB", "f->s", "f->s MiB", "refused", "fast MiB", o->have_model ? "  est%fast" : "",
-	       "samples/s");
+	return o->have_model ? &o->tm : NULL;
 }
 
 static void print_result(const struct sim_opts *o, const char *label, const struct tl_sim_result *r,
 			 const struct tl_model_place *pl, double seconds)
 {
-	double mean = 0, rate = seconds > 0 ? (double)o->nsamples / seconds : 0;
-
-	for (int i = 0; i < TL_SIM_OCC_POINTS; i++)
-		mean += r->occupancy[i] / TL_SIM_OCC_POINTS;
-	if (!strcmp(o->format, "csv")) {
-		tl_quote_csv(stdout, label);
-		printf(",%llu,%llu,%.6f,%llu,%llu,%llu,%llu,%llu,%llu,%.0f,",
-		       (unsigned long long)r->samples, (unsigned long long)r->samples_managed, tl_sim_hit_rate(r),
-		       (unsigned long long)r->moves[TL_DIR_SLOW_TO_FAST], (unsigned long long)r->bytes[TL_DIR_SLOW_TO_FAST],
-		       (unsigned long long)r->moves[TL_DIR_FAST_TO_SLOW], (unsigned long long)r->bytes[TL_DIR_FAST_TO_SLOW],
-		       (unsigned long long)r->refused, (unsigned long long)r->fast_peak_bytes, mean);
-		for (int i = 0; i < TL_SIM_OCC_POINTS; i++)
-			printf("%s%.0f", i ? ";" : "", r->occupancy[i]);
-		if (o->have_model)
-			printf(",%.4f", tl_tier_model_estimate(&o->tm, r, pl));
-		printf(",%.0f\n", rate);
-		return;
-	}
-	printf("%-56.56s %9llu %6.1f%% %10llu %10.1f %10llu %10.1f %8llu %10.1f", label, (unsigned long long)r->samples,
-	       100 * tl_sim_hit_rate(r), (unsigned long long)r->moves[TL_DIR_SLOW_TO_FAST],
-	       (double)r->bytes[TL_DIR_SLOW_TO_FAST] / 1048576.0, (unsigned long long)r->moves[TL_DIR_FAST_TO_SLOW],
-	       (double)r->bytes[TL_DIR_FAST_TO_SLOW] / 1048576.0, (unsigned long long)r->refused,
-	       mean / 1048576.0);
-	if (o->have_model)
-		printf(" %9.1f%%", 100 * tl_tier_model_estimate(&o->tm, r, pl));
-	printf(" %12.3g\n", rate);
-}
-
-/* The trace's length, T0 of the estimate: its processes run side by side (MPI ranks), so the longest. */
-static double trace_seconds(const struct tl_trace *t)
-{
-	uint64_t longest = 0;
-
-	for (size_t i = 0; i < t->nprocs; i++)
-		if (t->procs[i].nev && t->procs[i].t_last - t->procs[i].t_first > longest)
-			longest = t->procs[i].t_last - t->procs[i].t_first;
-	return (double)longest / 1e9;
+	tl_sim_print_result(stdout, o->format, label, r, model_of(o), pl,
+			    seconds > 0 ? (double)o->nsamples / seconds : 0);
 }
 
 /* ---- the trace's own configuration: --verify and --events ---- */
 
-struct verify_ctx {
-	size_t mismatches, move_at;
-	const struct tl_trace_proc *cur;
-	int events;
-};
-
-static void note_proc(struct verify_ctx *v, const struct tl_trace_proc *p)
-{
-	if (v->cur != p) {
-		v->cur = p;
-		v->move_at = 0;
-	}
-}
-
-static void on_sample(void *ctx, const struct tl_trace_proc *p, size_t ev, int32_t chunk, int hit)
-{
-	struct verify_ctx *v = ctx;
-
-	note_proc(v, p);
-	if (v->events)
-		printf("S\t%d\t%d\n", (int)chunk, hit);
-	else if ((p->chunks[ev] != chunk || p->ev[ev].hit != hit) && !v->mismatches++)
-		error("pid %d: sample %zu: replay chunk %d hit %d, recorded chunk %d hit %d", p->pid, ev, chunk, hit,
-		      p->chunks[ev], p->ev[ev].hit);
-}
-
-static void on_move(void *ctx, const struct tl_trace_proc *p, uint32_t chunk, enum tl_direction dir)
-{
-	struct verify_ctx *v = ctx;
-	size_t at;
-
-	note_proc(v, p);
-	at = v->move_at++;
-	if (v->events)
-		printf("M\t%u\t%s\n", chunk, tl_direction_name(dir));
-	else if ((at >= p->nmoves || p->moves[at].chunk != chunk || p->moves[at].dir != dir) && !v->mismatches++)
-		error("pid %d: migration %zu: replay chunk %u %s, recorded %s", p->pid, at + 1, chunk,
-		      tl_direction_name(dir), at >= p->nmoves ? "none" : tl_direction_name(p->moves[at].dir));
-}
-
 static int replay_own(const struct sim_opts *o, const struct tl_trace *t)
 {
-	struct verify_ctx v = { .events = o->events };
-	struct tl_sim_hooks hooks = { &v, on_sample, on_move };
-	struct tl_sim_result total = { 0 };
-	char why[1024] = "";
-	double t0 = now_s();
+	struct tl_sim_result total;
+	size_t mismatches;
+	double t0 = tl_mono_s();
 
-	size_t replayed = 0;
-
-	for (size_t i = 0; i < t->nprocs; i++) {
-		const struct tl_trace_proc *p = &t->procs[i];
-		struct tl_trace one = { (struct tl_trace_proc *)p, 1 };
-		struct tl_sim_config c = { 0 };
-		struct tl_sim_result r;
-		void *dl;
-
-		if (!p->p.known) {
-			/* a fork child's log: it started from its parent's chunks and policy state, which no log holds */
-			warning("pid %d: no P record (a fork child, or a log from before the runtime wrote one): not replayed",
-				p->pid);
-			continue;
-		}
-		replayed++;
-		c = (struct tl_sim_config){ .chunk_size = p->p.chunk_size, .budget_chunks = p->p.budget_chunks,
-					    .dynamic_fraction = p->p.dynamic_fraction, .window = p->p.window,
-					    .args = p->p.args, .fractions = p->p.fractions, .nfractions = p->p.nfractions,
-					    .recorded_moves = true };
-		if (!(c.pol = tl_sim_policy_open(p->p.policy, &dl, why, sizeof(why))) ||
-		    tl_sim_replay(&one, &c, o->verify || o->events ? &hooks : NULL, &r, why, sizeof(why)))
-			return error("%s", why);
-		if (o->verify && v.move_at != p->nmoves && !v.mismatches++)
-			error("pid %d: the replay made %zu placements and migrations, the run %zu", p->pid, v.move_at,
-			      p->nmoves);
-		v.cur = NULL;
-		total.samples += r.samples;
-		total.samples_managed += r.samples_managed;
-		total.hits += r.hits;
-		total.misses += r.misses;
-		total.refused += r.refused;
-		for (int d = 0; d < TL_DIR__COUNT; d++) {
-			total.moves[d] += r.moves[d];
-			total.bytes[d] += r.bytes[d];
-		}
-		for (int k = 0; k < TL_SIM_OCC_POINTS; k++)
-			total.occupancy[k] += r.occupancy[k];
-		total.fast_peak_bytes += r.fast_peak_bytes;
-		for (int k = 0; k < TL_SIM_INTERVALS; k++) {
-			total.iv[k].fast += r.iv[k].fast;
-			total.iv[k].slow += r.iv[k].slow;
-			total.iv[k].outside += r.iv[k].outside;
-			total.iv[k].moved_bytes += r.iv[k].moved_bytes;
-		}
-		if (r.interval_s > total.interval_s)
-			total.interval_s = r.interval_s;
-	}
-	if (!replayed)
-		return error("no process of the trace can be replayed with its own configuration");
+	if (tl_sim_replay_own(t, o->verify, o->events ? stdout : NULL, &total, &mismatches))
+		return -1;
 	if (o->events)
 		return 0;
 	if (o->verify) {
-		if (v.mismatches)
-			return error("replay differs from the run (%zu differences)", v.mismatches);
+		if (mismatches)
+			return error("replay differs from the run (%zu differences)", mismatches);
 		printf("replay matches the run: %llu samples, %llu placements and migrations, same order\n",
 		       (unsigned long long)total.samples,
 		       (unsigned long long)(total.moves[0] + total.moves[1] + total.moves[2] + total.moves[3]));
 		return 0;
 	}
-	print_header(o);
-	print_result(o, t->nprocs ? t->procs[0].p.policy ? t->procs[0].p.policy : "?" : "?", &total,
-		     &(struct tl_model_place){ o->unmanaged_share, false }, now_s() - t0);
+	tl_sim_print_header(stdout, o->format, model_of(o));
+	print_result(o, t->nprocs && t->procs[0].p.policy ? t->procs[0].p.policy : "?", &total,
+		     &(struct tl_model_place){ o->unmanaged_share, false }, tl_mono_s() - t0);
 	return 0;
 }
 
 /* ---- a spec's matrix ---- */
-
-static char *dir_of(const char *path)
-{
-	char *copy = strdup(path), *slash;
-
-	if (!copy)
-		return NULL;
-	slash = strrchr(copy, '/');
-	if (slash)
-		*(slash == copy ? slash + 1 : slash) = '\0';
-	else
-		strcpy(copy, ".");
-	return copy;
-}
 
 /*
  * Replays configuration c of the plan into *r: the variables `tierlab
@@ -443,9 +289,9 @@ static int config_replay(struct sim_opts *o, const struct tl_trace *t, const str
 	if (t->nprocs && t->procs[0].p.known && s.c.threshold < t->procs[0].p.threshold && !binds_all)
 		warning("%s: threshold %llu is below the recording's (%llu): allocations in between were not recorded",
 			label, (unsigned long long)s.c.threshold, (unsigned long long)t->procs[0].p.threshold);
-	t0 = now_s();
+	t0 = tl_mono_s();
 	rc = tl_sim_replay(t, &s.c, NULL, r, why, sizeof(why));
-	*secs = now_s() - t0;
+	*secs = tl_mono_s() - t0;
 	tl_sim_setup_release(&s);
 	return rc ? error("%s: %s", label, why) : 0;
 }
@@ -469,7 +315,7 @@ static int replay_config(struct sim_opts *o, const struct tl_trace *t, const str
 		snprintf(command, sizeof(command), "tierlab simulate %s %s (%s)", o->trace ? "--trace" : "",
 			 o->source ? o->source : "-", label);
 		if (tl_sim_store_run(st, exp_id, session, c, o->source ? o->source : "-", command, &r,
-				     o->have_model ? &o->tm : NULL, &pl, trace_seconds(t), secs))
+				     model_of(o), &pl, tl_trace_seconds(t), secs))
 			return -1;
 	}
 	return 0;
@@ -479,7 +325,7 @@ static int replay_spec(struct sim_opts *o, const struct tl_trace *t, const char 
 {
 	struct tl_spec spec = { 0 };
 	struct tl_plan plan = { 0 };
-	char *spec_dir = dir_of(spec_path);
+	char *spec_dir = tl_dir_of(spec_path);
 	struct tl_store *st = NULL;
 	int64_t exp_id = 0, session = 0;
 	int rc = -1;
@@ -503,7 +349,7 @@ static int replay_spec(struct sim_opts *o, const struct tl_trace *t, const char 
 		if (rc)
 			goto out;
 	}
-	print_header(o);
+	tl_sim_print_header(stdout, o->format, model_of(o));
 	rc = 0;
 	for (size_t i = 0; i < plan.nconfigs && !rc; i++)
 		rc = replay_config(o, t, &plan, &plan.configs[i], spec_dir, st, exp_id, session);
@@ -575,10 +421,7 @@ static int calibrate_moves(struct sim_opts *o, const struct tl_run_row *rows, si
 		return 0;
 	}
 	free(runs);
-	printf("migration: %zu runs that migrated, %.0f moves, %.1f ms of the runtime's time each on average; fit: "
-	       "%.1f us per move + %.3f GB/s%s; residual rms %.1f ms of drain per run, largest %.0f%% of its run's\n",
-	       n, moves, drain / moves / 1e6, fit.cost_us, fit.gbs,
-	       fit.per_byte_only ? " (the two terms not separable here: all of it per byte)" : "", fit.rms_ms, 100 * fit.max_rel);
+	tl_sim_print_moves_fit(stdout, n, moves, drain, &fit);
 	snprintf(src, sizeof(src),
 		 "tierlab simulate --calibrate: the runtime's drain time over its moves and bytes in %zu measured runs "
 		 "of experiment %s", n, experiment);
@@ -596,7 +439,7 @@ static int calibrate(struct sim_opts *o, const struct tl_trace *t, const char *s
 	struct tl_store *st = NULL;
 	struct tl_run_row *rows = NULL;
 	size_t nrows = 0, n = 0, fast = (size_t)-1;
-	char *spec_dir = dir_of(spec_path), why[1024] = "", src[2048], name[512];
+	char *spec_dir = tl_dir_of(spec_path), why[1024] = "", src[2048], name[512];
 	struct tl_sim_result *rs = NULL;
 	struct tl_calib_point *pts = NULL;
 	double *fom = NULL;
@@ -675,17 +518,7 @@ static int calibrate(struct sim_opts *o, const struct tl_trace *t, const char *s
 			error("--calibrate: the measurements cannot be fitted");
 			goto out;
 		}
-		printf("%-48s %5s %10s %10s %9s\n", "configuration", "runs", "measured", "model", "residual");
-		for (size_t i = 0; i < n; i++) {
-			double e = tl_tier_model_estimate(&o->tm, pts[i].r, &pts[i].place);
-
-			printf("%-48.48s %5d %9.2f%% %9.2f%% %+8.2f\n", pts[i].label, nruns[i], 100 * pts[i].measured,
-			       100 * e, 100 * (e - pts[i].measured));
-		}
-		printf("fit: compute %.4g ns/byte, overlap %.3f, mlp %s%.4g; residual rms %.2f points, largest %.2f; "
-		       "held out (each configuration predicted by a fit without it): within %.2f points\n",
-		       o->tm.compute_ns_per_byte, o->tm.overlap, o->tm.mlp > 0 ? "" : "unlimited ", o->tm.mlp,
-		       100 * fit.rms, 100 * fit.max_abs, 100 * fit.held_out);
+		tl_sim_print_calibration(stdout, &o->tm, pts, nruns, n, &fit);
 		snprintf(src, sizeof(src),
 			 "tierlab simulate --calibrate: recording %s replayed in %zu configurations of experiment %s, "
 			 "their measured runs' figures of merit relative to all-fast",
@@ -728,49 +561,22 @@ out:
 
 static int advise(const struct sim_opts *o, const struct tl_trace *t)
 {
-	const struct tl_trace_proc *p = &t->procs[0];
+	struct tl_sim_advice a;
 	struct tl_budget b;
-	uint64_t budget;
-	double *frac;
-	char why[1024] = "", fracs[8192] = "";
-	struct tl_sim_config c = { 0 };
-	struct tl_sim_result r;
-	size_t used = 0;
-	void *dl;
+	char why[1024] = "";
+	int rc;
 
 	if (!o->lists[TL_AXIS_BUDGET] || tl_parse_budget(o->lists[TL_AXIS_BUDGET], &b))
 		return error("--advise needs one --budget (a size or a percentage of the footprint)");
 	if (t->nprocs > 1)
-		warning("the trace has %zu processes: advising for the first (pid %d)", t->nprocs, p->pid);
-	budget = b.is_percent ? (uint64_t)(b.fraction * (double)p->peak_bytes) : b.bytes;
-	frac = calloc(p->nallocs + 1, sizeof(*frac));
-	if (!frac || tl_sim_advise(p, budget, frac)) {
-		free(frac);
-		return error("out of memory");
-	}
-	for (uint32_t i = 0; i < p->nallocs && used + 16 < sizeof(fracs); i++)
-		used += (size_t)snprintf(fracs + used, sizeof(fracs) - used, "%s%.4g", i ? ", " : "",
-					 frac[i]);
-	/* 4 KiB chunks: the fractions as chosen, not rounded down to the run's chunks */
-	c = (struct tl_sim_config){ .chunk_size = 4096, .fractions = frac, .nfractions = p->nallocs, .window = TLP_WINDOW_DEFAULT };
-	c.budget_chunks = (uint32_t)(budget / c.chunk_size);
-	c.pol = tl_sim_policy_open("static", &dl, why, sizeof(why));
-	if (!c.pol || tl_sim_replay(t, &c, NULL, &r, why, sizeof(why))) {
-		free(frac);
-		return error("%s", why);
-	}
-	printf("# budget %llu bytes of a %llu-byte footprint; %u allocations, %zu samples\n",
-	       (unsigned long long)budget, (unsigned long long)p->peak_bytes, p->nallocs, p->nsamples);
-	for (uint32_t i = 0; i < p->nallocs; i++)
-		if (frac[i] > 0)
-			printf("#   allocation %u (%llu bytes, %s): fraction %.4g\n", i,
-			       (unsigned long long)p->allocs[i].bytes,
-			       p->allocs[i].callsite ? p->allocs[i].callsite : "-", frac[i]);
-	printf("policy: [{static: [%s]}]\n", fracs);
-	printf("# replayed hit rate %.1f%% (chunk size %llu bytes)\n", 100 * tl_sim_hit_rate(&r),
-	       (unsigned long long)c.chunk_size);
-	free(frac);
-	return 0;
+		warning("the trace has %zu processes: advising for the first (pid %d)", t->nprocs, t->procs[0].pid);
+	rc = tl_sim_advice_make(t, &b, &a, why, sizeof(why));
+	if (rc)
+		error("%s", why);
+	else
+		tl_sim_advice_print(stdout, &t->procs[0], &a);
+	tl_sim_advice_release(&a);
+	return rc;
 }
 
 /* ---- recording and export ---- */
@@ -901,7 +707,7 @@ static int import(const struct sim_opts *o)
 
 int cmd_simulate(int argc, const char **argv)
 {
-	struct sim_opts o = { .format = "text" };
+	struct sim_opts o = { .format = TL_SIM_TEXT };
 	static const char *const usage[] = {
 		"tierlab simulate [<options>] (<run> | --trace <file>) [<spec.yaml>] [--<axis> <v1,v2,...>]...",
 		"tierlab simulate --record <spec.yaml> [--rate <rate>]",
@@ -924,7 +730,7 @@ int cmd_simulate(int argc, const char **argv)
 		OPT_BOOL(0, "calibrate", &o.calibrate, "fit the model's workload parameters to the spec's measured all-fast, all-slow and static runs; -o: the fitted model"),
 		OPT_BOOL(0, "verify", &o.verify, "replay the run's own configuration and compare with what it did"),
 		OPT_BOOL(0, "events", &o.events, "print the replay's samples and migrations (own configuration)"),
-		OPT_STRING(0, "format", &o.format, "text|csv", "output format"),
+		OPT_FORMAT(&o.format, tl_sim_format_names),
 		OPT_BOOL(0, "no-store", &o.no_store, "with a spec: print only, store no simulated runs"),
 		OPT_DB(&o.db, "results database"),
 	};
@@ -944,10 +750,6 @@ int cmd_simulate(int argc, const char **argv)
 	argc = parse_options(argc, argv, options, usage);
 	if (!o.db)
 		o.db = tl_path_default_db();
-	if (strcmp(o.format, "text") && strcmp(o.format, "csv")) {
-		error("--format: '%s': expected text or csv", o.format);
-		return 2;
-	}
 	if (o.record || o.export || o.import) {
 		if (argc)
 			usage_with_options(usage, options);
@@ -973,12 +775,7 @@ int cmd_simulate(int argc, const char **argv)
 		goto out;
 	}
 	o.nsamples = tl_trace_samples(&t);
-	for (size_t i = 0; i < t.nprocs; i++) {
-		double d = tl_trace_delivered_hz(&t.procs[i]);
-
-		if (d > 0 && (o.delivered_hz == 0 || d < o.delivered_hz))
-			o.delivered_hz = d;
-	}
+	o.delivered_hz = tl_trace_lowest_hz(&t);
 	if (o.calibrate) {
 		if (argc != (o.trace ? 1 : 2) || !o.have_model) {
 			error("--calibrate needs a recording, a spec and --model");

@@ -38,23 +38,6 @@ static void on_interrupt(int sig)
 	tl_runner_kill_current();
 }
 
-static char *dir_of(const char *path)
-{
-	char *copy = strdup(path ? path : "."), *slash;
-	char *abs;
-
-	if (!copy)
-		return NULL;
-	slash = strrchr(copy, '/');
-	if (slash)
-		*(slash == copy ? slash + 1 : slash) = '\0';
-	else
-		strcpy(copy, ".");
-	abs = realpath(copy, NULL);
-	free(copy);
-	return abs;
-}
-
 /* The runner's hooks, into what is measured around each run. */
 static int hook_started(pid_t pid, void *arg)
 {
@@ -308,7 +291,7 @@ static void replay_journal(void)
 int tl_execute(const struct tl_plan *plan, const struct tl_execute_opts *o, struct tl_execute_summary *sum)
 {
 	bool *selected = calloc(plan->nruns ? plan->nruns : 1, sizeof(*selected));
-	char *spec_dir = dir_of(plan->spec->path);
+	char *spec_dir = tl_dir_of(plan->spec->path);
 	struct run_ctx ctx = { .plan = plan, .spec_dir = spec_dir, .quiet = &o->quiet };
 	struct sigaction old_sa[ARRAY_SIZE(stop_signals)];
 	struct tl_progress prog;

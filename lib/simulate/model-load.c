@@ -1,7 +1,7 @@
 /*
- * Reading tier models (YAML, with the spec reader's libyaml helpers, so a
- * mistake is reported at its line and column), from a model file or from
- * a probe profile. The equations are model.c's.
+ * Reading tier models (YAML, through the YAML toolkit of spec/yaml.h, so
+ * a mistake is reported at its line and column), from a model file or
+ * from a probe profile. The equations are model.c's.
  */
 #include "simulate/model.h"
 

@@ -471,6 +471,31 @@ int tl_sim_replay(const struct tl_trace *t, const struct tl_sim_config *c, const
 	return rc;
 }
 
+void tl_sim_result_add(struct tl_sim_result *total, const struct tl_sim_result *r)
+{
+	total->samples += r->samples;
+	total->samples_managed += r->samples_managed;
+	total->hits += r->hits;
+	total->misses += r->misses;
+	total->refused += r->refused;
+	total->in_motion += r->in_motion;
+	for (int d = 0; d < TL_DIR__COUNT; d++) {
+		total->moves[d] += r->moves[d];
+		total->bytes[d] += r->bytes[d];
+	}
+	for (int k = 0; k < TL_SIM_OCC_POINTS; k++)
+		total->occupancy[k] += r->occupancy[k];
+	total->fast_peak_bytes += r->fast_peak_bytes;
+	for (int k = 0; k < TL_SIM_INTERVALS; k++) {
+		total->iv[k].fast += r->iv[k].fast;
+		total->iv[k].slow += r->iv[k].slow;
+		total->iv[k].outside += r->iv[k].outside;
+		total->iv[k].moved_bytes += r->iv[k].moved_bytes;
+	}
+	if (r->interval_s > total->interval_s)
+		total->interval_s = r->interval_s;
+}
+
 double tl_sim_hit_rate(const struct tl_sim_result *r)
 {
 	return r->samples_managed ? (double)r->hits / (double)r->samples_managed : 0;

@@ -92,6 +92,12 @@ struct tl_sim_hooks {
 int tl_sim_replay(const struct tl_trace *t, const struct tl_sim_config *c, const struct tl_sim_hooks *hooks,
 		  struct tl_sim_result *res, char *why, size_t whylen);
 
+/*
+ * Adds r into *total: counters, occupancy and intervals summed (processes
+ * side by side), the longest interval kept.
+ */
+void tl_sim_result_add(struct tl_sim_result *total, const struct tl_sim_result *r);
+
 /* hits / samples_managed, or 0 when there were none. */
 double tl_sim_hit_rate(const struct tl_sim_result *r);
 

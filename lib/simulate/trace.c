@@ -663,6 +663,29 @@ void tl_trace_release(struct tl_trace *t)
 	memset(t, 0, sizeof(*t));
 }
 
+double tl_trace_lowest_hz(const struct tl_trace *t)
+{
+	double lowest = 0;
+
+	for (size_t i = 0; i < t->nprocs; i++) {
+		double d = tl_trace_delivered_hz(&t->procs[i]);
+
+		if (d > 0 && (lowest == 0 || d < lowest))
+			lowest = d;
+	}
+	return lowest;
+}
+
+double tl_trace_seconds(const struct tl_trace *t)
+{
+	uint64_t longest = 0;
+
+	for (size_t i = 0; i < t->nprocs; i++)
+		if (t->procs[i].nev && t->procs[i].t_last - t->procs[i].t_first > longest)
+			longest = t->procs[i].t_last - t->procs[i].t_first;
+	return (double)longest / 1e9;
+}
+
 size_t tl_trace_samples(const struct tl_trace *t)
 {
 	size_t n = 0;

@@ -117,6 +117,12 @@ void tl_trace_release(struct tl_trace *t);
  */
 double tl_trace_delivered_hz(const struct tl_trace_proc *p);
 
+/* The lowest of the processes' delivered rates, the ones with none left out (0: none has one). */
+double tl_trace_lowest_hz(const struct tl_trace *t);
+
+/* The trace's length, T0 of the estimate: its processes run side by side (MPI ranks), so the longest. */
+double tl_trace_seconds(const struct tl_trace *t);
+
 /* Samples over all processes. */
 size_t tl_trace_samples(const struct tl_trace *t);
 /*

@@ -298,17 +298,6 @@ void tl_store_wait_for_lock(struct tl_store *st, const volatile sig_atomic_t *st
 	st->stop = stop;
 }
 
-/* The absolute directory of a database file (which exists). */
-static char *dir_of(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
-	char *abs = dir ? realpath(dir, NULL) : NULL;
-
-	free(dir);
-	return abs;
-}
-
 /* "file:PATH?immutable=1", with what a URI reserves in PATH escaped; sqlite3_free() it. */
 static char *immutable_uri(const char *path)
 {
@@ -383,7 +372,7 @@ static int open_connection(struct tl_store *st, bool create, double limit, bool 
 	}
 	if (rc)
 		return rc;
-	if (!memory && !(st->dir = dir_of(path)))
+	if (!memory && !(st->dir = tl_dir_of(path)))
 		return tl_store_fail(st, -errno, "%s", strerror(errno));
 	if (!memory && !st->readonly && (rc = check_writable(st, found)))
 		return rc;

@@ -1,12 +1,14 @@
 /*
- * mkdir -p (see fs.h): the leaf first, the parents only when it says they
- * are missing, as a run's directory is made once per run.
+ * Files and directories (see fs.h). mkdir -p makes the leaf first, the
+ * parents only when it says they are missing, as a run's directory is
+ * made once per run.
  */
 #include "util/fs.h"
 
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -74,4 +76,14 @@ int tl_mkdir_new(char *path, size_t len)
 			return -ENAMETOOLONG;
 	}
 	return -EEXIST;
+}
+
+char *tl_dir_of(const char *path)
+{
+	const char *slash = path ? strrchr(path, '/') : NULL;
+	char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+	char *abs = dir ? realpath(dir, NULL) : NULL;
+
+	free(dir);
+	return abs;
 }

@@ -24,4 +24,12 @@ int tl_mkdir_p(const char *path);
  */
 int tl_mkdir_new(char *path, size_t len);
 
+/*
+ * The absolute directory of path (".": the working directory's, NULL
+ * path likewise), which must exist: relative names in a spec or beside a
+ * database are found from there whatever the working directory later is.
+ * Malloc'd, or NULL with errno set.
+ */
+char *tl_dir_of(const char *path);
+
 #endif

@@ -18,6 +18,11 @@ for c in report compare export probe; do
 	expect_contains "$out" "error: --format: unknown format 'yaml' ("
 	expect_contains "$out" "usage: tierlab $c"
 done
+expect_exit 0 "$TIERLAB" simulate -h
+expect_contains "$out" "text or csv (default text)"
+expect_exit 2 "$TIERLAB" simulate --format yaml
+expect_contains "$out" "error: --format: unknown format 'yaml' (text or csv)"
+expect_contains "$out" "usage: tierlab simulate"
 
 # a bad spec: one line naming file:line:col, exit 2, nothing stored
 cat >"$scratch/bad.yaml" <<'YAML'
