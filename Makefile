@@ -85,9 +85,12 @@ deps:
 
 # The tests install what they need (QEMU, Open MPI, Slurm, valgrind, ...)
 # before building; the demo only what building and running the tool needs.
+# tests/run.sh runs them side by side, twice as many as the CPUs
+# (TEST_JOBS=N, or TIERLAB_TEST_JOBS, sets how many; 1: one at a time),
+# those marked serial alone after; TEST_ARGS goes to it too (-x -guest).
 test: deps
 	@$(MAKE) --no-print-directory all
-	@tests/run.sh $(B)
+	@tests/run.sh $(if $(TEST_JOBS),-j $(TEST_JOBS)) $(TEST_ARGS) $(B)
 
 demo:
 	@scripts/deps.sh tool

@@ -6,6 +6,7 @@
 # ASan+UBSan and TSan, and its exports.
 # The suite also runs under valgrind without a preload (a check of the
 # suite itself). Every hugetlb setting changed is restored on every exit.
+# tierlab-test: serial (grows and restores the machine's hugetlb pool, which ktier-host and mempolicy-host check unchanged and libfatalloc takes pages from)
 . "$(dirname "$0")/lib.sh"
 T="$B/tests/alloc"
 FAT="$B/lib/tierlab/libfatalloc.so"

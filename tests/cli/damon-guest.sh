@@ -11,6 +11,7 @@
 # new one, and vaddr's ops update would replace them (why update_us is long).
 # DAMON under TCG sees accesses only with pti=on. Skips (77) when QEMU, the
 # kernel or busybox is missing or the guest does not boot.
+# tierlab-test: serial (boots a QEMU guest under TCG, which must come up within its timeout)
 . "$(dirname "$0")/lib.sh"
 guest=$top/tests/guest/run-in-guest.sh
 prog=$B/guest/damon-guest

@@ -18,6 +18,7 @@
 # TLB is emulated by QEMU's own, which ignores the guest's page sizes.
 # Skips (77) when QEMU, the kernel or busybox is missing, the guest does
 # not boot, or it could not reserve the two pages at boot.
+# tierlab-test: serial (boots a QEMU guest under TCG, which must come up within its timeout)
 . "$(dirname "$0")/lib.sh"
 guest=$top/tests/guest/run-in-guest.sh
 session=$top/tests/guest/fat-session.sh

@@ -23,6 +23,7 @@
 # sweeps run 4 s: there lru and window migrate on most samples, and then
 # fewer ticks yield a sample, ~85% against ~95% with no migration). No time is
 # asserted: the runs last 3-4 s each, whatever they achieve.
+# tierlab-test: serial (the fault sampler's live hit rates at 100 Hz and 1 kHz against the truth: starved of CPU, it takes too few samples)
 . "$(dirname "$0")/lib.sh"
 GEN="$B/bench/fidelity/accessgen"
 SCORE="$top/bench/fidelity/score"

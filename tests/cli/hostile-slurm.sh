@@ -79,7 +79,7 @@ markers=$(find "$scratch" -name 'MARK-*')
 [ -z "$markers" ] || fail "a value ran as a command: $markers"
 
 # sbatch itself: the --output value is read back, so the logs land in the hostile directory
-export TIERLAB_SLURM_DIR="$scratch/slurm" TIERLAB_SLURM_PORT=${TIERLAB_SLURM_PORT:-16857}
+export TIERLAB_SLURM_DIR="$scratch/slurm" TIERLAB_SLURM_PORT=${TIERLAB_SLURM_PORT:-$(free_port)}
 export SLURM_CONF="$TIERLAB_SLURM_DIR/slurm.conf"
 start=$("$top/scripts/slurm-local.sh" start 2>&1); rc=$?
 [ $rc -eq 77 ] && skip "the offline checks passed; no Slurm for sbatch's: $start"

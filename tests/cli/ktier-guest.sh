@@ -36,6 +36,7 @@
 #    mid-run (damos): the settings are back when tierlab exits.
 # Skips (77) when QEMU, the kernel, busybox, sqlite3 or python3 is missing
 # or the guest does not boot.
+# tierlab-test: serial (boots a QEMU guest under TCG, which must come up within its timeout)
 . "$(dirname "$0")/lib.sh"
 guest=$top/tests/guest/run-in-guest.sh
 session=$top/tests/guest/ktier-session.sh

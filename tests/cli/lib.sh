@@ -27,3 +27,17 @@ $1"; }
 # run_dir OUT_DIR: a run's directory as the store keeps it (relative to the
 # database's directory, docs/schema.md), as a path to open from here.
 run_dir() { case $1 in /*) echo "$1" ;; *) echo "$(dirname "$TIERLAB_DB")/$1" ;; esac; }
+# free_port: a TCP port that nothing on this machine listens on, nor on the
+# one after it (a test's own daemons: tests running side by side, or
+# another checkout's suite, must not meet on a fixed port)
+free_port() {
+	local p
+	for _ in $(seq 100); do
+		p=$((20000 + RANDOM % 12000))	# below the kernel's ephemeral ports (32768 up)
+		(exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null && continue
+		(exec 3<>"/dev/tcp/127.0.0.1/$((p + 1))") 2>/dev/null && continue
+		echo "$p"
+		return 0
+	done
+	fail "no free TCP port found"
+}

@@ -23,6 +23,7 @@
 #  - `tierlab report` names every policy.
 # Skips (77) when QEMU, the kernel, busybox, sqlite3 is missing or the guest
 # does not boot.
+# tierlab-test: serial (boots a QEMU guest under TCG, which must come up within its timeout)
 . "$(dirname "$0")/lib.sh"
 guest=$top/tests/guest/run-in-guest.sh
 session=$top/tests/guest/mempolicy-session.sh

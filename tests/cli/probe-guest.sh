@@ -4,6 +4,7 @@
 # and 3 nodes, the distances set on the QEMU command line and three separate
 # memory tiers with HMAT. Skips (77) when QEMU, the kernel or busybox is
 # missing or the guest does not boot.
+# tierlab-test: serial (boots a QEMU guest under TCG, which must come up within its timeout)
 . "$(dirname "$0")/lib.sh"
 command -v python3 >/dev/null || skip "python3 not installed"
 guest=$top/tests/guest/run-in-guest.sh

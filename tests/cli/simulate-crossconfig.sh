@@ -28,6 +28,7 @@
 #     host's load changed what a move costs since --calibrate measured it);
 #   - the check can fail: the replay of another pattern's recording does
 #     not agree with the live Zipf runs.
+# tierlab-test: serial (live runs at 100 and 250 Hz against their replays' sampling intervals: starved of CPU, the live runs sample less)
 . "$(dirname "$0")/lib.sh"
 export TIERLAB_OUT="$scratch/out"
 GEN="$B/bench/fidelity/accessgen"

@@ -8,7 +8,7 @@
 # nothing. Skipped where Slurm or munge is not installed or not root.
 . "$(dirname "$0")/lib.sh"
 command -v sqlite3 >/dev/null 2>&1 || skip "no sqlite3 command"
-export TIERLAB_SLURM_DIR="$scratch/slurm" TIERLAB_SLURM_PORT=${TIERLAB_SLURM_PORT:-16827}
+export TIERLAB_SLURM_DIR="$scratch/slurm" TIERLAB_SLURM_PORT=${TIERLAB_SLURM_PORT:-$(free_port)}
 export SLURM_CONF="$TIERLAB_SLURM_DIR/slurm.conf"
 start=$("$top/scripts/slurm-local.sh" start 2>&1); rc=$?
 [ $rc -eq 77 ] && skip "$start"

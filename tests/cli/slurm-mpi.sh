@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 command -v sqlite3 >/dev/null 2>&1 || skip "no sqlite3 command"
 [ -x "$LIBEXEC/hpcg-mpi" ] || skip "hpcg-mpi not built (no mpicc)"
-export TIERLAB_SLURM_DIR="$scratch/slurm" TIERLAB_SLURM_PORT=${TIERLAB_SLURM_PORT:-16837}
+export TIERLAB_SLURM_DIR="$scratch/slurm" TIERLAB_SLURM_PORT=${TIERLAB_SLURM_PORT:-$(free_port)}
 export SLURM_CONF="$TIERLAB_SLURM_DIR/slurm.conf" OMP_NUM_THREADS=1
 start=$("$top/scripts/slurm-local.sh" start 2>&1); rc=$?
 [ $rc -eq 77 ] && skip "$start"

@@ -34,6 +34,7 @@
 # Every measurement is printed; the test fails at the end if a check did.
 # Skips (77) when QEMU, the kernel, busybox, sqlite3 or python3 is missing
 # or the guest does not boot.
+# tierlab-test: serial (boots a QEMU guest under TCG, which must come up within its timeout)
 . "$(dirname "$0")/lib.sh"
 guest=$top/tests/guest/run-in-guest.sh
 session=$top/tests/guest/tierlab-session.sh

@@ -8,6 +8,7 @@
 # the fault sampler, that nothing is populated at malloc and each page
 # comes at first touch on its chunk's tier, before and after promotions. Passes only on the program's PASS marker; skips (77) when
 # QEMU, the kernel or busybox is missing or the guest does not boot.
+# tierlab-test: serial (boots a QEMU guest under TCG, which must come up within its timeout)
 . "$(dirname "$0")/lib.sh"
 guest=$top/tests/guest/run-in-guest.sh
 prog=$B/guest/tiermem-guest

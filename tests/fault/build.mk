@@ -1,5 +1,6 @@
 # The fault-injection shim (tests/fault/fault-inject.c), preloaded into
-# tierlab by tests/cli/fault-inject.sh. In $(B)/tests/fault/, a directory,
+# tierlab by tests/fault/sweep.sh (tests/cli/fault-inject-*.sh). In
+# $(B)/tests/fault/, a directory,
 # so tests/run.sh does not run it as a test.
 FAULT_SHIM := $(B)/tests/fault/fault-inject.so
 

@@ -15,12 +15,16 @@
 #     planned run stored ok exactly once.
 # Every call of the I/O points is swept; of malloc's thousands, an even
 # sample of FAULT_MALLOC_SAMPLE (default 60) calls, or all of them with
-# FAULT_ALL=1 (about half an hour). FAULT_POINTS limits the points.
-. "$(dirname "$0")/lib.sh"
+# FAULT_ALL=1 (about half an hour). FAULT_POINTS limits the points,
+# FAULT_SCENARIOS the scenarios (default both). tests/cli/fault-inject-new.sh
+# and fault-inject-resume.sh run one scenario each, so that tests/run.sh
+# runs them side by side; `bash tests/fault/sweep.sh` runs both.
+. "$(dirname "${BASH_SOURCE[0]}")/../cli/lib.sh"
 SHIM="$B/tests/fault/fault-inject.so"
 [ -f "$SHIM" ] || fail "build first: $SHIM"
 [ -x "$LIBEXEC/memaccess" ] || fail "build first: $LIBEXEC/memaccess"
 points=${FAULT_POINTS:-write fsync rename malloc sqlite-open sqlite-read sqlite-write}
+scenarios=${FAULT_SCENARIOS:-new resume}
 sample=${FAULT_MALLOC_SAMPLE:-60}
 
 cat >"$scratch/tiny.yaml" <<'YAML'
@@ -137,7 +141,7 @@ count_calls() {
 "$TIERLAB" run -q --only 1 "$scratch/tiny.yaml" --db "$scratch/base.db" >/dev/null 2>&1 || fail "--only 1"
 mv "$scratch/tiny" "$scratch/base.tiny"
 
-for scenario in new resume; do
+for scenario in $scenarios; do
 	count_calls "$scenario"
 	for point in $points; do
 		calls=$(awk -v p="$point" '$1 == p { print $2 }' "$scratch/counts")
