@@ -37,9 +37,11 @@ scontrol requeue "${array}_0" || fail "scontrol requeue ${array}_0 failed"
 # its second attempt has written its lines. (Each run sleeps 5 s, so the
 # requeue lands while the first attempt still has two runs to make, even
 # on a loaded host.)
-for _ in $(seq 600); do
-	if [ "$(squeue -h -j "${array}_0" -o %r 2>/dev/null)" = BeginTime ]; then
-		# the job may start between the two commands: a refusal then is no failure
+for i in $(seq 1500); do
+	# pending for whatever reason the hold shows as (BeginTime, or late on a loaded
+	# slurmctld another): ask for now, once a second; the job may start between the
+	# two commands, so a refusal is no failure
+	if [ $((i % 5)) = 1 ] && [ "$(squeue -h -j "${array}_0" -o %t 2>/dev/null)" = PD ]; then
 		scontrol update JobId="${array}_0" StartTime=now >/dev/null 2>&1 || true
 	fi
 	[ -z "$(squeue -h -j "$array,$merge" 2>/dev/null)" ] &&
@@ -47,9 +49,12 @@ for _ in $(seq 600); do
 		grep -q "(stored ok)" "$scratch/shards/rq/slurm-${array}_0.out" 2>/dev/null && break
 	sleep 0.2
 done
-[ -z "$(squeue -h -j "$array,$merge" 2>/dev/null)" ] || fail "jobs still queued after 2 minutes: $(squeue)"
+[ -z "$(squeue -h -j "$array,$merge" 2>/dev/null)" ] || fail "jobs still queued after 5 minutes: $(squeue)"
 log="$scratch/shards/rq/slurm-${array}_0.out"
-grep -q "(stored ok)" "$log" || fail "the requeued task did not skip the run it had stored: $(cat "$log")"
+grep -q "(stored ok)" "$log" ||
+	fail "the requeued task did not skip the run it had stored: $(cat "$log")
+the task: $(scontrol show job "${array}_0" 2>&1 | head -n 12)
+slurmctld: $(grep -E "${array}|requeue|Requeue" "$TIERLAB_SLURM_DIR/slurmctld.log" 2>/dev/null | tail -n 15)"
 grep -q "; interrupted" "$log" || fail "the first attempt's lines are not in the log: $(cat "$log")"
 [ "$(sqlite3 "$shard" 'SELECT count(*) || " " || count(DISTINCT run_key) FROM runs')" = "3 3" ] ||
 	fail "the shard holds $(sqlite3 "$shard" 'SELECT count(*) FROM runs') rows for 3 runs"
