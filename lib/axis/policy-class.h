@@ -40,7 +40,8 @@ int tl_policy_kernel(const char *policy);	/* the enum, or -1 */
 bool tl_policy_is_kernel(const char *policy);
 /*
  * preferred, interleave, weighted-interleave: a memory policy set on the
- * whole process before exec (lib/run), no runtime; preferred is dynamic
+ * whole process before exec (lib/run), no runtime (with scope=managed the
+ * runtime, no placement policy, puts it on its memory); preferred is dynamic
  * (the budget applies: the fast tier's room), the interleaves are not.
  */
 #define TL_MEMPOL_ENUM(id, name, help) TL_MEMPOL_##id,

@@ -7,7 +7,8 @@
 # process (the default, and scope=process is the same run) all three are
 # under the policy, as numactl sets it. The run's environment records
 # mempolicy.scope; the runtime says once that one node changes nothing;
-# it places nothing itself (no initial placement counted). A bad scope is
+# it places nothing itself (no initial placement counted); a run it did
+# not manage fails, as for its placement policies. A bad scope is
 # refused with the spec's file:line, the runtime refuses a bad
 # TIERLAB_MEMPOLICY in one line. The placement on two nodes is
 # tests/cli/mempolicy-guest.sh's.
@@ -91,6 +92,12 @@ done
 printf 'name: x\nworkload: {name: t, command: [/bin/true]}\nmachine: {fast: "0", slow: "0"}\nmatrix:\n  policy: [lru]\n  policy_args: ["scope=managed"]\n' >"$scratch/lru.yaml"
 expect_exit 2 "$TIERLAB" run "$scratch/lru.yaml"
 expect_contains "$out" "no policy of this spec takes a parameter 'scope'"
+
+# the policy is the runtime's to apply: a run it did not manage (nothing reached the threshold) is no such run
+printf 'name: unmanaged\nworkload: {name: t, command: [/bin/true]}\nmachine: {fast: "0", slow: "0"}\nmatrix:\n  policy: [interleave]\n  policy_args: ["scope=managed"]\n' >"$scratch/true.yaml"
+rm -f "$TIERLAB_DB"
+expect_exit 1 "$TIERLAB" run -q "$scratch/true.yaml"
+expect_contains "$(q "select status || '|' || error from runs")" "failed|the tiering runtime managed no allocation (none reached the threshold 1MiB), so the policy never ran"
 
 # the runtime's variable: a bad value in one line, the program runs unmanaged
 out=$(LD_PRELOAD="$B/lib/tierlab/libtiermem.so" TIERLAB_MEMPOLICY=bind TIERLAB_FAST_NODES=0 TIERLAB_SLOW_NODES=0 \
