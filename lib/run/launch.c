@@ -182,8 +182,8 @@ static int add_runtime(struct tl_launch *re, const struct tl_spec *spec, const s
  * memory it manages only (TIERLAB_MEMPOLICY); the rest of the program
  * keeps the default policy.
  */
-static int add_managed_mempolicy(struct tl_launch *re, const struct tl_spec *spec, const char *policy,
-				 struct tl_error *err)
+static int add_managed_mempolicy(struct tl_launch *re, const struct tl_spec *spec, const struct tl_config *c,
+				 const char *policy, struct tl_error *err)
 {
 	char *lib = tl_path_lib("libtiermem.so");
 	int rc;
@@ -196,6 +196,8 @@ static int add_managed_mempolicy(struct tl_launch *re, const struct tl_spec *spe
 	}
 	rc = env_add(re, rt_var[TLRT_OPT_MEMPOLICY], policy);
 	rc = rc ?: env_add(re, rt_var[TLRT_OPT_SAMPLER], "none");
+	if (c->values[TL_AXIS_THRESHOLD])
+		rc = rc ?: env_add(re, tl_axes[TL_AXIS_THRESHOLD].var, c->values[TL_AXIS_THRESHOLD]);
 	if (spec->machine.fast)
 		rc = rc ?: env_add(re, rt_var[TLRT_OPT_FAST_NODES], spec->machine.fast);
 	if (spec->machine.slow)
@@ -418,7 +420,7 @@ int tl_launch_build(const struct tl_spec *spec, const struct tl_config *c, const
 		if (rc)
 			goto fail;
 	}
-	if (managed && (rc = add_managed_mempolicy(re, spec, policy, err)))
+	if (managed && (rc = add_managed_mempolicy(re, spec, c, policy, err)))
 		goto fail;
 	rc = add_allocator(re, c->values[TL_AXIS_ALLOCATOR], err);
 	if (!rc && user_preload && *user_preload)

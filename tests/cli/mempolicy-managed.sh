@@ -93,11 +93,20 @@ printf 'name: x\nworkload: {name: t, command: [/bin/true]}\nmachine: {fast: "0",
 expect_exit 2 "$TIERLAB" run "$scratch/lru.yaml"
 expect_contains "$out" "no policy of this spec takes a parameter 'scope'"
 
-# the policy is the runtime's to apply: a run it did not manage (nothing reached the threshold) is no such run
-printf 'name: unmanaged\nworkload: {name: t, command: [/bin/true]}\nmachine: {fast: "0", slow: "0"}\nmatrix:\n  policy: [interleave]\n  policy_args: ["scope=managed"]\n' >"$scratch/true.yaml"
+# the threshold says what is managed, so it stays in a scope=managed run (and only there);
+# the policy is the runtime's to apply: a run it did not manage (the 4 MiB list under an
+# 8 MiB threshold) is no such run
+sed -e 's/^matrix:/runtime: {threshold: 8MiB}\nmatrix:/' -e 's/policy: \[.*\]/policy: [interleave]/' \
+	-e 's/policy_args: .*/policy_args: ["scope=managed", "scope=process"]/' "$scratch/s.yaml" >"$scratch/big.yaml"
 rm -f "$TIERLAB_DB"
-expect_exit 1 "$TIERLAB" run -q "$scratch/true.yaml"
-expect_contains "$(q "select status || '|' || error from runs")" "failed|the tiering runtime managed no allocation (none reached the threshold 1MiB), so the policy never ran"
+expect_exit 1 "$TIERLAB" run -q "$scratch/big.yaml"
+[ "$(q "select coalesce(threshold, '-') from runs where policy_args = 'scope=managed'")" = 8MiB ] ||
+	fail "threshold of the scope=managed run: $(q "select threshold from runs")"
+[ "$(q "select coalesce(threshold, '-') from runs where policy_args is null")" = - ] ||
+	fail "the scope=process run has a threshold: $(q "select threshold from runs")"
+expect_contains "$(q "select status || '|' || error from runs where policy_args = 'scope=managed'")" \
+	"failed|the tiering runtime managed no allocation (none reached the threshold 8MiB), so the policy never ran"
+expect_contains "$(cat "$(dir_of interleave "$managed")/stdout.txt" | grep "numa_maps list")" " default "
 
 # the runtime's variable: a bad value in one line, the program runs unmanaged
 out=$(LD_PRELOAD="$B/lib/tierlab/libtiermem.so" TIERLAB_MEMPOLICY=bind TIERLAB_FAST_NODES=0 TIERLAB_SLOW_NODES=0 \
