@@ -127,7 +127,9 @@ enum tl_applies {
  * The memory-policy baselines: what `numactl --preferred-many`,
  * `--interleave` and `--weighted-interleave` do, set by tierlab on the
  * workload's process before exec (whole process, inherited by its
- * children), with no runtime in it: X(id, name, help). Their parameters
+ * children), with no runtime in it; or, with policy_args scope=managed,
+ * by the runtime on the memory it manages only (TIERLAB_MEMPOLICY):
+ * X(id, name, help). Their parameters
  * are declared in policy-class.h; lib/ktier sets up what they need of the kernel
  * (the budget's huge pages, the interleave weights).
  */

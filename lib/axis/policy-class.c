@@ -17,7 +17,9 @@
 #define TL_PARAM_ROW(id, name, def, help) { name, def, help },
 static const struct tlp_param autonuma_params[] = { TL_AUTONUMA_PARAMS(TL_PARAM_ROW) { NULL, NULL, NULL } };
 static const struct tlp_param damos_params[] = { TL_DAMOS_PARAMS(TL_PARAM_ROW) { NULL, NULL, NULL } };
-static const struct tlp_param weighted_params[] = { TL_WEIGHTED_PARAMS(TL_PARAM_ROW) { NULL, NULL, NULL } };
+static const struct tlp_param weighted_params[] = { TL_WEIGHTED_PARAMS(TL_PARAM_ROW) TL_MEMPOL_PARAMS(TL_PARAM_ROW)
+						     { NULL, NULL, NULL } };
+static const struct tlp_param mempol_params[] = { TL_MEMPOL_PARAMS(TL_PARAM_ROW) { NULL, NULL, NULL } };
 #undef TL_PARAM_ROW
 
 /* The kernel's policies and the memory policies, by their enums: names from axes.h, parameters from policy-class.h. */
@@ -30,6 +32,8 @@ static const struct tlp_param *const kernel_params[TL_KERNEL__COUNT] = {
 	[TL_KERNEL_DAMOS] = damos_params,
 };
 static const struct tlp_param *const mem_params[TL_MEMPOL__COUNT] = {
+	[TL_MEMPOL_PREFERRED] = mempol_params,
+	[TL_MEMPOL_INTERLEAVE] = mempol_params,
 	[TL_MEMPOL_WEIGHTED] = weighted_params,
 };
 
@@ -44,6 +48,27 @@ static int find(const char *const *names, int n, const char *policy)
 int tl_policy_mempolicy(const char *policy)
 {
 	return find(mem_names, TL_MEMPOL__COUNT, policy);
+}
+
+bool tl_policy_scope_valid(const char *value)
+{
+	return value && (!strcmp(value, TL_SCOPE_PROCESS) || !strcmp(value, TL_SCOPE_MANAGED));
+}
+
+bool tl_policy_managed_scope(const char *policy, const char *args)
+{
+	static const size_t len = sizeof("scope=" TL_SCOPE_MANAGED) - 1;
+
+	if (!tl_policy_is_mempolicy(policy) || !args)
+		return false;
+	/* the last scope given wins, as for any parameter read by name */
+	for (const char *p = args, *found = NULL;; p += strcspn(p, ",") + 1) {
+		if (!strncmp(p, "scope=", 6))
+			found = p;
+		if (!p[strcspn(p, ",")])
+			return found && !strncmp(found, "scope=" TL_SCOPE_MANAGED, len) &&
+			       (found[len] == ',' || !found[len]);
+	}
 }
 
 int tl_policy_kernel(const char *policy)
@@ -154,13 +179,15 @@ bool tl_policy_takes(const char *policy, const char *param)
 
 int tl_policy_args_for(const char *policy, const char *args, char **out)
 {
+	bool managed;
 	size_t n = 0;
 	char *keep;
 
 	*out = NULL;
 	if (!args || !tl_policy_takes(policy, NULL))
 		return 0;
-	keep = malloc(strlen(args) + 1);
+	managed = tl_policy_managed_scope(policy, args);
+	keep = malloc(strlen(args) + sizeof(",scope=" TL_SCOPE_MANAGED));
 	if (!keep)
 		return -ENOMEM;
 	for (const char *p = args; *p;) {
@@ -168,10 +195,17 @@ int tl_policy_args_for(const char *policy, const char *args, char **out)
 		char param[128];
 
 		snprintf(param, sizeof(param), "%.*s", (int)(name < len ? name : len), p);
+		/* a memory policy's scope goes last, once, and only when managed (process is the default) */
+		if (tl_policy_is_mempolicy(policy) && !strcmp(param, "scope")) {
+			p += len + (p[len] == ',');
+			continue;
+		}
 		if (is_plugin(policy) || tl_policy_takes(policy, param))
 			n += (size_t)sprintf(keep + n, "%s%.*s", n ? "," : "", (int)len, p);
 		p += len + (p[len] == ',');
 	}
+	if (managed)
+		n += (size_t)sprintf(keep + n, "%sscope=" TL_SCOPE_MANAGED, n ? "," : "");
 	if (!n) {
 		free(keep);
 		return 0;

@@ -40,12 +40,13 @@ int tl_policy_kernel(const char *policy);	/* the enum, or -1 */
 bool tl_policy_is_kernel(const char *policy);
 /*
  * preferred, interleave, weighted-interleave: a memory policy set on the
- * whole process before exec (lib/run), no runtime; preferred is dynamic
+ * whole process before exec (lib/run), no runtime (with scope=managed the
+ * runtime, no placement policy, puts it on its memory); preferred is dynamic
  * (the budget applies: the fast tier's room), the interleaves are not.
  */
 #define TL_MEMPOL_ENUM(id, name, help) TL_MEMPOL_##id,
 enum tl_mempolicy { TL_MEM_POLICIES(TL_MEMPOL_ENUM) TL_MEMPOL__COUNT };
-#undef TL_MEMPOL_ENUM
+#undef TL_MEMPOL_PARAM_ENUM
 int tl_policy_mempolicy(const char *policy);	/* the enum, or -1 */
 bool tl_policy_is_mempolicy(const char *policy);
 bool tl_policy_is_dynamic(const char *policy);
@@ -84,15 +85,37 @@ const struct tlp_param *tl_policy_params(const char *policy);
 #define TL_WEIGHTED_PARAMS(X) \
 	X(FAST_WEIGHT, "fast_weight", "from bandwidth", "pages in a row on each fast node, 1-255 (weighted_interleave/nodeN)") \
 	X(SLOW_WEIGHT, "slow_weight", "from bandwidth", "pages in a row on each slow node, 1-255")
+/*
+ * What all three memory policies take: where the policy applies. process:
+ * the whole process, set before exec (as numactl does); managed: only the
+ * memory the runtime manages (allocations of the threshold and more), set
+ * by libtiermem with mbind on its arena, the rest of the program under the
+ * default policy. Taken after the policy's own parameters.
+ */
+#define TL_MEMPOL_PARAMS(X) \
+	X(SCOPE, "scope", "process", "process: the whole process, as numactl; managed: the runtime's managed memory only (mbind)")
+#define TL_SCOPE_PROCESS "process"
+#define TL_SCOPE_MANAGED "managed"
+/*
+ * A memory policy's scope in canonical policy arguments: true when args
+ * say scope=managed (false for any other policy, or scope=process).
+ */
+bool tl_policy_managed_scope(const char *policy, const char *args);
+/* Is value a scope (process, managed)? */
+bool tl_policy_scope_valid(const char *value);
 #define TL_AUTONUMA_ENUM(id, name, def, help) TL_AUTONUMA_##id,
 #define TL_DAMOS_ENUM(id, name, def, help) TL_DAMOS_##id,
 #define TL_WEIGHTED_ENUM(id, name, def, help) TL_WEIGHTED_##id,
+#define TL_MEMPOL_PARAM_ENUM(id, name, def, help) TL_MEMPOL_##id,
 enum tl_autonuma_param { TL_AUTONUMA_PARAMS(TL_AUTONUMA_ENUM) TL_AUTONUMA__COUNT };
 enum tl_damos_param { TL_DAMOS_PARAMS(TL_DAMOS_ENUM) TL_DAMOS__COUNT };
 enum tl_weighted_param { TL_WEIGHTED_PARAMS(TL_WEIGHTED_ENUM) TL_WEIGHTED__COUNT };
+/* indexes of preferred's and interleave's parameters (weighted-interleave's come after its weights) */
+enum tl_mempol_param { TL_MEMPOL_PARAMS(TL_MEMPOL_PARAM_ENUM) TL_MEMPOL_PARAMS__COUNT };
 #undef TL_AUTONUMA_ENUM
 #undef TL_DAMOS_ENUM
 #undef TL_WEIGHTED_ENUM
+#undef TL_MEMPOL_PARAM_ENUM
 /*
  * The part of canonical policy arguments (name=value,...) that a policy
  * takes, into *out (malloc'd; NULL when none is left). 0 or -ENOMEM.

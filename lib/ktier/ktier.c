@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "axis/axis.h"
 #include "store/result.h"
 #include "util/units.h"
 
@@ -154,6 +155,7 @@ int tl_ktier_begin(struct tl_ktier *k, const char *policy, const char *args, con
 		return 0;
 	if ((rc = tl_ktier_check(policy, args, budget, fast, slow, bw, why, whylen)))
 		goto none;
+	k->managed = tl_policy_managed_scope(policy, args);
 	snprintf(k->fast_set, sizeof(k->fast_set), "%s", fast ? fast : "");
 	snprintf(k->slow_set, sizeof(k->slow_set), "%s", slow ? slow : "");
 	if (k->kind >= TL_KTIER_PREFERRED) {
@@ -237,6 +239,8 @@ static int record_mempolicy(const struct tl_ktier *k, struct tl_run_record *r)
 		snprintf(nodes, sizeof(nodes), "%s,%s", k->fast_set, k->slow_set);
 	rc = tl_env_put(&r->env, "mempolicy.mode", modes[k->kind]);
 	rc = rc ?: tl_env_put(&r->env, "mempolicy.nodes", nodes);
+	/* process: set_mempolicy before exec, as numactl; managed: mbind by the runtime on its memory only */
+	rc = rc ?: tl_env_put(&r->env, "mempolicy.scope", k->managed ? TL_SCOPE_MANAGED : TL_SCOPE_PROCESS);
 	if (k->kind == TL_KTIER_WEIGHTED) {
 		snprintf(w, sizeof(w), "fast %u, slow %u", k->fast_weight, k->slow_weight);
 		rc = rc ?: tl_env_put(&r->env, "mempolicy.weights", w);

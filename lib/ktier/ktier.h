@@ -48,6 +48,7 @@ struct tl_ktier {
 	struct tl_damos_stats hot, cold;
 	bool journaled;			/* the journal is held (a setting was or may be changed) */
 	unsigned fast_weight, slow_weight; /* weighted-interleave: each fast / slow node's weight */
+	bool managed;			/* a memory policy with scope managed: on the runtime's memory only */
 	char weights_from[96];		/* where they came from: the spec, or the nodes' bandwidths */
 	char fast_set[64], slow_set[64];	/* machine.fast, machine.slow as the spec gives them */
 };

@@ -123,6 +123,7 @@ static int resolve(const struct tl_spec *spec, const struct dim *dims, int ndims
 {
 	const struct tl_workload *wl;
 	const char *policy;
+	bool managed;
 
 	for (int a = 0; a < TL_AXIS__COUNT; a++)
 		vals[a] = spec->defaults[a] ? spec->defaults[a] : tl_axes[a].def;
@@ -139,8 +140,11 @@ static int resolve(const struct tl_spec *spec, const struct dim *dims, int ndims
 	policy = vals[TL_AXIS_POLICY];
 	if (!policy)
 		return tl_error_set(err, "no policy: the spec sets none and the axis has no default");
+	/* a memory policy of scope managed is on what the runtime manages: the threshold says what that is */
+	managed = tl_policy_managed_scope(policy, vals[TL_AXIS_POLICY_ARGS]);
 	for (int a = 0; a < TL_AXIS__COUNT; a++)
-		if (a != TL_AXIS_POLICY && a != TL_AXIS_WORKLOAD && vals[a] && !tl_axis_applies(a, policy))
+		if (a != TL_AXIS_POLICY && a != TL_AXIS_WORKLOAD && vals[a] && !tl_axis_applies(a, policy) &&
+		    !(managed && a == TL_AXIS_THRESHOLD))
 			vals[a] = NULL;
 	/* of the policy's arguments, those it takes */
 	if (tl_policy_args_for(policy, vals[TL_AXIS_POLICY_ARGS], args))

@@ -176,6 +176,37 @@ static int add_runtime(struct tl_launch *re, const struct tl_spec *spec, const s
 	return rc;
 }
 
+/*
+ * A memory policy with scope managed: the runtime in the program with no
+ * placement policy and no sampler, which puts the memory policy on the
+ * memory it manages only (TIERLAB_MEMPOLICY); the rest of the program
+ * keeps the default policy.
+ */
+static int add_managed_mempolicy(struct tl_launch *re, const struct tl_spec *spec, const struct tl_config *c,
+				 const char *policy, struct tl_error *err)
+{
+	char *lib = tl_path_lib("libtiermem.so");
+	int rc;
+
+	if (!lib) {
+		tl_error_set(err, "policy '%s' with scope " TL_SCOPE_MANAGED " needs the tiering runtime libtiermem.so, "
+			     "which is not built in %s", policy,
+			     tl_path_libdir() ? tl_path_libdir() : "the tierlab lib directory");
+		return -ENOENT;
+	}
+	rc = env_add(re, rt_var[TLRT_OPT_MEMPOLICY], policy);
+	rc = rc ?: env_add(re, rt_var[TLRT_OPT_SAMPLER], "none");
+	if (c->values[TL_AXIS_THRESHOLD])
+		rc = rc ?: env_add(re, tl_axes[TL_AXIS_THRESHOLD].var, c->values[TL_AXIS_THRESHOLD]);
+	if (spec->machine.fast)
+		rc = rc ?: env_add(re, rt_var[TLRT_OPT_FAST_NODES], spec->machine.fast);
+	if (spec->machine.slow)
+		rc = rc ?: env_add(re, rt_var[TLRT_OPT_SLOW_NODES], spec->machine.slow);
+	rc = rc ?: add_preload(re, lib);
+	free(lib);
+	return rc;
+}
+
 /* glibc.malloc.hugetlb=N appended to GLIBC_TUNABLES (the last setting wins: the run's, over the user's). */
 static int add_glibc_hugetlb(struct tl_launch *re, const char *allocator, const char *value, struct tl_error *err)
 {
@@ -330,6 +361,7 @@ int tl_launch_build(const struct tl_spec *spec, const struct tl_config *c, const
 	const struct tl_workload *wl = c->workload;
 	const char *policy = c->values[TL_AXIS_POLICY];
 	char *user_preload = NULL;
+	bool managed = tl_policy_managed_scope(policy, c->values[TL_AXIS_POLICY_ARGS]);
 	int rc = 0;
 
 	memset(re, 0, sizeof(*re));
@@ -388,6 +420,8 @@ int tl_launch_build(const struct tl_spec *spec, const struct tl_config *c, const
 		if (rc)
 			goto fail;
 	}
+	if (managed && (rc = add_managed_mempolicy(re, spec, c, policy, err)))
+		goto fail;
 	rc = add_allocator(re, c->values[TL_AXIS_ALLOCATOR], err);
 	if (!rc && user_preload && *user_preload)
 		rc = add_preload(re, user_preload);
@@ -401,7 +435,7 @@ int tl_launch_build(const struct tl_spec *spec, const struct tl_config *c, const
 		re->mem_nodes = spec->machine.fast;
 	else if (tl_policy_binding(policy) == TL_BINDS_SLOW)
 		re->mem_nodes = spec->machine.slow;
-	else if (policy && (rc = add_mempolicy(re, policy, &spec->machine)))
+	else if (policy && !managed && (rc = add_mempolicy(re, policy, &spec->machine)))
 		goto fail;
 	if (spec->launch.with && (rc = add_launcher(re, spec)))
 		goto fail;

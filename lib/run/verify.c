@@ -46,10 +46,12 @@ static void check_runtime(const struct tl_config *c, const char *out_dir, const 
 {
 	const char *policy = c->values[TL_AXIS_POLICY];
 	const char *log = c->values[TL_AXIS_LOG];
-	const char *threshold = c->values[TL_AXIS_THRESHOLD] ? c->values[TL_AXIS_THRESHOLD] : "";
+	const char *threshold = c->values[TL_AXIS_THRESHOLD] ? c->values[TL_AXIS_THRESHOLD] : tl_axes[TL_AXIS_THRESHOLD].def;
+	/* a memory policy of scope managed is the runtime's to apply: unmanaged, the run had none */
+	bool managed = tl_policy_managed_scope(policy, c->values[TL_AXIS_POLICY_ARGS]);
 	char said[360];
 
-	if (res->status != TL_STATUS_OK || !policy || !tl_policy_uses_runtime(policy) ||
+	if (res->status != TL_STATUS_OK || !policy || !(tl_policy_uses_runtime(policy) || managed) ||
 	    (log && !strcmp(log, "none")) || (ing->runtime_seen && ing->allocs))
 		return;
 	runtime_said(out_dir, said, sizeof(said));

@@ -603,8 +603,20 @@ static int check_args_value(struct tl_yaml *y, struct tl_loc at, const char *fie
 					    y->path, at.line, at.col, field, param, dym ? " (did you mean '" : "",
 					    dym ? dym : "", dym ? "'?)" : "");
 		}
+		/* a memory policy's scope: process or managed, refused here, with the line */
+		if (!strcmp(param, tl_policy_params("interleave")[TL_MEMPOL_SCOPE].name)) {
+			char value[32];
+
+			snprintf(value, sizeof(value), "%.*s", len < span ? (int)(span - len - 1) : 0, p + len + 1);
+			if (len >= span || !tl_policy_scope_valid(value))
+				return tl_error_set(y->err, "%s:%d:%d: %s: scope '%s' is not a scope (" TL_SCOPE_PROCESS
+						    ": the whole process, as numactl; " TL_SCOPE_MANAGED
+						    ": the runtime's managed memory only)",
+						    y->path, at.line, at.col, field, len < span ? value : "");
+		}
 		/* weights are what the kernel takes, 1-255: refused here, with the line, not at the run */
-		if (tl_policy_takes("weighted-interleave", param) && len < span) {
+		if ((!strcmp(param, "fast_weight") || !strcmp(param, "slow_weight")) &&
+		    tl_policy_takes("weighted-interleave", param) && len < span) {
 			char value[32], *end;
 			long w;
 

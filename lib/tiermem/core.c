@@ -106,6 +106,41 @@ uint64_t tlrt_threshold(void)
 	return tlrt.opt.threshold;
 }
 
+/* No placement policy: under TIERLAB_MEMPOLICY the kernel places managed memory (region.c). */
+static void no_decisions(void *st, const struct tlp_alloc *a, struct tlp_decisions *out)
+{
+	(void)st, (void)a, (void)out;
+}
+
+static struct tlp_policy mempolicy_policy = {
+	.size = sizeof(struct tlp_policy),
+	.abi_version = TLP_ABI_VERSION,
+	.on_alloc = no_decisions,
+};
+
+/*
+ * TIERLAB_MEMPOLICY: the policy the kernel will take on managed memory,
+ * tried on the reserved range before the arena is used, so a mode this
+ * kernel does not have (weighted interleave before 6.9) stands the runtime
+ * aside with the reason rather than leave the memory unplaced.
+ */
+static int mempolicy_start(char *why, size_t len)
+{
+	uintptr_t base = atomic_load_explicit(&tlrt.base, memory_order_relaxed);
+	const char *mode;
+	int rc = tlrt_region_mempolicy(base, TL_UNIT, &mode);
+
+	if (rc) {
+		snprintf(why, len, "%s='%s': mbind(%s) on managed memory: %s%s",
+			 tlrt_option_table[TLRT_OPT_MEMPOLICY].name, tlrt_mempolicy_names[tlrt.opt.mempolicy], mode,
+			 strerror(-rc), tlrt.opt.mempolicy == TLRT_MEMPOLICY_WEIGHTED ? " (needs Linux 6.9)" :
+			 tlrt.opt.mempolicy == TLRT_MEMPOLICY_PREFERRED ? " (needs Linux 5.15)" : "");
+		return -1;
+	}
+	mempolicy_policy.name = tlrt_mempolicy_names[tlrt.opt.mempolicy];
+	return tlrt_policy_start(&mempolicy_policy, why, len);
+}
+
 /* Everything that may allocate, at the first managed allocation. init_lock held. */
 static void activate(void)
 {
@@ -125,7 +160,7 @@ static void activate(void)
 			 tlrt.opt.out[0] ? tlrt.opt.out : ".", strerror(errno));
 		goto aside;
 	}
-	if (tlrt_policy_load(why, sizeof(why)))
+	if (tlrt.opt.mempolicy ? mempolicy_start(why, sizeof(why)) : tlrt_policy_load(why, sizeof(why)))
 		goto aside;
 	if (tlrt_sampler_setup(why, sizeof(why)))
 		goto unload;
@@ -285,6 +320,16 @@ static void *managed_alloc(size_t bytes, size_t align, uintptr_t callsite, int z
 	tlrt_budget_update();
 	tlrt_log_alloc(r, t, module, off);
 
+	if (tlrt.opt.mempolicy) {
+		/* nothing to place: the arena's memory policy does at first touch; kept pages stay */
+		for (uint32_t i = 0; i < r->nchunks; i++) {
+			struct tlrt_chunk *c = &tlrt.chunks[r->first_chunk + i];
+
+			c->placed = 1;
+			c->kept = c->addr - r->addr < r->held;
+		}
+		goto ready;
+	}
 	for (uint32_t i = 0; i < r->nchunks; i++)
 		tlrt.chunks[r->first_chunk + i].placed = 0;
 	a = alloc_desc(r);
@@ -300,6 +345,7 @@ static void *managed_alloc(size_t bytes, size_t align, uintptr_t callsite, int z
 			c->placed = 1;
 		}
 	}
+ready:
 	if (r->held)
 		tlrt_cache_ready(r, zero);
 	else

@@ -43,7 +43,12 @@ int tlrt_nodes_init(char *why, size_t whylen)
 	    tlrt_options_nodes(&tlrt.opt.slow, tlrt.slow_mask, TLRT_NODE_WORDS, why, whylen))
 		return -EINVAL;
 	tlrt.same_node = !memcmp(tlrt.fast_mask, tlrt.slow_mask, sizeof(tlrt.fast_mask));
-	if (tlrt.same_node) {
+	if (tlrt.same_node && tlrt.opt.mempolicy) {
+		mask_text(text, sizeof(text), tlrt.fast_mask);
+		tlrt_say("fast and slow tiers are both node %s: the memory policy '%s' is applied to managed memory "
+			 "over node %s alone, where every page would be anyway", text,
+			 tlrt_mempolicy_names[tlrt.opt.mempolicy], text);
+	} else if (tlrt.same_node) {
 		mask_text(text, sizeof(text), tlrt.fast_mask);
 		tlrt_say("fast and slow tiers are both node %s: placement calls are made and counted, nothing moves",
 			 text);

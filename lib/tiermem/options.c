@@ -37,6 +37,13 @@ const char *const tlrt_log_names[TLRT_LOG__COUNT] = {
 #undef TLRT_LOG_NAME
 };
 
+const char *const tlrt_mempolicy_names[TLRT_MEMPOLICY__COUNT] = {
+	[TLRT_MEMPOLICY_NONE] = "none",
+#define TLRT_MEMPOLICY_NAME(id, name, help) [TLRT_MEMPOLICY_##id] = name,
+	TL_MEM_POLICIES(TLRT_MEMPOLICY_NAME)
+#undef TLRT_MEMPOLICY_NAME
+};
+
 /* "not a sampler (fault, uffd-wp, ...)": the names of one list, for a message. */
 static const char *listed(char *buf, size_t len, const char *what, const char *const *names, int n)
 {
@@ -387,6 +394,13 @@ static int parse_one(struct tlrt_options *o, enum tlrt_opt id, char *const *envp
 			return bad(why, len, var, val, "too long");
 		o->have_policy_args = 1;
 		return 0;
+	case TLRT_OPT_MEMPOLICY:
+		/* the names after "none" (unset), which is no value of the variable */
+		if ((i = parse_name(val, tlrt_mempolicy_names + 1, TLRT_MEMPOLICY__COUNT - 1)) < 0)
+			return bad(why, len, var, val, listed(msg, sizeof(msg), "memory policy", tlrt_mempolicy_names + 1,
+							       TLRT_MEMPOLICY__COUNT - 1));
+		o->mempolicy = (enum tlrt_mempolicy)(i + 1);
+		return 0;
 	case TLRT_OPT_STRICT:
 	case TLRT_OPT_THP:
 	case TLRT_OPT_VERBOSE:
@@ -413,6 +427,31 @@ static int parse_one(struct tlrt_options *o, enum tlrt_opt id, char *const *envp
 	return 0;
 }
 
+/*
+ * A memory policy on managed memory is instead of a placement policy, and
+ * takes no samples: a policy or a sampler given with it is refused, not
+ * ignored (the run would not be what it says).
+ */
+static int mempolicy_only(struct tlrt_options *o, char *const *envp, char *why, size_t whylen)
+{
+	const char *mvar, *mval = tlrt_options_get(envp, TLRT_OPT_MEMPOLICY, &mvar), *svar;
+	const char *sval = tlrt_options_get(envp, TLRT_OPT_SAMPLER, &svar);
+	char msg[256];
+
+	if (o->policy[0] && strcmp(o->policy, "none")) {
+		snprintf(msg, sizeof(msg), "a memory policy on managed memory is instead of a placement policy, "
+			 "and %s='%.60s' names one", tlrt_option_table[TLRT_OPT_POLICY].name, o->policy);
+		return bad(why, whylen, mvar, mval, msg);
+	}
+	if (sval && o->sampler != TLRT_SAMPLER_NONE) {
+		snprintf(msg, sizeof(msg), "a memory policy on managed memory takes no samples, and %s='%.40s' "
+			 "names a sampler (none, or unset)", svar, sval);
+		return bad(why, whylen, mvar, mval, msg);
+	}
+	o->sampler = TLRT_SAMPLER_NONE;
+	return 0;
+}
+
 int tlrt_options_parse(struct tlrt_options *o, char *const *envp, char *why, size_t whylen)
 {
 	int saved = errno, ret = 0;
@@ -429,8 +468,10 @@ int tlrt_options_parse(struct tlrt_options *o, char *const *envp, char *why, siz
 			goto out;
 	if ((ret = resolve_budget(o, envp, why, whylen)))
 		goto out;
+	if (o->mempolicy && (ret = mempolicy_only(o, envp, why, whylen)))
+		goto out;
 	/* no policy, or the default "none": the program runs as it would without the runtime */
-	if (!o->policy[0] || !strcmp(o->policy, "none")) {
+	if (!o->mempolicy && (!o->policy[0] || !strcmp(o->policy, "none"))) {
 		ret = 1;
 		goto out;
 	}

@@ -50,7 +50,9 @@
 	  "say what the runtime decided on stderr") \
 	X(CACHE,      NULL, BUDGET,    ALL, 0, "100%", "TIERLAB_CACHE", NULL, 0, 0, \
 	  "freed managed memory kept for reuse: a size, or a percentage of the peak managed bytes (at least " \
-	  TLP_STR(TLRT_CACHE_FLOOR_MIB) " MiB); 0 = none")
+	  TLP_STR(TLRT_CACHE_FLOOR_MIB) " MiB); 0 = none") \
+	X(MEMPOLICY,  NULL, STRING,    ALL, 0, NULL,   "TIERLAB_MEMPOLICY", NULL, 0, 0, \
+	  "preferred, interleave or weighted-interleave: that memory policy on managed memory only, no placement policy, no sampler")
 
 #define TLRT_OPTIONS(X) TL_RUNTIME_AXES(X) TLRT_OWN_OPTIONS(X)
 
@@ -86,6 +88,16 @@ enum tlrt_log {
 extern const char *const tlrt_sampler_names[TLRT_SAMPLER__COUNT];
 extern const char *const tlrt_log_names[TLRT_LOG__COUNT];
 
+/* TIERLAB_MEMPOLICY's values, TL_MEM_POLICIES's names (axes.h); NONE: unset. */
+enum tlrt_mempolicy {
+	TLRT_MEMPOLICY_NONE,
+#define TLRT_MEMPOLICY_ENUM(id, name, help) TLRT_MEMPOLICY_##id,
+	TL_MEM_POLICIES(TLRT_MEMPOLICY_ENUM)
+#undef TLRT_MEMPOLICY_ENUM
+	TLRT_MEMPOLICY__COUNT
+};
+extern const char *const tlrt_mempolicy_names[TLRT_MEMPOLICY__COUNT];
+
 #define TLRT_MAX_FRACTIONS TL_STATIC_MAX_FRACTIONS
 #define TLRT_PAGE 4096ULL
 
@@ -115,6 +127,7 @@ struct tlrt_options {
 	double cache_fraction;		/* or, when > 0, this fraction of managed_bytes_peak */
 	char policy_args[512];
 	int have_policy_args;
+	enum tlrt_mempolicy mempolicy;	/* TIERLAB_MEMPOLICY: on managed memory instead of a placement policy */
 
 	/* The budget, resolved. */
 	uint64_t chunk_size;		/* bytes, a multiple of TLRT_PAGE */

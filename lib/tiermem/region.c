@@ -214,13 +214,15 @@ static int chunk_policies_stay(void)
  */
 int tlrt_first_touch_places(void)
 {
-	return tlrt.same_node || chunk_policies_stay() || tlrt.watched;
+	/* under a memory policy on managed memory the kernel places every first touch */
+	return tlrt.opt.mempolicy || tlrt.same_node || chunk_policies_stay() || tlrt.watched;
 }
 
 /* A chunk's pages are placed: back under the arena's policy, unless the chunk's own policy stays. */
 void tlrt_region_placed(uintptr_t addr, size_t len)
 {
-	if (!chunk_policies_stay())
+	/* a memory policy on managed memory: the arena has it already */
+	if (!tlrt.opt.mempolicy && !chunk_policies_stay())
 		tlrt_region_settle(addr, len);
 }
 
@@ -241,9 +243,45 @@ void tlrt_region_populate(const struct tlrt_region *r)
 	tlrt_region_placed(r->addr, r->maplen);
 }
 
+#ifndef MPOL_PREFERRED_MANY
+#define MPOL_PREFERRED_MANY 5
+#endif
+#ifndef MPOL_WEIGHTED_INTERLEAVE
+#define MPOL_WEIGHTED_INTERLEAVE 6
+#endif
+
+/*
+ * A memory policy on managed memory only (TIERLAB_MEMPOLICY): the arena
+ * gets it as it grows, before anything is touched, and keeps it: nothing
+ * places chunks, and a freed region goes back under it (settle), so the
+ * arena stays one VMA under one policy, as under the fault sampler.
+ */
+int tlrt_region_mempolicy(uintptr_t addr, size_t len, const char **mode)
+{
+	unsigned long nodes[TLRT_NODE_WORDS];
+	int m = MPOL_INTERLEAVE;
+
+	*mode = "MPOL_INTERLEAVE";
+	for (int i = 0; i < TLRT_NODE_WORDS; i++)
+		nodes[i] = tlrt.fast_mask[i] | tlrt.slow_mask[i];
+	if (tlrt.opt.mempolicy == TLRT_MEMPOLICY_PREFERRED) {
+		m = MPOL_PREFERRED_MANY;
+		*mode = "MPOL_PREFERRED_MANY";
+		memcpy(nodes, tlrt.fast_mask, sizeof(nodes));
+	} else if (tlrt.opt.mempolicy == TLRT_MEMPOLICY_WEIGHTED) {
+		m = MPOL_WEIGHTED_INTERLEAVE;
+		*mode = "MPOL_WEIGHTED_INTERLEAVE";
+	}
+	return mbind((void *)addr, len, m, nodes, TLRT_NODE_WORDS * 64 + 1, 0) ? -errno : 0;
+}
+
 int tlrt_region_settle(uintptr_t addr, size_t len)
 {
 	unsigned long both[TLRT_NODE_WORDS];
+	const char *mode;
+
+	if (tlrt.opt.mempolicy)
+		return tlrt_region_mempolicy(addr, len, &mode);
 
 	for (int i = 0; i < TLRT_NODE_WORDS; i++)
 		both[i] = tlrt.fast_mask[i] | tlrt.slow_mask[i];

@@ -192,6 +192,8 @@ void tlrt_region_populate(const struct tlrt_region *r);
  * memory whose policy migrates on fault). 0 or -errno.
  */
 int tlrt_region_settle(uintptr_t addr, size_t len);
+/* TIERLAB_MEMPOLICY's mode and nodes on [addr, addr+len): 0 or -errno; *mode names it for messages. */
+int tlrt_region_mempolicy(uintptr_t addr, size_t len, const char **mode);
 int tlrt_first_touch_places(void);
 void tlrt_region_placed(uintptr_t addr, size_t len);
 /* first-touch.c: puts the page at addr (and its neighbours) on its chunk's tier; the sampler's env.first_touch. */

@@ -20,6 +20,12 @@
 #    after the runs are the ones before; kill -9 of tierlab in the middle
 #    of a weighted-interleave run and of a preferred run with a budget
 #    leaves them changed, and the next `tierlab run` puts them back;
+#  - with policy_args scope=managed (the workload's 64 MiB from malloc,
+#    so the runtime's arena, and 16 MiB more mmap'd, not the runtime's):
+#    interleave alternates on the managed range as above while the
+#    unmanaged range stays on one node with no alternation (the default
+#    policy), weighted-interleave 3:1 puts 3/4 of the managed pages on
+#    node 0; recorded as mempolicy.scope managed;
 #  - `tierlab report` names every policy.
 # Skips (77) when QEMU, the kernel, busybox, sqlite3 is missing or the guest
 # does not boot.
@@ -54,10 +60,19 @@ timeout: 120s
 matrix:
   policy: [preferred, weighted-interleave]
 YAML
+cat >"$scratch/managed.yaml" <<YAML
+name: mempolicy-guest-managed
+workload: {name: placement-malloc, command: [/opt/tierlab-test/placement, --malloc, --mib, "64"], fom: {regex: "figure-of-merit: ([0-9.]+)", unit: Mpages/s}}
+machine: {fast: "0", slow: "1"}
+timeout: 120s
+matrix:
+  policy: [interleave, weighted-interleave]
+  policy_args: ["scope=managed,fast_weight=3,slow_weight=1"]
+YAML
 sed -e 's/"64"\]/"64", --hold, "60"]/' -e 's/policy: \[.*\]/policy: [weighted-interleave]/' "$scratch/spec.yaml" >"$scratch/kill-weighted.yaml"
 sed -e '/policy_args/d' -e 's/"64"\]/"64", --hold, "60"]/' -e 's/policy: \[.*\]/policy: [preferred]/' "$scratch/spec.yaml" >"$scratch/kill-preferred.yaml"
 printf 'name: noop\nworkload: {name: true, command: [/bin/true]}\n' >"$scratch/noop.yaml"
-for f in spec more kill-weighted kill-preferred noop; do
+for f in spec more kill-weighted kill-preferred noop managed; do
 	adds+=(--add "$scratch/$f.yaml:/$f.yaml")
 done
 
@@ -65,7 +80,8 @@ failed=0
 bad() { echo "FAIL: $*"; failed=1; }
 for try in 1 2; do
 	timeout 590 "$guest" --nodes 2 --hmat --mem 512M --thp never --timeout 570 "${adds[@]}" \
-		-- "$session" /spec.yaml /more.yaml /kill-weighted.yaml /kill-preferred.yaml /noop.yaml >"$scratch/console" 2>&1
+		-- "$session" /spec.yaml /more.yaml /kill-weighted.yaml /kill-preferred.yaml /noop.yaml /managed.yaml \
+		>"$scratch/console" 2>&1
 	rc=$?
 	[ $rc = 77 ] && grep -aq '^SKIP: the guest' "$scratch/console" && [ $try = 1 ] && continue
 	break
@@ -147,5 +163,33 @@ read -r n a b c f <<<"$(placement mempolicy-guest preferred)"
 echo "preferred, budget $budget_pages pages: node 0 $a, node 1 $b, node 0 after the first spill $f; reserved $(q "select cast(value as integer) >> 20 from metrics m join runs r on r.id = m.run_id where r.policy = 'preferred' and m.name = 'ktier.reserved_bytes'") MiB"
 read -r n a b c f <<<"$(placement mempolicy-guest-more preferred)"
 [ "$a" = "$n" ] || bad "preferred without a budget: $a of $n pages on node 0"
+
+# scope managed: the policy on the runtime's memory only
+[ "$(grep -c "^\[[0-9]/2\] ok .*scope=managed" <<<"$console")" = 2 ] || bad "the scope=managed runs did not both run ok"
+read -r n a b c f <<<"$(placement mempolicy-guest-managed interleave)"
+[ -n "$n" ] && [ "$n" -gt 0 ] || fail "interleave, scope managed: no placement"
+within "$a" $((n / 2)) $((n / 100)) && within "$b" $((n / 2)) $((n / 100)) ||
+	bad "interleave, scope managed: $a and $b pages of $n on nodes 0 and 1"
+[ $((100 * c)) -ge $((98 * (n - 1))) ] || bad "interleave, scope managed: only $c of $((n - 1)) consecutive pages alternate"
+unmanaged() {
+	local id dir
+	id=$(q "select r.id from runs r join experiments e on e.id = r.experiment_id where e.name = '$1' and r.policy = '$2'")
+	dir=$(q "select out_dir from runs where id = $id")
+	sed -n 's/^placement: unmanaged pages \([0-9]*\) node0 \([0-9]*\) node1 \([0-9]*\) other [0-9]* changes \([0-9]*\)$/\1 \2 \3 \4/p' \
+		"$res/$dir/stdout.txt"
+}
+read -r un ua ub uc <<<"$(unmanaged mempolicy-guest-managed interleave)"
+echo "interleave, scope managed: managed $a/$b of $n pages on nodes 0/1, $c changes; unmanaged $ua/$ub of $un, $uc changes"
+[ -n "$un" ] && [ "$un" -gt 0 ] || fail "interleave, scope managed: no unmanaged placement"
+# the default policy: one node (the CPU's), no alternation
+[ "$ua" = "$un" ] || [ "$ub" = "$un" ] || bad "interleave, scope managed: the unmanaged range is on both nodes ($ua, $ub of $un)"
+[ "$uc" = 0 ] || bad "interleave, scope managed: the unmanaged range alternates ($uc changes)"
+[ "$(envof mempolicy-guest-managed interleave mempolicy.scope)" = managed ] ||
+	bad "interleave, scope managed: scope recorded '$(envof mempolicy-guest-managed interleave mempolicy.scope)'"
+read -r n a b c f <<<"$(placement mempolicy-guest-managed weighted-interleave)"
+within "$a" $((3 * n / 4)) $((n / 50)) || bad "weighted-interleave 3:1, scope managed: $a of $n pages on node 0"
+read -r un ua ub uc <<<"$(unmanaged mempolicy-guest-managed weighted-interleave)"
+[ "$uc" = 0 ] || bad "weighted-interleave, scope managed: the unmanaged range alternates ($uc changes)"
+echo "weighted-interleave 3:1, scope managed: managed $a of $n pages on node 0; unmanaged $ua/$ub of $un"
 [ $failed = 0 ] || exit 1
 echo ok

@@ -3,12 +3,13 @@
 # tests/cli/mempolicy-guest.sh through run-in-guest.sh with the installed
 # tierlab under /usr:
 #
-#   mempolicy-session.sh SPEC MORE-SPEC KILL-WEIGHTED KILL-PREFERRED NOOP-SPEC
+#   mempolicy-session.sh SPEC MORE-SPEC KILL-WEIGHTED KILL-PREFERRED NOOP-SPEC [MANAGED-SPEC]
 #
 #  1. `tierlab run SPEC` (preferred with a budget, interleave,
 #     weighted-interleave with the spec's weights) and `tierlab run
 #     MORE-SPEC` (preferred without a budget, weighted-interleave with
-#     weights from the bandwidths), `tierlab report`, and the results;
+#     weights from the bandwidths), after `tierlab run MANAGED-SPEC` (scope
+#     managed) when given, `tierlab report` (of the last), and the results;
 #  2. tierlab killed with SIGKILL in the middle of a weighted-interleave
 #     run, then of a preferred run with a budget, each followed by a new
 #     `tierlab run NOOP-SPEC`.
@@ -38,8 +39,13 @@ say "nodes $(ls -d /sys/devices/system/node/node[0-9]* | wc -l), kernel $(uname 
 mkdir -p /tmp/session && cd /tmp/session || exit 1
 export TIERLAB_DB=/tmp/session/results/tierlab.db
 settings before-run
-tierlab run "$1" >run.log 2>&1
-rc=$?
+# scope managed first: the report is of the last session's runs (SPEC's and MORE-SPEC's policies)
+: >run.log
+rc=0
+if [ -n "$6" ]; then
+	tierlab run "$6" >>run.log 2>&1 || rc=$?
+fi
+tierlab run "$1" >>run.log 2>&1 || rc=$?
 tierlab run "$2" >>run.log 2>&1 || rc=$?
 cat run.log
 say "run exit $rc"

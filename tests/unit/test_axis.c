@@ -92,9 +92,9 @@ static void test_applies(void **state)
 			    "policy_args" },
 		{ "./my.so", "workload size threads allocator policy budget threshold chunks rate sampler log "
 			     "policy_args" },
-		/* the memory-policy baselines: no runtime; preferred fills the fast tier up to a budget */
-		{ "preferred", "workload size threads allocator policy budget" },
-		{ "interleave", "workload size threads allocator policy" },
+		/* the memory-policy baselines: no runtime; preferred fills the fast tier up to a budget; all take scope */
+		{ "preferred", "workload size threads allocator policy budget policy_args" },
+		{ "interleave", "workload size threads allocator policy policy_args" },
 		{ "weighted-interleave", "workload size threads allocator policy policy_args" },
 	};
 
@@ -148,7 +148,23 @@ static void test_policy_classes(void **state)
 	assert_false(tl_policy_is_mempolicy("autonuma"));
 	assert_false(tl_policy_is_kernel("preferred"));
 	assert_true(tl_policy_takes("weighted-interleave", "fast_weight"));
-	assert_false(tl_policy_takes("interleave", NULL));
+	assert_false(tl_policy_takes("lru", NULL));
+	/* scope: the whole process (numactl's) or the runtime's managed memory only, for all three */
+	assert_true(tl_policy_takes("interleave", "scope"));
+	assert_true(tl_policy_takes("preferred", "scope"));
+	assert_true(tl_policy_takes("weighted-interleave", "scope"));
+	assert_false(tl_policy_takes("interleave", "fast_weight"));
+	assert_false(tl_policy_takes("autonuma", "scope"));
+	assert_true(tl_policy_managed_scope("interleave", "scope=managed"));
+	assert_true(tl_policy_managed_scope("weighted-interleave", "fast_weight=3,scope=managed,slow_weight=1"));
+	assert_true(tl_policy_managed_scope("preferred", "scope=process,scope=managed"));	/* the last wins */
+	assert_false(tl_policy_managed_scope("preferred", "scope=managed,scope=process"));
+	assert_false(tl_policy_managed_scope("interleave", "scope=process"));
+	assert_false(tl_policy_managed_scope("interleave", "scope=managedx"));
+	assert_false(tl_policy_managed_scope("interleave", NULL));
+	assert_false(tl_policy_managed_scope("lru", "scope=managed"));
+	assert_true(tl_policy_scope_valid("managed") && tl_policy_scope_valid("process"));
+	assert_false(tl_policy_scope_valid("Managed") || tl_policy_scope_valid("") || tl_policy_scope_valid(NULL));
 	assert_string_equal(tl_policy_base(NULL, buf, sizeof(buf)), "");
 	assert_string_equal(tl_policy_base("static:1", buf, 4), "sta");	/* cut to the buffer */
 }

@@ -1043,6 +1043,46 @@ static void test_through_spec_parser(void **state)
 	tl_spec_release(&sb);
 }
 
+/*
+ * A memory policy's scope: scope=process is the run without a scope (one
+ * key); scope=managed is another run, which keeps the threshold (what the
+ * runtime manages) while the process-wide one drops it; the scope goes
+ * last in the key, once, whatever order the spec wrote.
+ */
+static void test_mempolicy_scope(void **state)
+{
+	static const char a[] =
+		"name: t\n"
+		"workload: {name: t, command: [./t]}\n"
+		"machine: {fast: \"0\", slow: \"0\"}\n"
+		"runtime: {threshold: 4MiB}\n"
+		"matrix:\n"
+		"  policy: [interleave, weighted-interleave]\n"
+		"  policy_args: [\"scope=managed,fast_weight=2,slow_weight=1\", \"scope=process\", \"fast_weight=2,slow_weight=1\"]\n";
+	struct tl_spec sa = { 0 };
+	struct tl_plan pa;
+	struct tl_error err = { { 0 } };
+
+	(void)state;
+	if (tl_spec_load_string("a.yaml", a, "workloads", &sa, &err))
+		fail_msg("a.yaml: %s", err.msg);
+	build(&sa, &pa);
+	/* interleave: managed, plain (scope=process and the weights it does not take: the same run); weighted: 3 */
+	assert_int_equal(pa.nconfigs, 2 + 3);
+	assert_string_equal(pa.configs[0].values[TL_AXIS_POLICY_ARGS], "scope=managed");
+	assert_string_equal(pa.configs[0].values[TL_AXIS_THRESHOLD], "4MiB");
+	assert_null(pa.configs[1].values[TL_AXIS_POLICY_ARGS]);
+	assert_null(pa.configs[1].values[TL_AXIS_THRESHOLD]);
+	assert_string_equal(pa.configs[2].values[TL_AXIS_POLICY_ARGS], "fast_weight=2,slow_weight=1,scope=managed");
+	assert_string_equal(pa.configs[2].values[TL_AXIS_THRESHOLD], "4MiB");
+	assert_null(pa.configs[3].values[TL_AXIS_POLICY_ARGS]);
+	assert_string_equal(pa.configs[4].values[TL_AXIS_POLICY_ARGS], "fast_weight=2,slow_weight=1");
+	assert_null(pa.configs[4].values[TL_AXIS_THRESHOLD]);
+	assert_string_not_equal(pa.configs[0].key, pa.configs[1].key);
+	tl_plan_release(&pa);
+	tl_spec_release(&sa);
+}
+
 static void test_design_sketch_through_parser(void **state)
 {
 	static const char text[] =
@@ -1110,6 +1150,7 @@ int main(void)
 		cmocka_unit_test(test_describe),
 		cmocka_unit_test(test_through_spec_parser),
 		cmocka_unit_test(test_design_sketch_through_parser),
+		cmocka_unit_test(test_mempolicy_scope),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

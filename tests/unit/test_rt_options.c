@@ -366,6 +366,52 @@ static void test_nodes(void **state)
 	assert_non_null(strstr(why, "names a node this machine does not have"));
 }
 
+/* TIERLAB_MEMPOLICY: a memory policy on managed memory, instead of a placement policy and a sampler */
+static void test_mempolicy(void **state)
+{
+	static const struct {
+		const char *env;
+		enum tlrt_mempolicy want;
+	} good[] = {
+		{ "TIERLAB_MEMPOLICY=preferred", TLRT_MEMPOLICY_PREFERRED },
+		{ "TIERLAB_MEMPOLICY=interleave", TLRT_MEMPOLICY_INTERLEAVE },
+		{ "TIERLAB_MEMPOLICY=weighted-interleave", TLRT_MEMPOLICY_WEIGHTED },
+	};
+
+	(void)state;
+	/* unset: none, and a placement policy as before */
+	assert_int_equal(parse_env(NULL), 0);
+	assert_int_equal(o.mempolicy, TLRT_MEMPOLICY_NONE);
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		/* no placement policy, yet managed (not the silent stand-aside of no policy); no sampler */
+		assert_int_equal(parse_env("NOPOLICY", good[i].env, NULL), 0);
+		assert_int_equal(o.mempolicy, good[i].want);
+		assert_int_equal(o.sampler, TLRT_SAMPLER_NONE);
+		assert_int_equal(parse_env("TIERLAB_POLICY=none", good[i].env, "TIERLAB_SAMPLER=none", NULL), 0);
+		assert_int_equal(o.mempolicy, good[i].want);
+	}
+	assert_string_equal(tlrt_mempolicy_names[TLRT_MEMPOLICY_WEIGHTED], "weighted-interleave");
+	/* a bad value: one line naming the three */
+	assert_int_equal(parse_env("NOPOLICY", "TIERLAB_MEMPOLICY=bind", NULL), -EINVAL);
+	assert_string_equal(why, "TIERLAB_MEMPOLICY='bind': not a memory policy (preferred, interleave, "
+			    "weighted-interleave)");
+	assert_int_equal(parse_env("NOPOLICY", "TIERLAB_MEMPOLICY=", NULL), -EINVAL);
+	assert_string_equal(why, "TIERLAB_MEMPOLICY='': not a memory policy (preferred, interleave, "
+			    "weighted-interleave)");
+	/* with a placement policy or a sampler: refused, not ignored */
+	assert_int_equal(parse_env("TIERLAB_POLICY=lru", "TIERLAB_MEMPOLICY=interleave", NULL), -EINVAL);
+	assert_string_equal(why, "TIERLAB_MEMPOLICY='interleave': a memory policy on managed memory is instead "
+			    "of a placement policy, and TIERLAB_POLICY='lru' names one");
+	assert_int_equal(parse_env("NOPOLICY", "TIERLAB_MEMPOLICY=preferred", "TIERLAB_SAMPLER=fault", NULL), -EINVAL);
+	assert_string_equal(why, "TIERLAB_MEMPOLICY='preferred': a memory policy on managed memory takes no "
+			    "samples, and TIERLAB_SAMPLER='fault' names a sampler (none, or unset)");
+	assert_null(strchr(why, '\n'));
+	/* the nodes it binds to are needed as for any policy */
+	assert_int_equal(parse_env("NOPOLICY", "NONODES", "TIERLAB_MEMPOLICY=interleave", "TIERLAB_FAST_NODES=0", NULL),
+			 -EINVAL);
+	assert_string_equal(why, "TIERLAB_SLOW_NODES is not set (e.g. TIERLAB_SLOW_NODES=1)");
+}
+
 static void test_table(void **state)
 {
 	(void)state;
@@ -397,6 +443,7 @@ int main(void)
 		cmocka_unit_test(test_precedence),
 		cmocka_unit_test(test_any_two_of_three),
 		cmocka_unit_test(test_nodes),
+		cmocka_unit_test(test_mempolicy),
 		cmocka_unit_test(test_table),
 	};
 

@@ -33,10 +33,10 @@ static uint64_t parse_size(const char *opt, const char *s)
 struct options {
 	uint64_t size, from, to, seed, accesses;
 	enum ma_order order;
-	int thp;
+	int thp, numa_maps;
 };
 
-enum { OPT_SIZE = 1, OPT_FROM, OPT_TO, OPT_ORDER, OPT_ACCESSES, OPT_SEED, OPT_THP };
+enum { OPT_SIZE = 1, OPT_FROM, OPT_TO, OPT_ORDER, OPT_ACCESSES, OPT_SEED, OPT_THP, OPT_NUMA_MAPS };
 
 static const struct wl_option options[] = {
 	{ OPT_SIZE, 0, "size", "SIZE|NAME", 0, 0,
@@ -49,6 +49,8 @@ static const struct wl_option options[] = {
 	{ OPT_ACCESSES, 0, "accesses", "N", 0, 0, "time at least N accesses per size, in whole laps\n(default 16777216)" },
 	{ OPT_SEED, 0, "seed", "N", 0, 0, "shuffle and payload seed (default 1)" },
 	{ OPT_THP, 0, "thp", NULL, WL_FLAG, 0, "ask for transparent huge pages on the block (madvise)" },
+	{ OPT_NUMA_MAPS, 0, "numa-maps", NULL, WL_FLAG, 0,
+	  "print the memory policy the list, the heap and the stack\nare under (their /proc/self/numa_maps lines)" },
 	{ 0, 0, NULL, NULL, 0, 0, NULL },
 };
 
@@ -71,6 +73,7 @@ static void set(int key, const char *v, void *ctx)
 	case OPT_ACCESSES: o->accesses = (uint64_t)wl_parse_long(prog, "--accesses", v, 1, LONG_MAX); break;
 	case OPT_SEED: o->seed = (uint64_t)wl_parse_long(prog, "--seed", v, 0, LONG_MAX); break;
 	case OPT_THP: o->thp = 1; break;
+	case OPT_NUMA_MAPS: o->numa_maps = 1; break;
 	}
 }
 
@@ -113,9 +116,43 @@ static long vmpte_kib(void)
 	return kib;
 }
 
+/*
+ * The numa_maps lines (address, policy, pages per node) of the mapping
+ * holding the list, of the heap and of the stack, once the list is built:
+ * what memory policy each is under ("default", "interleave:0", ...).
+ */
+static void print_numa_maps(const void *list)
+{
+	char line[1024];
+	FILE *f = fopen("/proc/self/numa_maps", "re");
+	uintptr_t at = (uintptr_t)list, best = 0;
+	char best_line[1024] = "";
+
+	if (!f) {
+		printf("numa_maps: %s\n", strerror(errno));
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		uintptr_t start = (uintptr_t)strtoull(line, NULL, 16);
+
+		line[strcspn(line, "\n")] = '\0';
+		if (strstr(line, " heap"))
+			printf("numa_maps heap: %s\n", line);
+		else if (strstr(line, " stack"))
+			printf("numa_maps stack: %s\n", line);
+		/* the list's mapping: the last one starting at or below it */
+		if (start <= at && start >= best) {
+			best = start;
+			snprintf(best_line, sizeof(best_line), "%s", line);
+		}
+	}
+	fclose(f);
+	printf("numa_maps list: %s\n", best_line);
+}
+
 /* One working-set size: returns ns per access, or sets *why. */
 static double run_size(uint64_t bytes, enum ma_order order, uint64_t min_accesses,
-		       uint64_t seed, int thp, const char **why)
+		       uint64_t seed, int thp, int numa_maps, const char **why)
 {
 	static char failure[300];
 	size_t n = bytes / sizeof(struct ma_node);
@@ -134,6 +171,8 @@ static double run_size(uint64_t bytes, enum ma_order order, uint64_t min_accesse
 		advise_thp(nodes, n * sizeof(*nodes));
 	ma_build(nodes, n, order, seed);
 	pte_with = vmpte_kib();
+	if (numa_maps)
+		print_numa_maps(nodes);
 	bad = ma_check(nodes, n, seed);
 	if (bad) {
 		snprintf(failure, sizeof(failure), "working set %s: %s", sz, bad);
@@ -188,10 +227,10 @@ int main(int argc, char **argv)
 	       (unsigned long long)o.accesses, (unsigned long long)o.seed,
 	       o.thp ? ", transparent huge pages requested" : "");
 	if (o.size) {
-		ns = run_size(o.size, o.order, o.accesses, o.seed, o.thp, &why);
+		ns = run_size(o.size, o.order, o.accesses, o.seed, o.thp, o.numa_maps, &why);
 	} else {
 		for (uint64_t s = o.from; s <= o.to && !why; s *= 2) {
-			ns = run_size(s, o.order, o.accesses, o.seed, o.thp, &why);
+			ns = run_size(s, o.order, o.accesses, o.seed, o.thp, o.numa_maps, &why);
 			if (s > UINT64_MAX / 2)
 				break;
 		}
