@@ -135,6 +135,18 @@ static int add_plugin(struct tl_launch *re, const char *var, const char *policy,
 	return rc;
 }
 
+/* The runtime's tiers (the spec's machine) and the runtime itself preloaded: what every runtime launch ends with. */
+static int add_runtime_lib(struct tl_launch *re, const struct tl_spec *spec, const char *lib)
+{
+	int rc = 0;
+
+	if (spec->machine.fast)
+		rc = env_add(re, rt_var[TLRT_OPT_FAST_NODES], spec->machine.fast);
+	if (spec->machine.slow)
+		rc = rc ?: env_add(re, rt_var[TLRT_OPT_SLOW_NODES], spec->machine.slow);
+	return rc ?: add_preload(re, lib);
+}
+
 /* Every axis the runtime reads goes in its variable; a static policy's fractions in their own. */
 static int add_runtime(struct tl_launch *re, const struct tl_spec *spec, const struct tl_config *c,
 		       const char *spec_dir, struct tl_error *err)
@@ -167,11 +179,7 @@ static int add_runtime(struct tl_launch *re, const struct tl_spec *spec, const s
 		}
 		rc = env_add(re, tl_axes[a].var, v);
 	}
-	if (spec->machine.fast)
-		rc = rc ?: env_add(re, rt_var[TLRT_OPT_FAST_NODES], spec->machine.fast);
-	if (spec->machine.slow)
-		rc = rc ?: env_add(re, rt_var[TLRT_OPT_SLOW_NODES], spec->machine.slow);
-	rc = rc ?: add_preload(re, lib);
+	rc = rc ?: add_runtime_lib(re, spec, lib);
 	free(lib);
 	return rc;
 }
@@ -198,11 +206,7 @@ static int add_managed_mempolicy(struct tl_launch *re, const struct tl_spec *spe
 	rc = rc ?: env_add(re, rt_var[TLRT_OPT_SAMPLER], "none");
 	if (c->values[TL_AXIS_THRESHOLD])
 		rc = rc ?: env_add(re, tl_axes[TL_AXIS_THRESHOLD].var, c->values[TL_AXIS_THRESHOLD]);
-	if (spec->machine.fast)
-		rc = rc ?: env_add(re, rt_var[TLRT_OPT_FAST_NODES], spec->machine.fast);
-	if (spec->machine.slow)
-		rc = rc ?: env_add(re, rt_var[TLRT_OPT_SLOW_NODES], spec->machine.slow);
-	rc = rc ?: add_preload(re, lib);
+	rc = rc ?: add_runtime_lib(re, spec, lib);
 	free(lib);
 	return rc;
 }
