@@ -19,7 +19,7 @@
 # The sanitizers' own deadly-signal handlers turn a real SIGSEGV into a
 # report; the crash case is run both with them (the report must name the
 # SEGV) and with handle_segv=0 (killed by SIGSEGV, 139, as without them).
-# tierlab-test: serial (test_sampler_program under ASan and TSan, 120 s each: its 10 kHz ticker waits up to a minute for samples, longer when starved of CPU)
+# tierlab-test: serial (test_sampler_program under ASan and TSan: its 10 kHz ticker waits up to a minute for samples when starved of CPU)
 . "$(dirname "$0")/lib.sh"
 H="$B/tests-helpers"
 for s in asan tsan; do

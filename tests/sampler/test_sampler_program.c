@@ -70,15 +70,15 @@ static int same(const uint8_t *p, size_t n, unsigned seed)
 
 /*
  * A loaded machine arms less often than ticks come (each arming waits for
- * the handler thread to run): loops go on past their rounds until the
- * samples they assert on are in, for at most a minute.
+ * the handler thread to run): loops go on past their rounds until they
+ * have at least the samples they assert on, for at most a minute.
  */
 static int enough(const struct tlrt_fault_counts *c0, uint64_t samples, uint64_t kernel, time_t start)
 {
 	struct tlrt_fault_counts c;
 
 	tlrt_sampler_fault_counts(&c);
-	return (c.samples - c0->samples > samples && c.kernel - c0->kernel > kernel) || time(NULL) - start > 60;
+	return (c.samples - c0->samples >= samples && c.kernel - c0->kernel >= kernel) || time(NULL) - start > 60;
 }
 
 static void syscalls_at_10khz(void **state)
@@ -100,7 +100,7 @@ static void syscalls_at_10khz(void **state)
 	setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &(int){ 1 << 20 }, sizeof(int));
 	tlrt_sampler_fault_counts(&c0);
 	h_ticker_start(10000);
-	for (it = 0; it < 3000 || !enough(&c0, 100, 10, start); it++) {
+	for (it = 0; it < 3000 || !enough(&c0, 101, 11, start); it++) {
 		size_t off = (size_t)it * 104729;
 		uint8_t *m = at(off);
 		ssize_t n;
@@ -239,7 +239,7 @@ static void own_sigsegv_handler(void **state)
 	assert_int_equal(sigaction(SIGSEGV, &sa, NULL), 0);
 	tlrt_sampler_fault_counts(&c0);
 	h_ticker_start(10000);
-	for (int i = 0; i < 2000 || atomic_load(&H.ticks) < 1000 || !enough(&c0, 100, 0, start); i++) {
+	for (int i = 0; i < 2000 || atomic_load(&H.ticks) < 1000 || !enough(&c0, 101, 0, start); i++) {
 		/* sampled memory, touched all over */
 		for (size_t off = 0; off < NBLOCKS * H_BLOCK; off += 65536)
 			sum += ((volatile uint8_t *)H.base)[off + (size_t)i % 4096];
