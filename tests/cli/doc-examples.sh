@@ -57,7 +57,8 @@ nall=$(wc -l <"$scratch/examples")
 [ "$nall" -ge 40 ] || fail "only $nall examples found: the extraction is broken:
 $(cat "$scratch/examples")"
 
-# the fixture: the specs the examples name, made tiny, and a database
+# the fixture: the specs the examples name, made tiny (HPCG at one thread: two would spin
+# at their barriers against the tests beside this one), and a database
 # whose latest experiment is hpcg-40pct (lru and window 16 and 128 beside
 # one another), with hpcg-40pct-newkernel and a sweep of two rates logged
 fix=$scratch/fixture
@@ -69,7 +70,7 @@ baseline: {policy: all-fast}'
 cat >"$fix/experiments/hpcg-40pct.yaml" <<YAML
 name: hpcg-40pct
 description: a stand-in for the docs' examples (tests/cli/doc-examples.sh)
-workload: {name: hpcg, size: tiny}
+workload: {name: hpcg, size: tiny, threads: 1}
 runtime: {threshold: 256KiB, budget: 40%, sampler: fault, log: counters}
 $common
 matrix:
@@ -85,10 +86,11 @@ runtime: {threshold: 256KiB, budget: 40%, rate: 100Hz}
 $common
 matrix:
   policy: [all-fast, all-slow, none, lru]
+  threads: [1]
 YAML
 cat >"$fix/experiments/simulate-hpcg.yaml" <<YAML
 name: simulate-hpcg
-workload: {name: hpcg, size: tiny}
+workload: {name: hpcg, size: tiny, threads: 1}
 runtime: {threshold: 64KiB, budget: 40%, sampler: fault, log: counters}
 $common
 matrix:
@@ -99,7 +101,7 @@ YAML
 sed 's/^name: hpcg-40pct$/name: hpcg-40pct-newkernel/' "$fix/experiments/hpcg-40pct.yaml" >"$scratch/newkernel.yaml"
 cat >"$scratch/sweep.yaml" <<YAML
 name: sweep
-workload: {name: hpcg, size: tiny}
+workload: {name: hpcg, size: tiny, threads: 1}
 runtime: {threshold: 256KiB, budget: 40%, log: log}
 machine: {fast: "0", slow: "0"}
 matrix:
