@@ -7,7 +7,8 @@
 # where this kernel cannot run it, the refusal says why and nothing
 # changed), and with no weights given on a saved probe profile they
 # follow its measured bandwidths; interleave takes no budget (its runs drop it); bad weights are
-# refused with the spec's file:line; `tierlab list policies` names all three.
+# refused with the spec's file:line; `tierlab list policies` names all three;
+# a kernel before 6.9 (setarch --uname-2.6) is refused, with both scopes.
 # preferred with a budget is refused here (one node for both tiers: the
 # reservation would leave the whole machine the budget); its binding and
 # real placement are tests/cli/mempolicy-guest.sh's.
@@ -120,4 +121,19 @@ expect_exit 2 "$TIERLAB" run "$scratch/one.yaml"
 printf 'name: x\nworkload: {name: t, command: [/bin/true]}\nmachine: {fast: "0"}\nmatrix:\n  policy: [interleave]\n' >"$scratch/noslow.yaml"
 expect_exit 2 "$TIERLAB" run "$scratch/noslow.yaml"
 expect_contains "$out" "policy 'interleave' needs machine.slow"
+
+# a kernel before 6.9 (this one as 2.6.x: setarch's UNAME26 personality) is refused
+# before anything is set, whole-process and managed-only alike, naming the release
+if setarch x86_64 --uname-2.6 true 2>/dev/null; then
+	before=$(weight)
+	for scope in process managed; do
+		printf 'name: old\nworkload: {name: t, command: [/bin/true]}\nmachine: {fast: "0", slow: "0"}\nruntime: {threshold: 1MiB}\nmatrix:\n  policy: [weighted-interleave]\n  policy_args: ["scope=%s"]\n' \
+			"$scope" >"$scratch/old.yaml"
+		expect_exit 2 setarch x86_64 --uname-2.6 "$TIERLAB" run "$scratch/old.yaml"
+		expect_contains "$out" "policy 'weighted-interleave' needs Linux 6.9 or later (MPOL_WEIGHTED_INTERLEAVE); this is 2.6."
+		[ "$(weight)" = "$before" ] || fail "scope $scope: the refusal changed node 0's weight: $before -> $(weight)"
+	done
+else
+	echo "setarch --uname-2.6 is not available: the refusal before 6.9 is not checked"
+fi
 echo ok
