@@ -465,11 +465,6 @@ void tlrt_count_realloc(void)
 	tlrt_stat_add(RT_STAT_reallocs, 1);
 }
 
-void tlrt_count_small(uint64_t n)
-{
-	tlrt_stat_add(RT_STAT_small_allocs, n);
-}
-
 /*
  * Where the chunk was when the sample was taken, which may be before the
  * drain that handles it (several samples of one drain, a perf ring):

@@ -44,12 +44,6 @@
 #define RETADDR ((uintptr_t)__builtin_return_address(0))
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
-/*
- * Small requests are counted per thread and added to the shared counter a
- * batch at a time, so threads that allocate at glibc's rate meet on that
- * cache line once per 4096 requests each.
- */
-#define SMALL_BATCH 4096
 
 extern char **environ;
 
@@ -73,7 +67,6 @@ static struct {
 enum { OV_NONE, OV_RESOLVING, OV_DONE };
 static _Atomic int ov_state;
 static __thread int ov_resolving __attribute__((tls_model("initial-exec")));
-static __thread unsigned small_batch __attribute__((tls_model("initial-exec")));
 /*
  * Requests below it go to the next allocator. 0 until the next allocator
  * is resolved, so the fast paths need no check of their own that it is;
@@ -186,18 +179,6 @@ static inline size_t threshold(void)
 	return atomic_load_explicit(&ov_threshold, memory_order_acquire);
 }
 
-static __attribute__((noinline)) void small_batch_end(void)
-{
-	small_batch = 0;
-	tlrt_count_small(SMALL_BATCH);
-}
-
-static inline void count_small(void)
-{
-	if (unlikely(++small_batch == SMALL_BATCH))
-		small_batch_end();
-}
-
 /* A managed allocation (zeroed for calloc), or NULL when the runtime cannot (the caller falls back). */
 static void *managed(size_t n, size_t align, uintptr_t ra, int zero)
 {
@@ -230,40 +211,35 @@ static __attribute__((noinline)) void *malloc_slow(size_t n, uintptr_t ra)
 
 	if (unlikely(!ready()))
 		return boot_alloc(n, 16);
-	if (n < threshold()) {
-		count_small();
-		return next.malloc(n);
-	}
-	if ((p = managed(n, 0, ra, 0)))
+	if (n >= threshold() && (p = managed(n, 0, ra, 0)))
 		return p;
-	return next.malloc(n);
-}
-
-/* A small request that ends its thread's batch: out of line, so the fast path calls nothing first. */
-static __attribute__((noinline)) void *malloc_batch_end(size_t n)
-{
-	small_batch_end();
 	return next.malloc(n);
 }
 
 static inline void *do_malloc(size_t n, uintptr_t ra)
 {
-	if (likely(n < threshold())) {
-		if (unlikely(++small_batch == SMALL_BATCH))
-			return malloc_batch_end(n);
+	if (likely(n < threshold()))
 		return next.malloc(n);
-	}
 	return malloc_slow(n, ra);
 }
 
+/*
+ * A small request: a compare and a tail jump, nothing counted. The return
+ * address is taken on the slow branch only (as an argument of do_malloc
+ * it was loaded on entry).
+ */
 TL_EXPORT void *malloc(size_t n)
 {
-	return do_malloc(n, RETADDR);
+	if (likely(n < threshold()))
+		return next.malloc(n);
+	return malloc_slow(n, RETADDR);
 }
 
 /*
  * No check that the next allocator is resolved: until it is, next.free is
- * free_first, which resolves it.
+ * free_first, which resolves it. Loaded relaxed: the pointer is all that
+ * is read (the function it names was loaded before dlsym found it), and a
+ * relaxed load is a memory operand of the jump.
  */
 TL_EXPORT void free(void *p)
 {
@@ -273,31 +249,37 @@ TL_EXPORT void free(void *p)
 	}
 	if (unlikely(is_boot(p)))
 		return;
-	__atomic_load_n(&next.free, __ATOMIC_ACQUIRE)(p);	/* NULL too: the next allocator ignores it */
+	__atomic_load_n(&next.free, __ATOMIC_RELAXED)(p);	/* NULL too: the next allocator ignores it */
+}
+
+/* An overflowing size: out of line, so the callers need no stack frame for errno. */
+static __attribute__((noinline, cold)) void *enomem(void)
+{
+	errno = ENOMEM;
+	return NULL;
+}
+
+/* As malloc_slow: out of line, so calloc's small path needs no stack frame. */
+static __attribute__((noinline)) void *calloc_slow(size_t n, size_t m, size_t total, uintptr_t ra)
+{
+	void *p;
+
+	if (unlikely(!ready()))
+		return boot_alloc(total, 16);
+	if (total >= threshold() && (p = managed(total, 0, ra, 1)))
+		return p;
+	return next.calloc(n, m);
 }
 
 TL_EXPORT void *calloc(size_t n, size_t m)
 {
 	size_t total;
-	void *p;
 
-	if (__builtin_mul_overflow(n, m, &total)) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	if (likely(total < threshold())) {
-		count_small();
+	if (__builtin_mul_overflow(n, m, &total))
+		return enomem();
+	if (likely(total < threshold()))
 		return next.calloc(n, m);
-	}
-	if (unlikely(!ready()))
-		return boot_alloc(total, 16);
-	if (total < threshold()) {
-		count_small();
-		return next.calloc(n, m);
-	}
-	if ((p = managed(total, 0, RETADDR, 1)))
-		return p;
-	return next.calloc(n, m);
+	return calloc_slow(n, m, total, RETADDR);
 }
 
 static size_t usable(void *p)
@@ -364,10 +346,8 @@ TL_EXPORT void *reallocarray(void *p, size_t n, size_t m)
 {
 	size_t total;
 
-	if (__builtin_mul_overflow(n, m, &total)) {
-		errno = ENOMEM;
-		return NULL;
-	}
+	if (__builtin_mul_overflow(n, m, &total))
+		return enomem();
 	return do_realloc(p, total, RETADDR);
 }
 
@@ -586,15 +566,12 @@ static __attribute__((noinline)) void *cxx_new_slow(enum cxx_op op, size_t n, si
 	}
 	if (n >= threshold() && (!align || good_alignment(align)) && (p = managed(n, align, ra, 0)))
 		return p;
-	if (n < threshold()) {
-		count_small();
-		if (!align && cxx() == CXX_MALLOC && (p = next.malloc(n)))
-			return p;
-	}
+	if (n < threshold() && !align && cxx() == CXX_MALLOC && (p = next.malloc(n)))
+		return p;
 	return cxx_new_next(op, n, align, nt);
 }
 
-/* A small request, counted: the next malloc when that is how it is served, else the next operator. */
+/* A small request: the next malloc when that is how it is served, else the next operator. */
 static __attribute__((noinline)) void *cxx_new_small(enum cxx_op op, size_t n, const void *nt, int mode)
 {
 	void *p;
@@ -604,34 +581,28 @@ static __attribute__((noinline)) void *cxx_new_small(enum cxx_op op, size_t n, c
 	return cxx_new_next(op, n, 0, nt);	/* the new-handler, bad_alloc, or the nothrow NULL */
 }
 
-static __attribute__((noinline)) void *cxx_new_batch_end(enum cxx_op op, size_t n, const void *nt, int mode)
-{
-	small_batch_end();
-	return cxx_new_small(op, n, nt, mode);
-}
-
 /*
  * operator new without alignment. The small path inline and without a
  * stack frame when the next allocator has its own operator (a tail call).
+ * Always inlined: its return address is then the operator's caller's (GCC
+ * and clang document it so), taken on the slow branch only.
  */
-static inline void *cxx_new(enum cxx_op op, size_t n, const void *nt, uintptr_t ra)
+static inline __attribute__((always_inline)) void *cxx_new(enum cxx_op op, size_t n, const void *nt)
 {
 	int mode = __atomic_load_n(&cxx_mode, __ATOMIC_ACQUIRE);
 
 	if (likely(n < threshold()) && likely(mode != CXX_UNSET)) {
-		if (unlikely(++small_batch == SMALL_BATCH))
-			return cxx_new_batch_end(op, n, nt, mode);
 		if (likely(mode == CXX_NEXT) && (op == NW || op == NA))
 			return ((new_fn)__atomic_load_n(&cxx_next[op], __ATOMIC_RELAXED))(n);
 		return cxx_new_small(op, n, nt, mode);
 	}
-	return cxx_new_slow(op, n, 0, nt, ra);
+	return cxx_new_slow(op, n, 0, nt, RETADDR);
 }
 
-TL_EXPORT void *_Znwm(size_t n) { return cxx_new(NW, n, NULL, RETADDR); }
-TL_EXPORT void *_Znam(size_t n) { return cxx_new(NA, n, NULL, RETADDR); }
-TL_EXPORT void *_ZnwmRKSt9nothrow_t(size_t n, const void *nt) { return cxx_new(NW_NT, n, nt, RETADDR); }
-TL_EXPORT void *_ZnamRKSt9nothrow_t(size_t n, const void *nt) { return cxx_new(NA_NT, n, nt, RETADDR); }
+TL_EXPORT void *_Znwm(size_t n) { return cxx_new(NW, n, NULL); }
+TL_EXPORT void *_Znam(size_t n) { return cxx_new(NA, n, NULL); }
+TL_EXPORT void *_ZnwmRKSt9nothrow_t(size_t n, const void *nt) { return cxx_new(NW_NT, n, nt); }
+TL_EXPORT void *_ZnamRKSt9nothrow_t(size_t n, const void *nt) { return cxx_new(NA_NT, n, nt); }
 TL_EXPORT void *_ZnwmSt11align_val_t(size_t n, size_t al) { return cxx_new_slow(NW_AL, n, al, NULL, RETADDR); }
 TL_EXPORT void *_ZnamSt11align_val_t(size_t n, size_t al) { return cxx_new_slow(NA_AL, n, al, NULL, RETADDR); }
 TL_EXPORT void *_ZnwmSt11align_val_tRKSt9nothrow_t(size_t n, size_t al, const void *nt)
@@ -726,8 +697,6 @@ __attribute__((destructor)) static void tiermem_unload(void)
 	int was = tlrt_in_rt;
 
 	tlrt_in_rt = 1;
-	tlrt_count_small(small_batch);	/* the exiting thread's remainder; other threads' are lost */
-	small_batch = 0;
 	tlrt_finish();
 	tlrt_in_rt = was;
 }

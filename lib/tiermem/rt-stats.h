@@ -16,7 +16,7 @@
 	X(frees,              "",      "managed frees") \
 	X(reallocs,           "",      "reallocs of managed allocations") \
 	X(managed_bytes_peak, "bytes", "peak bytes in managed allocations") \
-	X(small_allocs,       "",      "allocations left to the underlying allocator") \
+	X(retired_small_allocs, "",    "retired (issue 31): always 0; it counted the requests left to the underlying allocator") \
 	X(ticks,              "",      "sampler ticks") \
 	X(samples,            "",      "samples taken") \
 	X(samples_managed,    "",      "samples that fell in a managed chunk") \

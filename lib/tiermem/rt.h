@@ -143,7 +143,8 @@ struct tlrt_rt {
 	uint64_t start_ns;
 };
 
-extern struct tlrt_rt tlrt;
+/* Hidden here too, not only where it is defined: free's range check then reads it without the GOT. */
+extern struct tlrt_rt tlrt __attribute__((visibility("hidden")));
 /* Set on a thread while it runs runtime code: its allocations bypass management. */
 extern __thread int tlrt_in_rt __attribute__((tls_model("initial-exec")));
 
@@ -346,7 +347,6 @@ TL_EXPORT size_t tlrt_usable_size(const void *p);
 /* Resizes a managed allocation in place when its chunks allow; p or NULL. */
 TL_EXPORT void *tlrt_resize(void *p, size_t bytes);
 TL_EXPORT void tlrt_count_realloc(void);
-TL_EXPORT void tlrt_count_small(uint64_t n);
 /* Tests: a sample as a sampler would deliver it, and a synchronous drain. */
 TL_EXPORT void tlrt_deliver(const struct rt_sample *s);
 TL_EXPORT void tlrt_process_pending(void);
