@@ -3,17 +3,22 @@
 # apt-get update first, and only when something must be installed.
 # Needs root (or sudo) only in that case.
 #
-#   scripts/deps.sh tool   what building the tool and running the demo need
+#   scripts/deps.sh demo   what building and running the demo need (make
+#                          demo-tool: the compiler and the tool's libraries)
+#   scripts/deps.sh tool   that and OpenBLAS, for the dgemm workload, which
+#                          `make tool` (and `make install`) builds too
 #   scripts/deps.sh [all]  that and what the tests use (allocators, QEMU,
 #                          Open MPI, Slurm, valgrind, gnuplot, sqlite3, python3)
 set -eu
-tool="gcc make pkg-config libyaml-dev libnuma-dev libpfm4-dev libsqlite3-dev libopenblas-dev"
+demo="gcc make libyaml-dev libnuma-dev libpfm4-dev libsqlite3-dev"
+tool="$demo libopenblas-dev"
 tests="libcmocka-dev libjemalloc2 libmimalloc2.0 sqlite3 valgrind qemu-system-x86 busybox-static cpio libopenmpi-dev openmpi-bin
 python3 gnuplot-nox libpmix2 munge slurm-wlm"
 case ${1:-all} in
+demo) pkgs=$demo ;;
 tool) pkgs=$tool ;;
 all) pkgs="$tool $tests" ;;
-*) echo "deps: '$1': say tool or all" >&2; exit 2 ;;
+*) echo "deps: '$1': say demo, tool or all" >&2; exit 2 ;;
 esac
 
 missing=""

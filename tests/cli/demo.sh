@@ -51,6 +51,21 @@ printf 'name: demo\nworkload: {command: [true]}\n' >"$scratch/d/experiments/demo
 out=$(cd "$scratch/d" && unset TIERLAB_DB && "$TIERLAB" report 2>&1) || fail "after the demo, 'tierlab report' fails: $out"
 expect_contains "$out" "experiment demo"
 
+# `make demo` builds `make demo-tool` only, whose workloads the Makefile
+# reads from experiments/demo.yaml: it builds the program of every
+# workload the demo plans (and none of the others, nor their libraries)
+expect_exit 0 "$TIERLAB" run -n "$top/experiments/demo.yaml"
+planned=$(grep -o ' workload=[^ ]*' <<<"$out" | sed 's/.*=//' | sort -u)
+[ -n "$planned" ] || fail "the demo plans no workload: $out"
+built=$(make -s -n -C "$top" demo-tool B="$scratch/demo-build" 2>&1) || fail "make -n demo-tool: $built"
+for w in $planned; do
+	grep -q -- "-o $scratch/demo-build/libexec/tierlab/$w " <<<"$built" ||
+		fail "make demo-tool does not build $w, which experiments/demo.yaml runs:
+$built"
+done
+! grep -Eq -- "-o $scratch/demo-build/libexec/tierlab/dgemm |-lopenblas" <<<"$built" ||
+	fail "make demo-tool builds dgemm (OpenBLAS), which the demo does not run"
+
 # the lru rows ran under the runtime: its counters were ingested
 [ "$(sqlite3 "$TIERLAB_DB" "select count(*) from process_stats p join runs r on r.id=p.run_id where r.policy='lru'")" -gt 0 ] \
 	|| fail "the lru runs have no runtime counters"

@@ -4,7 +4,7 @@ prog="$LIBEXEC/memaccess"
 [ -x "$prog" ] || fail "$prog not built"
 
 expect_exit 0 "$prog" --help
-for o in --size --from --to --order --accesses --seed --thp tiny small medium paper 4M 256M 1G 4G; do
+for o in --size --from --to --order --accesses --seed --thp tiny small lap medium paper 4M 256M 1G 4G; do
 	expect_contains "$out" "$o"
 done
 
