@@ -85,8 +85,11 @@ $(B)/tests/%: tests/unit/%.c $(TIERLAB_LINK)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< $(TIERLAB_LINK) $(CORE_LIBS) -lcmocka
 
-# The version is compiled into version.o; rebuild it when HEAD moves.
-$(B)/obj/lib/util/version.o: $(wildcard .git/HEAD .git/index)
+# The version is compiled into version.o; rebuild it when HEAD moves (the
+# reflog grows). Not on .git/index: git rewrites it when it only refreshes
+# its stat cache (git describe --dirty does), and a test's `make install`
+# then relinked every program under the tests running beside it.
+$(B)/obj/lib/util/version.o: $(wildcard .git/HEAD .git/logs/HEAD)
 
 deps:
 	@scripts/deps.sh all
