@@ -25,7 +25,7 @@
 #    interleave alternates on the managed range as above while the
 #    unmanaged range stays on one node with no alternation (the default
 #    policy), weighted-interleave 3:1 puts 3/4 of the managed pages on
-#    node 0, preferred with budget 24 MiB fills node 0 with 0.7 to 1.5
+#    node 0, preferred with budget 24 MiB fills node 0 with 0.5 to 1.5
 #    times the budget of managed pages and then spills them to node 1;
 #    recorded as mempolicy.scope managed;
 #  - `tierlab report` names every policy.
@@ -195,7 +195,10 @@ read -r un ua ub uc <<<"$(unmanaged mempolicy-guest-managed weighted-interleave)
 [ "$uc" = 0 ] || bad "weighted-interleave, scope managed: the unmanaged range alternates ($uc changes)"
 echo "weighted-interleave 3:1, scope managed: managed $a of $n pages on node 0; unmanaged $ua/$ub of $un"
 read -r n a b c f <<<"$(placement mempolicy-guest-managed preferred)"
-[ $((10 * a)) -ge $((7 * budget_pages)) ] && [ $((2 * a)) -le $((3 * budget_pages)) ] ||
+# measured 0.68-1.01 x in 4 runs: with scope managed the rest of the process (the runtime's
+# tables, the libraries, what it maps itself) takes node 0 first under the default policy
+# and shares the budget, so the floor is half of it
+[ $((2 * a)) -ge "$budget_pages" ] && [ $((2 * a)) -le $((3 * budget_pages)) ] ||
 	bad "preferred, scope managed, budget $budget_pages pages: $a managed pages on node 0"
 [ "$b" -gt 0 ] || bad "preferred, scope managed: nothing spilled to node 1 ($a on node 0)"
 # Pages after the first spill may land on node 0 again once kswapd, woken at its low
