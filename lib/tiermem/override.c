@@ -9,7 +9,10 @@
  *
  * Start-up: dlsym may itself call calloc/malloc/free before the next
  * allocator is known; such calls are served from a small static buffer,
- * whose pointers free() recognises and ignores. While a thread runs
+ * whose pointers free() recognises and ignores, and those made once its
+ * malloc, free, calloc and realloc are known by the next allocator. When
+ * the buffer was never used (glibc's dlsym allocates only for a name it
+ * cannot find), free's only check is the runtime's reservation. While a thread runs
  * runtime code (tlrt_in_rt), its own allocations are never managed, so the
  * runtime cannot recurse into itself. Nothing is managed before this
  * library's constructor has run: libraries initialised earlier (libstdc++
@@ -48,6 +51,7 @@
 extern char **environ;
 
 static void free_first(void *p);
+static void free_unless_boot(void *p);
 static int cxx_resolve(void);
 
 /* free starts as free_first: free() calls it without checking that it is resolved. */
@@ -74,6 +78,7 @@ static __thread int ov_resolving __attribute__((tls_model("initial-exec")));
  */
 static _Atomic size_t ov_threshold;
 static _Atomic int ov_loaded;	/* our constructor ran, so libnuma's did */
+static void (*real_free)(void *);	/* the next allocator's free */
 
 /* The bootstrap buffer: a bump allocator for the calls dlsym makes. */
 static _Alignas(64) char boot[64 * 1024];
@@ -129,7 +134,8 @@ static void ov_init(void)
 	}
 	ov_resolving = 1;
 	next.malloc = sym("malloc");
-	__atomic_store_n(&next.free, (void (*)(void *))sym("free"), __ATOMIC_RELEASE);
+	real_free = (void (*)(void *))sym("free");
+	__atomic_store_n(&next.free, real_free ? free_unless_boot : NULL, __ATOMIC_RELEASE);
 	next.calloc = sym("calloc");
 	next.realloc = sym("realloc");
 	next.memalign = sym("memalign");
@@ -141,7 +147,7 @@ static void ov_init(void)
 	if (next.malloc)
 		cxx_resolve();
 	ov_resolving = 0;
-	if (!next.malloc || !next.free || !next.calloc || !next.realloc) {
+	if (!next.malloc || !real_free || !next.calloc || !next.realloc) {
 		static const char msg[] = "tiermem: no next allocator (dlsym(RTLD_NEXT, \"malloc\") failed)\n";
 
 		if (write(STDERR_FILENO, msg, sizeof(msg) - 1) < 0) {
@@ -149,10 +155,35 @@ static void ov_init(void)
 		}
 		_exit(127);
 	}
+	/*
+	 * Nothing of the bootstrap buffer handed out (dlsym allocated nothing
+	 * before the four were known, as glibc's does not): no pointer of it
+	 * can come back, and free goes straight to the next allocator's.
+	 */
+	if (!atomic_load(&boot_used))
+		__atomic_store_n(&next.free, real_free, __ATOMIC_RELEASE);
 	/* released after next: a thread that sees a threshold above 0 calls it */
 	atomic_store_explicit(&ov_threshold, tlrt_setup(environ) == 0 ? (size_t)tlrt_threshold() : SIZE_MAX,
 			      memory_order_release);
 	atomic_store(&ov_state, OV_DONE);
+}
+
+/* next.free while blocks of the bootstrap buffer may be out: those stay where they are. */
+static void free_unless_boot(void *p)
+{
+	if (unlikely(is_boot(p)))
+		return;
+	real_free(p);
+}
+
+/*
+ * dlsym calling back once malloc, free, calloc and realloc are known (its
+ * error strings, for the names the next allocator lacks): served by the
+ * next allocator, so that no bootstrap block need be told apart at free.
+ */
+static inline int resolving_with_next(void)
+{
+	return ov_resolving && next.realloc;
 }
 
 /* A free before anything was resolved (a library that loaded us late): resolve, then free. */
@@ -210,7 +241,7 @@ static __attribute__((noinline)) void *malloc_slow(size_t n, uintptr_t ra)
 	void *p;
 
 	if (unlikely(!ready()))
-		return boot_alloc(n, 16);
+		return resolving_with_next() ? next.malloc(n) : boot_alloc(n, 16);
 	if (n >= threshold() && (p = managed(n, 0, ra, 0)))
 		return p;
 	return next.malloc(n);
@@ -237,8 +268,9 @@ TL_EXPORT void *malloc(size_t n)
 
 /*
  * No check that the next allocator is resolved: until it is, next.free is
- * free_first, which resolves it. Loaded relaxed: the pointer is all that
- * is read (the function it names was loaded before dlsym found it), and a
+ * free_first, which resolves it; while blocks of the bootstrap buffer may
+ * be out, free_unless_boot. Loaded relaxed: the pointer is all that is
+ * read (the function it names was loaded before dlsym found it), and a
  * relaxed load is a memory operand of the jump.
  */
 TL_EXPORT void free(void *p)
@@ -247,8 +279,6 @@ TL_EXPORT void free(void *p)
 		managed_free(p);
 		return;
 	}
-	if (unlikely(is_boot(p)))
-		return;
 	__atomic_load_n(&next.free, __ATOMIC_RELAXED)(p);	/* NULL too: the next allocator ignores it */
 }
 
@@ -265,7 +295,7 @@ static __attribute__((noinline)) void *calloc_slow(size_t n, size_t m, size_t to
 	void *p;
 
 	if (unlikely(!ready()))
-		return boot_alloc(total, 16);
+		return resolving_with_next() ? next.calloc(n, m) : boot_alloc(total, 16);
 	if (total >= threshold() && (p = managed(total, 0, ra, 1)))
 		return p;
 	return next.calloc(n, m);
@@ -310,6 +340,8 @@ static void *do_realloc(void *p, size_t n, uintptr_t ra)
 
 	if (!p)
 		return do_malloc(n, ra);
+	if (unlikely(!ready()) && !is_boot(p) && resolving_with_next())
+		return next.realloc(p, n);
 	if (unlikely(!ready()) || is_boot(p)) {
 		if (!(q = do_malloc(n, ra)))
 			return NULL;

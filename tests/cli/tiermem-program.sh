@@ -103,4 +103,19 @@ if [ -n "$jemalloc" ]; then
 else
 	echo "note: jemalloc not installed; the case over it not run"
 fi
+
+# The runtime resolves the next allocator with dlsym, which may allocate
+# (tests/tiermem/boot-dlsym.c: a dlsym of the program's own that does): a
+# block asked for in the first lookups comes from the bootstrap buffer
+# (usable size exactly the 100 bytes asked) and free leaves it be; one
+# asked for once malloc, free, calloc and realloc are known is the next
+# allocator's (glibc's usable size for 100 bytes is 104), and free gives
+# it back there. Given to glibc's free, the bootstrap block would abort.
+expect_exit 0 env LD_PRELOAD="$SO" TIERLAB_POLICY="$policy" TIERLAB_FAST_NODES=0 TIERLAB_SLOW_NODES=0 \
+	TIERLAB_SAMPLER=none TIERLAB_LOG=none "$T/boot-dlsym"
+expect_contains "$out" "first 100 late"
+expect_contains "$out" "ok"
+[ "$(sed -n 's/^first [0-9]* late \([0-9]*\)$/\1/p' <<<"$out")" -gt 100 ] ||
+	fail "a block dlsym asked for after the next malloc was known came from the bootstrap buffer: $out"
+echo "dlsym's allocations: $(grep '^first' <<<"$out")"
 echo ok

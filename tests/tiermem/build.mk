@@ -33,6 +33,11 @@ $(TMT)/cxx-new: tests/tiermem/cxx-new.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $< -lstdc++
 
+# its dlsym is the one a preloaded libtiermem calls
+$(TMT)/boot-dlsym: tests/tiermem/boot-dlsym.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Wl,--export-dynamic-symbol=dlsym -o $@ $< -ldl
+
 $(TMT)/counters-dump: tests/tiermem/counters-dump.c lib/tiermem/rt-stats.h
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -o $@ $<
@@ -49,5 +54,5 @@ $(TMT)/core-tsan: $(TIERMEM_CORE_DEPS) $(TIERMEM_TEST_POLICY)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -O1 -fsanitize=thread -DTEST_POLICY='"$(abspath $(TIERMEM_TEST_POLICY))"' -pthread -o $@ tests/tiermem/core-test.c $(TIERMEM_CORE_SRC) -ldl -lnuma -lpfm -lcmocka -lm
 
-TEST_BINS += $(TIERMEM_TEST_POLICY) $(TMT)/early-wrap.so $(TMT)/stress $(TMT)/daemon $(TMT)/advise $(TMT)/cxx-new $(TMT)/counters-dump $(TMT)/core-asan $(TMT)/core-tsan
+TEST_BINS += $(TIERMEM_TEST_POLICY) $(TMT)/early-wrap.so $(TMT)/boot-dlsym $(TMT)/stress $(TMT)/daemon $(TMT)/advise $(TMT)/cxx-new $(TMT)/counters-dump $(TMT)/core-asan $(TMT)/core-tsan
 TEST_BINS += $(B)/tests/test_rt_core
