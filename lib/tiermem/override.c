@@ -168,11 +168,16 @@ static void ov_init(void)
 	atomic_store(&ov_state, OV_DONE);
 }
 
-/* next.free while blocks of the bootstrap buffer may be out: those stay where they are. */
+/*
+ * next.free while blocks of the bootstrap buffer may be out: those stay
+ * where they are. free loaded next.free relaxed; loading it again with
+ * acquire orders this thread after the store of real_free before it.
+ */
 static void free_unless_boot(void *p)
 {
 	if (unlikely(is_boot(p)))
 		return;
+	(void)__atomic_load_n(&next.free, __ATOMIC_ACQUIRE);
 	real_free(p);
 }
 
