@@ -345,9 +345,9 @@ static void *do_realloc(void *p, size_t n, uintptr_t ra)
 
 	if (!p)
 		return do_malloc(n, ra);
-	if (unlikely(!ready()) && !is_boot(p) && resolving_with_next())
-		return next.realloc(p, n);
 	if (unlikely(!ready()) || is_boot(p)) {
+		if (!is_boot(p) && resolving_with_next())
+			return next.realloc(p, n);
 		if (!(q = do_malloc(n, ra)))
 			return NULL;
 		memcpy(q, p, boot_size(p) < n ? boot_size(p) : n);

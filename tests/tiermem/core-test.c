@@ -430,6 +430,11 @@ static void forked(void)
 		/* the runtime thread takes it in; under TSan on a loaded machine that can take a while */
 		for (int i = 0; i < 500 && !tlrt_stat(RT_STAT_samples); i++)
 			usleep(10000);
+		/* seen to fail twice in parallel suites: whether the child's thread ran at all says where to look */
+		if (tlrt_stat(RT_STAT_samples) != 1)
+			fprintf(stderr, "child: samples %llu, ticks %llu, ticks late %llu, thread running %d\n",
+				(unsigned long long)tlrt_stat(RT_STAT_samples), (unsigned long long)tlrt_stat(RT_STAT_ticks),
+				(unsigned long long)tlrt_stat(RT_STAT_ticks_late), tlrt.thread_running);
 		CHECK(tlrt_stat(RT_STAT_samples) == 1);
 		tlrt_free(q);
 		tlrt_free(p);
