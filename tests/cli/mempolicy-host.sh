@@ -12,6 +12,7 @@
 # preferred with a budget is refused here (one node for both tiers: the
 # reservation would leave the whole machine the budget); its binding and
 # real placement are tests/cli/mempolicy-guest.sh's.
+# tierlab-test: serial (sets the machine's weighted-interleave weights and checks them after: mempolicy-managed sets them too)
 . "$(dirname "$0")/lib.sh"
 export TIERLAB_OUT=$scratch/out TIERLAB_STATE_DIR=$scratch/state
 mkdir -p "$TIERLAB_STATE_DIR"

@@ -12,6 +12,7 @@
 # refused with the spec's file:line, the runtime refuses a bad
 # TIERLAB_MEMPOLICY in one line. The placement on two nodes is
 # tests/cli/mempolicy-guest.sh's.
+# tierlab-test: serial (sets the machine's weighted-interleave weights: mempolicy-host sets them too and checks them after)
 . "$(dirname "$0")/lib.sh"
 export TIERLAB_OUT=$scratch/out TIERLAB_STATE_DIR=$scratch/state
 mkdir -p "$TIERLAB_STATE_DIR"
