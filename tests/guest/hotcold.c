@@ -38,6 +38,31 @@
 #define TRIES 100
 
 static uint64_t *mem;
+
+/*
+ * Node 0's free memory and 2 MiB huge pages at the moment of the placement
+ * above: with tierlab's reservation (huge pages) and the free memory at the
+ * start, they say how much of the program's node-0 memory came from pages
+ * of others that left the node during the run.
+ */
+static void print_node0(void)
+{
+	long long free_kb = -1, huge = -1;
+	char line[256];
+	FILE *f = fopen("/sys/devices/system/node/node0/meminfo", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (strstr(line, " MemFree:"))
+			sscanf(strstr(line, "MemFree:"), "MemFree: %lld", &free_kb);
+	if (f)
+		fclose(f);
+	f = fopen("/sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages", "r");
+	if (f && fscanf(f, "%lld", &huge) != 1)
+		huge = -1;
+	if (f)
+		fclose(f);
+	printf("hotcold: node0 free_kb %lld huge_pages %lld\n", free_kb, huge);
+}
 static volatile uint64_t sink;
 
 static double now(void)
@@ -203,6 +228,7 @@ int main(int argc, char **argv)
 	       (double)hot_reads / (double)reads);
 	printf("hotcold: hot pages node0 %ld node1 %ld other %ld absent %ld\n", wh.node0, wh.node1, wh.other, wh.absent);
 	printf("hotcold: cold pages node0 %ld node1 %ld other %ld absent %ld\n", wc.node0, wc.node1, wc.other, wc.absent);
+	print_node0();
 
 	for (uint64_t i = 0; i < nchunks * PAGES; i++)
 		bad += mem[i * PAGE_WORDS] != pattern(i);
