@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <numa.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,19 +39,9 @@ bool tl_ktier_arg(const char *args, const char *name, char *buf, size_t len)
 
 uint64_t tl_ktier_node_free(int node)
 {
-	char path[128], line[256];
-	unsigned long long kb = 0;
-	FILE *f;
+	long long free_bytes = 0;
 
-	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/meminfo", node);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Node %*d MemFree: %llu kB", &kb) == 1)
-			break;
-	fclose(f);
-	return (uint64_t)kb << 10;
+	return numa_node_size64(node, &free_bytes) < 0 || free_bytes < 0 ? 0 : (uint64_t)free_bytes;
 }
 
 /*

@@ -116,7 +116,7 @@ int tl_ktier_damos_stats(struct tl_ktier *k);
 int tl_ktier_reserve(struct tl_ktier *k, char *why, size_t whylen);
 /* The value of `name` in policy arguments "a=1,b=2" into buf; false when absent. */
 bool tl_ktier_arg(const char *args, const char *name, char *buf, size_t len);
-/* A node's free bytes (its meminfo's MemFree); 0 when unknown. */
+/* A node's free bytes (libnuma's numa_node_size64: its meminfo's MemFree); 0 when unknown. */
 uint64_t tl_ktier_node_free(int node);
 
 #endif

@@ -132,7 +132,7 @@ done
 # The judge, twice: first over the live runs above; then, for each configuration found outside (and
 # the negative check's farthest), over two fresh live runs of it (retest-*.txt).
 cat >"$scratch/judge.py" <<'PY'
-import csv, math, sys, re
+import csv, functools, math, sys, re
 d, N, stage = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 NREC = {p: float(open("%s/nrec-%s.txt" % (d, p)).read()) for p in ("zipf", "hotcold", "hpcg")}
 def runs(f):
@@ -157,6 +157,7 @@ def var(v):
     m = mean(v)
     return sum((x - m) ** 2 for x in v) / (len(v) - 1)
 Z = 3.2		# one comparison of the 36: their family at 5% (Bonferroni)
+@functools.lru_cache(maxsize=None)
 def replays(rec, pat):
     """per configuration (plan order): the replay's figures and one run's spread at its sample count"""
     da, db = draws(rec, pat, "a"), draws(rec, pat, "b")
@@ -189,6 +190,10 @@ def judge(rec, pat, r, share, live):
     bl, nl = mean([x[1] for x in live]), nl / m	# per run
     hr, nr, br, sd1, K, mr = r["hr"], r["nr"], r["br"], r["sd1"], r["K"], r["mr"]
     name = "%s (%d live runs)" % (r["label"], m) if m > 1 else r["label"]
+    if nl < 0.5 * nr:
+        # the live sampler delivered short (the host's load): its run is not the configuration asked for
+        return None, 0, "%-8s %-8s %-52s live delivered %d samples against %d replayed: not compared" % (
+            rec, pat, name, nl, nr)
     # the live runs at their own sample count, the two recordings' draws' mean, and the recordings' own error
     se = sd1 * math.sqrt(nr / max(m * nl, 1) + 1 / (2 * K) + share / 2)
     line = ("%-8s %-8s %-52s hit live %.3f replay %.3f (%+.3f, interval +-%.3f)  samples live %4d replay %6.1f  "
@@ -216,10 +221,6 @@ def judge(rec, pat, r, share, live):
                      "within their counting error +-%.1f" % (rec, pat, name, ml, mr, Z * math.sqrt(ml / m + mr)))
         else:
             bad.append("%s: promoted live %.0f, replay %.0f bytes" % (name, bl, br))
-    if nl < 0.5 * nr:
-        # the live sampler delivered short (the host's load): its run is not the configuration asked for
-        return None, 0, "%-8s %-8s %-52s live delivered %d samples against %d replayed: not compared" % (
-            rec, pat, name, nl, nr)
     return bad, abs(hl - hr) / se / Z, line
 def compare(rec, pat, quiet=False):
     """each configuration's live run against its replay: the configurations outside, farthest first"""
@@ -245,16 +246,16 @@ def compare(rec, pat, quiet=False):
     if not quiet:
         print("%-8s %-8s mean difference (live - replay) over %d configurations: %+.4f; a recording's own error: "
               "%.2f of one run's spread" % (rec, pat, len(diffs), mean(diffs), math.sqrt(share)))
-    return sorted(outside, key=lambda o: -o[0]), share
+    return sorted(outside, key=lambda o: -o[0])
 PAIRS = [("zipf", "zipf"), ("hotcold", "hotcold"), ("hpcg", "hpcg")]
 if stage == "live":
     # The configurations outside (at Z, by chance one suite in 20) and the negative check's farthest:
     # each gets two more live runs, then judged again on those alone.
     retest = []
     for rec, pat in PAIRS:
-        outside, _ = compare(rec, pat)
+        outside = compare(rec, pat)
         retest += [(rec, pat, o[1]["label"]) for o in outside]
-    neg, _ = compare("hotcold", "zipf", quiet=True)
+    neg = compare("hotcold", "zipf", quiet=True)
     if not neg:
         sys.exit("the hot/cold recording agrees with the Zipf runs: the comparison cannot fail")
     retest.append(("hotcold", "zipf", neg[0][1]["label"]))

@@ -22,6 +22,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <numa.h>
 #include <numaif.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -47,22 +48,18 @@ static uint64_t *mem;
  */
 static void print_node0(void)
 {
-	long long free_kb = -1, huge = -1;
-	char line[256];
-	FILE *f = fopen("/sys/devices/system/node/node0/meminfo", "r");
+	long long free_bytes = -1, huge = -1;
+	FILE *f = fopen("/sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages", "r");
 
-	while (f && fgets(line, sizeof(line), f))
-		if (strstr(line, " MemFree:"))
-			sscanf(strstr(line, "MemFree:"), "MemFree: %lld", &free_kb);
-	if (f)
-		fclose(f);
-	f = fopen("/sys/devices/system/node/node0/hugepages/hugepages-2048kB/nr_hugepages", "r");
 	if (f && fscanf(f, "%lld", &huge) != 1)
 		huge = -1;
 	if (f)
 		fclose(f);
-	printf("hotcold: node0 free_kb %lld huge_pages %lld\n", free_kb, huge);
+	if (numa_node_size64(0, &free_bytes) < 0)
+		free_bytes = -1024;
+	printf("hotcold: node0 free_kb %lld huge_pages %lld\n", free_bytes / 1024, huge);
 }
+
 static volatile uint64_t sink;
 
 static double now(void)
