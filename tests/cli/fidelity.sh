@@ -154,8 +154,13 @@ faithful() {
 }
 zipf=(--pattern zipf --arrays 64M,64M --mode rw --seconds 3)
 # The bias below the ideal varies from run to run (1.3 points on average over
-# ten runs, 4.1 once; 4.9 once for window in a CI run on a busy host): a run
-# only under the lower end is made once more, and the second must pass.
+# ten runs, 4.1 once; 4.9 once for window in a CI run on a busy host), and
+# once, in a clean-clone CI run, window lay 13 points above with no sample
+# repeated (0.562 against 0.434 +- 0.011; 23 runs here since, alone and
+# beside a busy CPU, all inside): a run whose hit rate alone is outside is
+# made once more, saying how its samples lay against the truth (score), and
+# the second must pass. Repeated samples fail at once, and a sampler that
+# repeats them does so in every run.
 for policy in lru window; do
 	for try in 1 2; do
 		rm -rf "${scratch:?}/zipf-$policy"
@@ -163,10 +168,10 @@ for policy in lru window; do
 		ideal=$("$IDEAL" "$scratch/zipf-$policy/truth.tsv" "$log") || fail "ideal: $ideal"
 		echo "zipf 1 kHz $policy:" $ideal
 		why=$(faithful "$ideal") && break
-		low=$(awk '{ v[$1] = $2 } END { print (v["live_hit"] < v["ideal_lo99"] - 0.02 && v["dup_frac"] <= 0.01 &&
-			v["samples"] >= 400) ? 1 : 0 }' <<<"$ideal")
-		[ "$try" = 1 ] && [ "$low" = 1 ] || fail "zipf 1 kHz $policy: $why"
-		echo "note: zipf 1 kHz $policy: $why; once more"
+		hit_only=$(awk '{ v[$1] = $2 } END { print (v["dup_frac"] <= 0.01 && v["samples"] >= 400) ? 1 : 0 }' <<<"$ideal")
+		[ "$try" = 1 ] && [ "$hit_only" = 1 ] || fail "zipf 1 kHz $policy: $why"
+		echo "note: zipf 1 kHz $policy: $why; its samples against the truth:" \
+			$("$SCORE" --chunks 8 "$scratch/zipf-$policy/truth.tsv" "$log") "; once more"
 	done
 	[ "$(val replay_differs "$ideal")" = 0 ] || fail "zipf $policy: the replay of the run's samples differs from it"
 done
