@@ -36,6 +36,14 @@
  *                     whose hit differs
  *   ideal_hit, ideal_sd         mean and sd over the R replays
  *   ideal_lo95 ... ideal_hi99   central 95% and 99% intervals
+ *   same_chunk        samples in the chunk of the sample before, / samples:
+ *                     the live run's (recorded replay), the ideal's mean
+ *                     (same_chunk_ideal) and the top of its central 99%
+ *                     (same_chunk_hi99). A sampler whose samples follow
+ *                     each other within a chunk (one that samples the
+ *                     program while it waits on the chunk just moved, say)
+ *                     raises lru's and window's hit rates without
+ *                     repeating a byte address.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -78,6 +86,8 @@ struct run {
 struct count {
 	const struct run *r;
 	uint64_t hits, samples, differs;
+	uint64_t same;		/* samples in the chunk of the sample before */
+	int32_t last;		/* that chunk, -1 at a run's start */
 };
 
 static void die(const char *fmt, const char *a, const char *b)
@@ -247,6 +257,8 @@ static void on_sample(void *ctx, const struct tl_trace_proc *p, size_t ev, int32
 	if (c->r->part_of[ev] < 0 || chunk < 0)
 		return;
 	c->samples++;
+	c->same += (uint64_t)(chunk == c->last);
+	c->last = chunk;
 	c->hits += (uint64_t)hit;
 	c->differs += (uint64_t)(hit != c->r->p->ev[ev].hit);
 }
@@ -268,6 +280,7 @@ static void replay(struct run *r, struct count *c, bool recorded)
 
 	p.ev = r->ev;
 	c->r = r;
+	c->last = -1;
 	cfg.recorded_moves = recorded;
 	if (tl_sim_replay(&t, &cfg, &h, &res, why, sizeof(why)))
 		die("replay: %s%s", why, "");
@@ -315,8 +328,8 @@ int main(int argc, char **argv)
 {
 	int draws = 1000, nruns, opt;
 	uint64_t seed = 0x9E3779B97F4A7C15ULL, samples = 0, hits = 0, dups = 0, taken = 0;
-	uint64_t replay_hits = 0, differs = 0;
-	double seconds = 0, *h, sum = 0, sq = 0, chance;
+	uint64_t replay_hits = 0, differs = 0, live_same = 0;
+	double seconds = 0, *h, *same, sum = 0, same_sum = 0, sq = 0, chance;
 	uint64_t *addrs = NULL;
 	size_t naddrs = 0;
 	struct run *runs;
@@ -337,7 +350,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	nruns = (argc - optind) / 2;
-	if (!(runs = calloc((size_t)nruns, sizeof(*runs))) || !(h = malloc((size_t)draws * sizeof(*h))))
+	if (!(runs = calloc((size_t)nruns, sizeof(*runs))) || !(h = malloc((size_t)draws * sizeof(*h))) ||
+	    !(same = malloc((size_t)draws * sizeof(*same))))
 		return 2;
 	for (int i = 0; i < nruns; i++) {
 		struct run *r = &runs[i];
@@ -368,6 +382,7 @@ int main(int argc, char **argv)
 		replay(r, &c, true);
 		replay_hits += c.hits;
 		differs += c.differs;
+		live_same += c.same;
 	}
 	for (int d = 0; d < draws; d++) {
 		struct count c = { 0 };
@@ -377,10 +392,13 @@ int main(int argc, char **argv)
 			replay(&runs[i], &c, false);
 		}
 		h[d] = c.samples ? (double)c.hits / (double)c.samples : 0;
+		same[d] = c.samples ? (double)c.same / (double)c.samples : 0;
+		same_sum += same[d];
 		sum += h[d];
 		sq += h[d] * h[d];
 	}
 	qsort(h, (size_t)draws, sizeof(*h), cmp_double);
+	qsort(same, (size_t)draws, sizeof(*same), cmp_double);
 	chance = repeat_chance(addrs, naddrs);
 	free(addrs);
 	printf("runs %d\nsamples %" PRIu64 "\nduplicates %" PRIu64 "\ndup_frac %.4f\nrate %.1f\n", nruns, samples,
@@ -392,5 +410,7 @@ int main(int argc, char **argv)
 	       sqrt(fmax(0, sq / draws - (sum / draws) * (sum / draws))));
 	printf("ideal_lo95 %.4f\nideal_hi95 %.4f\nideal_lo99 %.4f\nideal_hi99 %.4f\ndraws %d\n", quantile(h, draws, 0.025),
 	       quantile(h, draws, 0.975), quantile(h, draws, 0.005), quantile(h, draws, 0.995), draws);
+	printf("same_chunk %.4f\nsame_chunk_ideal %.4f\nsame_chunk_hi99 %.4f\n",
+	       samples ? (double)live_same / (double)samples : 0, same_sum / draws, quantile(same, draws, 0.995));
 	return 0;
 }

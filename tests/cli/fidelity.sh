@@ -134,12 +134,16 @@ done
 #   - under 1% of its samples repeat the previous sample's byte address
 #     (these programs practically never do; a sampler that samples an
 #     access twice does it at every sample whose thread was slow to retry);
+#   - its samples follow each other within one chunk no more often than an
+#     ideal sampler's do (ideal's same_chunk, within its 99% top and 1
+#     point: ~0.07 here, the sum of the squared block shares), so a sampler
+#     that takes the program again where it waited (on the chunk just
+#     moved, say) fails without repeating an address;
 #   - its hit rate lies in the ideal's central 99% interval, whose lower
 #     end is taken 2 points lower: the fault sampler weighs an access by
 #     the time the program spends on it, which on these programs oversamples
 #     the colder blocks by ~1 point of the top-8 share and lowers lru's hit
-#     rate by 1-2 points (docs/samplers.md). Repeated samples raise it:
-#     nothing is given above.
+#     rate by 1-2 points (docs/samplers.md). Repeated samples raise it.
 #   - and the replay of its own samples decides as the runtime did.
 IDEAL="$B/bench/fidelity/ideal"
 [ -x "$IDEAL" ] || fail "build first: $IDEAL"
@@ -148,6 +152,9 @@ faithful() {
 	awk '{ v[$1] = $2 } END {
 		if (v["samples"] < 400) { print "only " v["samples"] " samples"; exit 1 }
 		if (v["dup_frac"] > 0.01) { print "repeated samples: " v["duplicates"] " of " v["samples"]; exit 1 }
+		if (v["same_chunk"] > v["same_chunk_hi99"] + 0.01) {
+			print "samples in the chunk of the one before: " v["same_chunk"] " (an ideal sampler: " \
+				v["same_chunk_ideal"] ", at most " v["same_chunk_hi99"] ")"; exit 1 }
 		if (v["live_hit"] > v["ideal_hi99"] || v["live_hit"] < v["ideal_lo99"] - 0.02) {
 			print "hit rate " v["live_hit"] " outside [" v["ideal_lo99"] " - 0.02, " v["ideal_hi99"] "]"; exit 1 }
 	}' <<<"$1"
@@ -168,7 +175,8 @@ for policy in lru window; do
 		ideal=$("$IDEAL" "$scratch/zipf-$policy/truth.tsv" "$log") || fail "ideal: $ideal"
 		echo "zipf 1 kHz $policy:" $ideal
 		why=$(faithful "$ideal") && break
-		hit_only=$(awk '{ v[$1] = $2 } END { print (v["dup_frac"] <= 0.01 && v["samples"] >= 400) ? 1 : 0 }' <<<"$ideal")
+		hit_only=$(awk '{ v[$1] = $2 } END { print (v["dup_frac"] <= 0.01 && v["samples"] >= 400 &&
+			v["same_chunk"] <= v["same_chunk_hi99"] + 0.01) ? 1 : 0 }' <<<"$ideal")
 		[ "$try" = 1 ] && [ "$hit_only" = 1 ] || fail "zipf 1 kHz $policy: $why"
 		echo "note: zipf 1 kHz $policy: $why; its samples against the truth:" \
 			$("$SCORE" --chunks 8 "$scratch/zipf-$policy/truth.tsv" "$log") "; once more"
@@ -180,11 +188,18 @@ done
 # against put in, a second sample of every 7th sample's access right after
 # the drain that handled it (the thread retried its access under the next
 # arming), a hit since its chunk was just promoted, as the runtime counted it.
-awk -F'\t' '
-	function flush(    f, i, line) {
+# second SHIFT: the log with a second sample after every 7th, SHIFT bytes from it (0: the same access; 8: another
+# access in its chunk, the program sampled again where it waited)
+second() {
+	awk -F'\t' -v shift="$1" '
+	function flush(    f, i, line, d) {
 		if (dup == "") return
 		split(dup, f, "\t")
 		f[2] = sprintf("%.0f", last + 1); f[7] = 1; f[8] = 0
+		if (shift) {	# the last hex digit, 8 bytes over: the same 16 bytes, so the same chunk
+			d = index("0123456789abcdef", substr(f[3], length(f[3]))) - 1
+			f[3] = substr(f[3], 1, length(f[3]) - 1) substr("0123456789abcdef", (d + 8) % 16 + 1, 1)
+		}
 		line = f[1]
 		for (i = 2; i <= 8; i++) line = line "\t" f[i]
 		print line
@@ -193,7 +208,9 @@ awk -F'\t' '
 	$1 == "D" { flush() }
 	{ print; if ($1 == "S" || $1 == "M") last = $2 }
 	$1 == "S" && $6 != -1 && ++n % 7 == 0 { dup = $0 }
-	END { flush() }' "$scratch/zipf-lru"/tiermem-*.log >"$scratch/repeats.log"
+	END { flush() }' "$scratch/zipf-lru"/tiermem-*.log
+}
+second 0 >"$scratch/repeats.log"
 [ "$(grep -c '^S' "$scratch/repeats.log")" -gt "$(grep -c '^S' "$scratch/zipf-lru"/tiermem-*.log)" ] ||
 	fail "no repeat was put into the log (no D records?)"
 ideal=$("$IDEAL" "$scratch/zipf-lru/truth.tsv" "$scratch/repeats.log") || fail "ideal: $ideal"
@@ -204,6 +221,14 @@ awk '{ v[$1] = $2 } END { exit !(v["live_hit"] > v["ideal_hi99"]) }' <<<"$ideal"
 	fail "samples twice and its hit rate is within the ideal's: $ideal"
 [ "$(val duplicates "$ideal")" -gt "$(awk -v n="$(val samples "$ideal")" 'BEGIN { print int(n / 10) }')" ] ||
 	fail "a log with a repeat after every 7th sample shows few: $ideal"
+# samples that follow each other within a chunk at other addresses: no repeat, but same_chunk says so
+second 8 >"$scratch/near.log"
+ideal=$("$IDEAL" "$scratch/zipf-lru/truth.tsv" "$scratch/near.log") || fail "ideal: $ideal"
+echo "with a sample 8 bytes from every 7th right after it:" $ideal
+[ "$(val duplicates "$ideal")" = 0 ] || fail "samples 8 bytes apart counted as repeats: $ideal"
+faithful "$ideal" && fail "a log that samples every 7th access's chunk twice passed: $ideal"
+awk '{ v[$1] = $2 } END { exit !(v["same_chunk"] > v["same_chunk_hi99"] + 0.01) }' <<<"$ideal" ||
+	fail "samples every 7th access's chunk twice and same_chunk is within the ideal's: $ideal"
 
 run hc-none none lru "${budget16[@]}" -- "${hotcold[@]}"
 echo "hotcold, sampler none: samples $(val samples "$dump"), ticks $(val ticks "$dump")"
